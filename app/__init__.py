@@ -1,0 +1,1 @@
+"""Cosy Studio desktop app (PySide6)."""

@@ -1,0 +1,59 @@
+"""Typed errors raised by cosycore.
+
+Every message names the file or value at fault and says what to do about it, so that the CLI and
+the app can show it to a person as it is.
+"""
+
+from __future__ import annotations
+
+
+class CosyError(Exception):
+    """Base class of every error cosycore raises on purpose."""
+
+
+class ModelLoadError(CosyError):
+    """A release folder could not be loaded."""
+
+
+class ModelNotFoundError(ModelLoadError):
+    """The model folder, or a file it must contain, does not exist."""
+
+
+class WrongModelFamilyError(ModelLoadError):
+    """The folder holds a model family cosycore does not run (or not the one asked for)."""
+
+
+class ConfigError(ModelLoadError):
+    """The release yaml or config.json is malformed or names something unknown."""
+
+
+class UnknownClassError(ConfigError):
+    """The yaml names a class that is not part of a known CosyVoice release."""
+
+
+class ConfigMismatchError(ConfigError):
+    """Two files of the release disagree (for example config.json and llm.pt)."""
+
+
+class CheckpointError(ModelLoadError):
+    """A ``.pt`` checkpoint is missing, truncated, unsafe or does not fit the model."""
+
+
+class UnsafeCheckpointError(CheckpointError):
+    """A checkpoint holds pickled objects other than tensors; it is refused, never executed."""
+
+
+class StateDictMismatchError(CheckpointError):
+    """A checkpoint's keys or shapes do not match the architecture given by the yaml."""
+
+
+class ConformanceError(CosyError):
+    """A conformance folder is malformed (not a failed comparison: that is a report)."""
+
+
+class SynthesisError(CosyError):
+    """A synthesis request could not be carried out."""
+
+
+class InputError(SynthesisError):
+    """The text, audio or request given by the user is not usable as it is."""

@@ -1,0 +1,518 @@
+"""Audio input and the feature extractors the frontend feeds to the models.
+
+Responsibilities of this module (the frontend owns the policy of when to call what):
+
+* reading a prompt file into a mono float32 waveform, resampling it, and describing it
+  (:func:`load_audio`, :func:`resample`, :func:`analyse_audio`);
+* the 24 kHz prompt mel that conditions the flow model (:func:`prompt_mel`, Matcha-style);
+* the Kaldi filterbank the CAM++ speaker model reads (:func:`kaldi_fbank`, :func:`speaker_fbank`);
+* the Whisper log-mel the speech tokenizer reads (:func:`whisper_log_mel`);
+* the 2:1 mel/token trimming of a zero-shot prompt (:func:`align_prompt`).
+
+Extractors accept a numpy array or a torch tensor, compute in float32 on the tensor's device and
+return torch tensors. Shape letters: N samples, T frames, F frequency bins, M mel bins, P tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import logging
+import math
+import os
+import re
+import struct
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+import librosa
+import numpy as np
+import soundfile as sf
+import soxr
+import torch
+import torch.nn.functional as F
+
+from .config import MelConfig
+from .errors import ConformanceError, InputError
+
+if TYPE_CHECKING:
+    from .checks import CheckResult
+
+logger = logging.getLogger(__name__)
+
+Waveform = np.ndarray | torch.Tensor
+AudioSource = str | os.PathLike | IO[bytes]
+
+# Kaldi's log floor: torch.finfo(torch.float32).eps, as torchaudio uses it.
+KALDI_LOG_FLOOR = float(np.finfo(np.float32).eps)
+# Whisper front end (speech tokenizer input).
+WHISPER_SAMPLE_RATE = 16000
+WHISPER_N_FFT = 400
+WHISPER_HOP = 160
+# analyse_audio thresholds.
+CLIP_LEVEL = 0.999  # |x| at or above this counts as a clipped sample
+SILENCE_DBFS = -60.0  # RMS below this (dB re full scale) counts as silence
+
+
+# --------------------------------------------------------------------------------------------
+# Small tensor helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _as_float_tensor(wav: Waveform) -> torch.Tensor:
+    """Float32 tensor view/copy of ``wav``, on its own device (numpy goes to the CPU)."""
+    t = torch.from_numpy(np.ascontiguousarray(wav)) if isinstance(wav, np.ndarray) else wav
+    return t.to(torch.float32)
+
+
+def _as_batch(wav: Waveform) -> torch.Tensor:
+    """[N] or [B, N] → [B, N] float32."""
+    t = _as_float_tensor(wav)
+    if t.dim() == 1:
+        return t[None]
+    if t.dim() == 2:
+        return t
+    raise ValueError(f"expected a waveform of shape [N] or [B, N], got {tuple(t.shape)}")
+
+
+def _as_mono(wav: Waveform) -> torch.Tensor:
+    """[N] or [1, N] → [N] float32."""
+    t = _as_float_tensor(wav)
+    if t.dim() == 2 and t.shape[0] == 1:
+        return t[0]
+    if t.dim() == 1:
+        return t
+    raise ValueError(f"expected a mono waveform of shape [N] or [1, N], got {tuple(t.shape)}")
+
+
+def _require_samples(n: int, minimum: int, what: str, sample_rate: int) -> None:
+    if n < minimum:
+        raise InputError(
+            f"the audio is too short for the {what}: {n} samples ({n / sample_rate * 1000:.1f} ms at "
+            f"{sample_rate} Hz), at least {minimum} are needed. Use a longer recording."
+        )
+
+
+def _device_key(device: torch.device) -> str:
+    return str(device)
+
+
+@functools.lru_cache(maxsize=32)
+def _hann(size: int, periodic: bool, device: str) -> torch.Tensor:
+    return torch.hann_window(size, periodic=periodic, dtype=torch.float32, device=device)
+
+
+@functools.lru_cache(maxsize=32)
+def slaney_mel_basis(
+    sample_rate: int, n_fft: int, n_mels: int, fmin: float, fmax: float | None, device: str = "cpu"
+) -> torch.Tensor:
+    """librosa's Slaney-scale, Slaney-normalised mel filterbank [M, n_fft//2 + 1], float32.
+
+    ``fmax=None`` means the Nyquist frequency. Cached per (parameters, device); treat as read-only.
+    """
+    basis = librosa.filters.mel(
+        sr=sample_rate, n_fft=n_fft, n_mels=n_mels, fmin=fmin, fmax=fmax, htk=False, norm="slaney"
+    )
+    return torch.from_numpy(basis.astype(np.float32)).to(device)
+
+
+# --------------------------------------------------------------------------------------------
+# Prompt mel (flow conditioning), Matcha mel_spectrogram
+# --------------------------------------------------------------------------------------------
+
+
+def prompt_mel(wav_24k: Waveform, cfg: MelConfig) -> torch.Tensor:
+    """Natural-log mel magnitude spectrogram [B, M, T] of a waveform [N] or [B, N] in [-1, 1].
+
+    Reflect padding of (n_fft - hop)/2 per side with ``center=False`` gives T = floor(N / hop).
+    The frontend transposes it to ``prompt_feat`` [1, T, M].
+    """
+    y = _as_batch(wav_24k)  # [B, N]
+    peak = float(y.abs().max()) if y.numel() else 0.0
+    if peak > 1.0:
+        logger.warning("prompt waveform exceeds [-1, 1] (peak %.3f); it is used unclipped", peak)
+    pad = (cfg.n_fft - cfg.hop_size) // 2
+    _require_samples(y.shape[-1], max(pad + 1, cfg.hop_size), "prompt mel", cfg.sampling_rate)
+    y = F.pad(y[:, None], (pad, pad), mode="reflect")[:, 0]  # [B, N + 2 pad]
+    dev = _device_key(y.device)
+    spec = torch.stft(
+        y,
+        n_fft=cfg.n_fft,
+        hop_length=cfg.hop_size,
+        win_length=cfg.win_size,
+        window=_hann(cfg.win_size, True, dev),
+        center=cfg.center,
+        pad_mode="reflect",
+        normalized=False,
+        onesided=True,
+        return_complex=True,
+    )  # [B, F, T]
+    spec = torch.view_as_real(spec)  # [B, F, T, 2]
+    magnitude = torch.sqrt(spec.pow(2).sum(-1) + 1e-9)  # [B, F, T]
+    basis = slaney_mel_basis(cfg.sampling_rate, cfg.n_fft, cfg.num_mels, cfg.fmin, cfg.fmax, dev)
+    mel = torch.matmul(basis, magnitude)  # [B, M, T]
+    return torch.log(torch.clamp(mel, min=1e-5))
+
+
+# --------------------------------------------------------------------------------------------
+# Kaldi fbank (CAM++ speaker embedding input)
+# --------------------------------------------------------------------------------------------
+
+
+def _kaldi_mel(freq: np.ndarray) -> np.ndarray:
+    return 1127.0 * np.log1p(freq / 700.0)
+
+
+@functools.lru_cache(maxsize=16)
+def kaldi_mel_banks(
+    num_bins: int, n_fft: int, sample_frequency: float, low_freq: float, high_freq: float, device: str = "cpu"
+) -> torch.Tensor:
+    """Kaldi triangular mel filters [num_bins, n_fft//2 + 1], float32, unnormalised.
+
+    Triangles are linear in Kaldi's mel scale (1127 ln(1 + f/700)) with edges equally spaced from
+    ``low_freq`` to ``high_freq``; ``high_freq <= 0`` counts back from the Nyquist frequency. The
+    Nyquist bin always gets weight 0, as in Kaldi.
+    """
+    nyquist = 0.5 * sample_frequency
+    high = high_freq + nyquist if high_freq <= 0.0 else high_freq
+    if not 0.0 <= low_freq < high <= nyquist:
+        raise ValueError(f"bad fbank band: low_freq {low_freq}, high_freq {high}, nyquist {nyquist}")
+    mel_low, mel_high = _kaldi_mel(np.float64(low_freq)), _kaldi_mel(np.float64(high))
+    step = (mel_high - mel_low) / (num_bins + 1)
+    edges = mel_low + step * np.arange(num_bins + 2)  # [num_bins + 2]
+    left, centre, right = edges[:-2, None], edges[1:-1, None], edges[2:, None]  # [num_bins, 1]
+    bin_mel = _kaldi_mel(sample_frequency / n_fft * np.arange(n_fft // 2))[None]  # [1, n_fft/2]
+    rising = (bin_mel - left) / (centre - left)
+    falling = (right - bin_mel) / (right - centre)
+    weights = np.clip(np.minimum(rising, falling), 0.0, None)  # [num_bins, n_fft/2]
+    weights = np.pad(weights, ((0, 0), (0, 1)))  # Nyquist bin: [num_bins, n_fft/2 + 1]
+    return torch.from_numpy(weights.astype(np.float32)).to(device)
+
+
+def kaldi_fbank(
+    wav_16k: Waveform,
+    num_mel_bins: int = 80,
+    sample_frequency: float = 16000.0,
+    *,
+    frame_length_ms: float = 25.0,
+    frame_shift_ms: float = 10.0,
+    preemphasis_coefficient: float = 0.97,
+    low_freq: float = 20.0,
+    high_freq: float = 0.0,
+) -> torch.Tensor:
+    """Log mel filterbank energies [T, num_mel_bins], as ``torchaudio.compliance.kaldi.fbank``.
+
+    Equivalent to its defaults with ``dither=0``: snip_edges framing, per-frame DC removal,
+    pre-emphasis, Povey window, zero padding to the next power of two, power spectrum, Kaldi mel
+    banks, natural log floored at float32 epsilon, no energy term. The input is a float waveform
+    in [-1, 1] ([N] or [1, N]), not rescaled to the int16 range.
+    """
+    x = _as_mono(wav_16k)  # [N]
+    win = int(sample_frequency * frame_length_ms * 0.001)
+    shift = int(sample_frequency * frame_shift_ms * 0.001)
+    n_fft = 1 << (win - 1).bit_length()  # next power of two
+    _require_samples(x.shape[0], win, "speaker filterbank", int(sample_frequency))
+    frames = x.unfold(0, win, shift)  # [T, win]; T = 1 + (N - win) // shift
+    frames = frames - frames.mean(dim=1, keepdim=True)
+    previous = torch.cat([frames[:, :1], frames[:, :-1]], dim=1)  # first sample repeats itself
+    frames = frames - preemphasis_coefficient * previous
+    dev = _device_key(x.device)
+    povey = _hann(win, False, dev).pow(0.85)  # [win]
+    frames = F.pad(frames * povey, (0, n_fft - win))  # [T, n_fft]
+    power = torch.fft.rfft(frames).abs().pow(2.0)  # [T, n_fft/2 + 1]
+    banks = kaldi_mel_banks(num_mel_bins, n_fft, float(sample_frequency), low_freq, high_freq, dev)
+    mel = torch.matmul(power, banks.T)  # [T, num_mel_bins]
+    return torch.log(torch.clamp(mel, min=KALDI_LOG_FLOOR))
+
+
+def speaker_fbank(wav_16k: Waveform) -> torch.Tensor:
+    """CAM++ input [T, 80]: the 80-bin Kaldi fbank minus its per-bin mean over the utterance."""
+    feat = kaldi_fbank(wav_16k, num_mel_bins=80, sample_frequency=16000.0)  # [T, 80]
+    return feat - feat.mean(dim=0, keepdim=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Whisper log-mel (speech tokenizer input)
+# --------------------------------------------------------------------------------------------
+
+
+def whisper_log_mel(wav_16k: Waveform, n_mels: int = 128) -> torch.Tensor:
+    """Whisper's log10 mel power spectrogram [B, n_mels, T] with T = N // 160, not padded to 30 s.
+
+    The dynamic range is limited to 8 (log10 units) below each utterance's maximum, then mapped by
+    (x + 4) / 4. (Whisper takes that maximum over the whole batch; for one utterance it is the same.)
+    """
+    y = _as_batch(wav_16k)  # [B, N]
+    _require_samples(y.shape[-1], WHISPER_N_FFT // 2 + 1, "speech tokenizer features", WHISPER_SAMPLE_RATE)
+    dev = _device_key(y.device)
+    spec = torch.stft(
+        y,
+        n_fft=WHISPER_N_FFT,
+        hop_length=WHISPER_HOP,
+        window=_hann(WHISPER_N_FFT, True, dev),
+        center=True,
+        pad_mode="reflect",
+        return_complex=True,
+    )  # [B, F, N // hop + 1]
+    power = spec[..., :-1].abs().pow(2)  # [B, F, T]
+    basis = slaney_mel_basis(WHISPER_SAMPLE_RATE, WHISPER_N_FFT, n_mels, 0.0, None, dev)
+    log_spec = torch.clamp(torch.matmul(basis, power), min=1e-10).log10()  # [B, M, T]
+    ceiling = log_spec.amax(dim=(-2, -1), keepdim=True)  # [B, 1, 1]
+    log_spec = torch.maximum(log_spec, ceiling - 8.0)
+    return (log_spec + 4.0) / 4.0
+
+
+# --------------------------------------------------------------------------------------------
+# Prompt alignment
+# --------------------------------------------------------------------------------------------
+
+
+def align_prompt(
+    feat: torch.Tensor, tokens: torch.Tensor, ratio: int = 2
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Trim a zero-shot prompt so that mel frames are exactly ``ratio`` × tokens.
+
+    feat: [1, T, M], tokens: [1, P] → (feat[:, :ratio·L], tokens[:, :L]) with L = min(T // ratio, P).
+    """
+    n = min(feat.shape[1] // ratio, tokens.shape[1])
+    return feat[:, : ratio * n], tokens[:, :n]
+
+
+# --------------------------------------------------------------------------------------------
+# Audio files
+# --------------------------------------------------------------------------------------------
+
+
+def _source_name(source: AudioSource) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<audio stream>"))
+
+
+def _wav_truncation(buf: IO[bytes], total: int) -> str | None:
+    """If ``buf`` is a RIFF/WAVE file whose data chunk is cut short, say how; else None.
+
+    libsndfile silently reads whatever part of a truncated data chunk is present, which would turn
+    a half-downloaded prompt into a shorter prompt that no longer matches its transcript.
+    """
+    start = buf.tell()
+    try:
+        header = buf.read(12)
+        if len(header) < 12 or header[:4] != b"RIFF" or header[8:12] != b"WAVE":
+            return None
+        pos = 12
+        for _ in range(64):  # a WAV has a handful of chunks; stop early on nonsense
+            head = buf.read(8)
+            if len(head) < 8:
+                return None
+            chunk_id, size = head[:4], struct.unpack("<I", head[4:])[0]
+            pos += 8
+            available = total - pos
+            if chunk_id == b"data":
+                if size in (0, 0xFFFFFFFF) or size <= available:
+                    return None  # 0 / 0xFFFFFFFF: size left open by a streaming writer
+                return f"its header announces {size} bytes of audio but only {available} are present"
+            pos += size + (size & 1)
+            if pos > total:
+                return None
+            buf.seek(start + pos)
+        return None
+    finally:
+        buf.seek(start)
+
+
+def _check_not_truncated(source: AudioSource, name: str) -> None:
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            problem = _wav_truncation(fh, os.path.getsize(source))
+    else:
+        pos = source.seek(0, io.SEEK_END)
+        total = pos - source.seek(0, io.SEEK_SET) if pos is not None else 0
+        problem = _wav_truncation(source, total)
+    if problem:
+        raise InputError(f"'{name}' is a truncated WAV file: {problem}. Re-export or re-download it.")
+
+
+def _read_with_soundfile(source: AudioSource) -> tuple[np.ndarray, int]:
+    data, sr = sf.read(source, dtype="float32", always_2d=True)  # [N, C]
+    return data, int(sr)
+
+
+def _read_with_librosa(path: str) -> tuple[np.ndarray, int]:
+    """Decoders beyond libsndfile (audioread backends such as ffmpeg), for paths only."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # librosa warns that audioread is deprecated
+        data, sr = librosa.load(path, sr=None, mono=False, dtype=np.float32)
+    data = np.atleast_2d(data).T  # [C, N] or [N] → [N, C]
+    return np.ascontiguousarray(data), int(sr)
+
+
+def _decode(source: AudioSource, name: str) -> tuple[np.ndarray, int]:
+    try:
+        return _read_with_soundfile(source)
+    except sf.SoundFileError as sf_error:
+        if not isinstance(source, (str, os.PathLike)):
+            raise InputError(
+                f"'{name}' could not be decoded as audio ({sf_error}). Use WAV, FLAC, OGG or MP3."
+            ) from sf_error
+        logger.info("soundfile cannot decode %s (%s); trying librosa/audioread", name, sf_error)
+        try:
+            return _read_with_librosa(os.fspath(source))
+        except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
+            raise InputError(
+                f"'{name}' is not a readable audio file or is corrupt ({sf_error}). "
+                "Use WAV, FLAC, OGG or MP3."
+            ) from e
+
+
+def load_audio(source: AudioSource) -> tuple[np.ndarray, int]:
+    """Decode a file (path or binary file object) to mono float32 samples [N] and its sample rate.
+
+    Channels are averaged. Raises :class:`InputError` naming the file when it is missing, empty,
+    truncated, not audio, holds no samples, or holds NaN/inf samples.
+    """
+    name = _source_name(source)
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"audio file '{name}' does not exist or is not a file.")
+        if path.stat().st_size == 0:
+            raise InputError(f"audio file '{name}' is empty (0 bytes).")
+    _check_not_truncated(source, name)
+    data, sr = _decode(source, name)  # [N, C]
+    if data.shape[0] == 0:
+        raise InputError(f"audio file '{name}' contains no samples.")
+    mono = data.mean(axis=1, dtype=np.float32)  # [N]
+    bad = int(np.count_nonzero(~np.isfinite(mono)))
+    if bad:
+        raise InputError(f"audio file '{name}' has {bad} NaN or infinite samples; re-export it.")
+    return mono, sr
+
+
+def resample(wav: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
+    """High-quality (soxr HQ) resampling of a mono float waveform [N] → [≈ N · sr_out / sr_in]."""
+    if sr_in <= 0 or sr_out <= 0:
+        raise ValueError(f"sample rates must be positive, got {sr_in} → {sr_out}")
+    x = np.asarray(wav, dtype=np.float32)
+    if sr_in == sr_out:
+        return x
+    return soxr.resample(x, sr_in, sr_out, quality="HQ").astype(np.float32, copy=False)
+
+
+@dataclass(frozen=True)
+class AudioStats:
+    """Level and length facts about one waveform, for the frontend's prompt checks."""
+
+    duration_s: float  # length in seconds
+    peak: float  # max |x|
+    rms_dbfs: float  # RMS level in dB re full scale (1.0); -inf for digital silence
+    clipped_fraction: float  # share of samples with |x| >= CLIP_LEVEL
+    is_silent: bool  # RMS below SILENCE_DBFS
+
+
+def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
+    """Measure duration, peak, RMS level, clipping and silence of a mono waveform [N]."""
+    x = wav.detach().cpu().numpy() if isinstance(wav, torch.Tensor) else np.asarray(wav)
+    x = x.astype(np.float64).reshape(-1)
+    if x.size == 0:
+        return AudioStats(0.0, 0.0, -math.inf, 0.0, True)
+    rms = math.sqrt(float(np.mean(x * x)))
+    rms_dbfs = 20.0 * math.log10(rms) if rms > 0.0 else -math.inf
+    return AudioStats(
+        duration_s=x.size / sr,
+        peak=float(np.max(np.abs(x))),
+        rms_dbfs=rms_dbfs,
+        clipped_fraction=float(np.count_nonzero(np.abs(x) >= CLIP_LEVEL)) / x.size,
+        is_silent=rms_dbfs < SILENCE_DBFS,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Conformance
+# --------------------------------------------------------------------------------------------
+
+# Known prompt-mel references: release feat_extractor parameters (used when the manifest's
+# description carries no parameter dict).
+_PROMPT_MEL_DEFAULTS: dict[str, float | None] = {"prompt_mel_cv2": 8000.0, "prompt_mel_cv3": None}
+FEATURE_ATOL = 1e-3
+FEATURE_RTOL = 1e-4
+
+
+def _mel_config_from(entry: dict, name: str) -> MelConfig:
+    """Prompt-mel parameters from a manifest entry's description, else the release defaults."""
+    match = re.search(r"\{.*\}", str(entry.get("meaning", "")))
+    params: dict = {}
+    if match:
+        try:
+            params = json.loads(match.group(0))
+        except json.JSONDecodeError:
+            params = {}
+    if not params and name not in _PROMPT_MEL_DEFAULTS:
+        raise ConformanceError(f"{name}: no feat_extractor parameters in the manifest and no default")
+    return MelConfig(
+        n_fft=int(params.get("n_fft", 1920)),
+        num_mels=int(params.get("num_mels", 80)),
+        sampling_rate=int(params.get("sampling_rate", 24000)),
+        hop_size=int(params.get("hop_size", 480)),
+        win_size=int(params.get("win_size", 1920)),
+        fmin=float(params.get("fmin", 0)),
+        fmax=params["fmax"] if "fmax" in params else _PROMPT_MEL_DEFAULTS.get(name),
+        center=bool(params.get("center", False)),
+    )
+
+
+def _compute_reference_feature(name: str, entry: dict, arrays: dict[str, np.ndarray]) -> torch.Tensor | None:
+    """Recompute the array ``name`` from the folder's input waveforms; None if it is not a feature."""
+
+    def need(key: str) -> np.ndarray:
+        if key not in arrays:
+            raise ConformanceError(f"features.npz has {name} but not its input {key}")
+        return arrays[key]
+
+    ref = arrays[name]
+    if name.startswith("prompt_mel"):
+        return prompt_mel(need("wav_24k"), _mel_config_from(entry, name))
+    if name == "fbank_raw":
+        return kaldi_fbank(need("wav_16k"), num_mel_bins=ref.shape[-1])
+    if name == "fbank_cmn":
+        feat = kaldi_fbank(need("wav_16k"), num_mel_bins=ref.shape[-1])
+        return feat - feat.mean(dim=0, keepdim=True)
+    if name.startswith("whisper_logmel"):
+        return whisper_log_mel(need("wav_16k"), n_mels=ref.shape[-2])
+    return None
+
+
+def check_features_reference(features_dir: Path) -> list[CheckResult]:
+    """Recompute every feature array listed in ``features_dir/manifest.json`` and compare.
+
+    Inputs (``wav_*``) are read from ``features.npz``; arrays this module does not produce are
+    skipped with a log line. Tolerances are the conformance README's for log-domain features.
+    """
+    from .checks import compare  # local: checks is only needed for conformance runs
+
+    manifest_path, npz_path = features_dir / "manifest.json", features_dir / "features.npz"
+    for p in (manifest_path, npz_path):
+        if not p.is_file():
+            raise ConformanceError(f"{p.name} is missing from {features_dir}")
+    try:
+        entries: dict = json.loads(manifest_path.read_text())["files"]["features.npz"]
+    except (json.JSONDecodeError, KeyError, TypeError) as e:
+        raise ConformanceError(f"{manifest_path} has no files/features.npz section") from e
+    with np.load(npz_path) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    results: list[CheckResult] = []
+    for name, entry in entries.items():
+        if entry.get("call") == "input" or name.startswith("wav_"):
+            continue
+        if name not in arrays:
+            raise ConformanceError(f"manifest lists {name} but features.npz does not hold it")
+        with torch.inference_mode():
+            got = _compute_reference_feature(name, entry, arrays)
+        if got is None:
+            logger.info("features: no extractor for %s; skipped", name)
+            continue
+        results.append(compare(name, got.cpu().numpy(), arrays[name], FEATURE_ATOL, FEATURE_RTOL))
+    return results

@@ -1,0 +1,28 @@
+"""Attention masks of the flow model.
+
+Chunk masks are anchored at frame 0 of the whole (prompt + generated) sequence: position ``i`` sees
+every position up to the end of its own chunk, with full left context. That anchoring is what makes
+chunked streaming reproduce a single streaming pass when hops fall on chunk boundaries.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def chunk_mask(length: int, chunk: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """Boolean [L, L] mask, True where query ``i`` may attend key ``j``: ``j < (i // chunk + 1) * chunk``."""
+    idx = torch.arange(length, device=device)
+    limit = (idx // chunk + 1) * chunk  # [L]
+    return idx[None, :] < limit[:, None]
+
+
+def attention_mask(length: int, chunk: int | None, device: torch.device | str | None = None) -> torch.Tensor | None:
+    """Mask for batch-1 inference: a chunk mask when streaming, else ``None`` (attend everywhere).
+
+    Upstream also folds in a padding mask, which is all-true for batch 1, and forces all-false rows
+    to all-true; neither can happen without padding.
+    """
+    if chunk is None or chunk <= 0:
+        return None
+    return chunk_mask(length, chunk, device)

@@ -1,0 +1,114 @@
+"""Checkpoint loading: no pickle execution, no second copy, strict keys.
+
+``llm.pt``, ``flow.pt`` and ``hift.pt`` are plain ``torch.save(state_dict)`` files. They are opened
+with ``weights_only=True`` (a pickle of anything but tensors and containers is refused, never run)
+and memory-mapped, then assigned into modules that were built on the meta device. Every rename of a
+key between the release layout and our modules lives in :func:`normalize_keys`.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from .errors import CheckpointError, ModelNotFoundError, StateDictMismatchError, UnsafeCheckpointError
+
+logger = logging.getLogger(__name__)
+
+StateDict = dict[str, torch.Tensor]
+
+
+def load_checkpoint(path: Path | str) -> StateDict:
+    """Open a ``.pt`` state dict safely (``weights_only=True``, memory-mapped where possible)."""
+    path = Path(path)
+    if not path.exists():
+        raise ModelNotFoundError(
+            f"{path.name} is missing from {path.parent}. The release folder is incomplete: "
+            "download the model again or copy the missing file in."
+        )
+    if path.stat().st_size == 0:
+        raise CheckpointError(f"{path} is empty (0 bytes); the download was interrupted. Download it again.")
+    try:
+        try:
+            sd = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+        except RuntimeError as e:
+            # Legacy (non-zip) files cannot be memory-mapped; fall back to a normal safe load.
+            if "mmap" not in str(e):
+                raise
+            sd = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        raise UnsafeCheckpointError(
+            f"{path} contains pickled Python objects, not just tensors, so it was not loaded "
+            f"(loading it could run code). Use the file from the official release. Detail: {e}"
+        ) from e
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as e:
+        raise CheckpointError(
+            f"{path} is truncated or corrupt and cannot be read ({e}). Download it again."
+        ) from e
+    if not isinstance(sd, Mapping) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
+        raise CheckpointError(
+            f"{path} does not hold a state dict of tensors (found {type(sd).__name__}). "
+            "Use the llm.pt / flow.pt / hift.pt files of the release."
+        )
+    return dict(sd)
+
+
+def normalize_keys(sd: StateDict, component: str) -> StateDict:
+    """Map the release's key spellings onto ours (the one place where keys are renamed).
+
+    - ``hift``: strip a leading ``generator.`` (files saved from GAN training).
+    - weight norm: the legacy ``weight_g`` / ``weight_v`` pair becomes
+      ``parametrizations.weight.original0`` / ``original1`` (same values: g and v).
+    """
+    out: StateDict = {}
+    for key, value in sd.items():
+        if component == "hift" and key.startswith("generator."):
+            key = key[len("generator.") :]
+        if key.endswith(".weight_g"):
+            key = key[: -len("weight_g")] + "parametrizations.weight.original0"
+        elif key.endswith(".weight_v"):
+            key = key[: -len("weight_v")] + "parametrizations.weight.original1"
+        out[key] = value
+    return out
+
+
+def _format_keys(keys: list[str], limit: int = 12) -> str:
+    shown = ", ".join(keys[:limit])
+    return shown + (f" … and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def assign_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> None:
+    """Load ``sd`` into ``module`` strictly, assigning tensors instead of copying.
+
+    Raises :class:`StateDictMismatchError` listing the missing, unexpected and mis-shaped keys.
+    """
+    expected = module.state_dict(keep_vars=True)
+    missing = sorted(set(expected) - set(sd))
+    unexpected = sorted(set(sd) - set(expected))
+    bad_shapes = sorted(
+        f"{k} {tuple(sd[k].shape)} (model wants {tuple(expected[k].shape)})"
+        for k in set(expected) & set(sd)
+        if tuple(sd[k].shape) != tuple(expected[k].shape)
+    )
+    if missing or unexpected or bad_shapes:
+        parts = []
+        if missing:
+            parts.append(f"missing keys: {_format_keys(missing)}")
+        if unexpected:
+            parts.append(f"unexpected keys: {_format_keys(unexpected)}")
+        if bad_shapes:
+            parts.append(f"wrong shapes: {_format_keys(bad_shapes)}")
+        raise StateDictMismatchError(
+            f"{source} does not fit the architecture described by the yaml ({'; '.join(parts)}). "
+            "The checkpoint and the yaml come from different releases; download the folder again."
+        )
+    # Match the module's parameter dtypes (a bf16 checkpoint loads into fp32 modules and back).
+    cast = {k: (v.to(expected[k].dtype) if v.dtype != expected[k].dtype and v.is_floating_point() else v)
+            for k, v in sd.items()}
+    module.load_state_dict(cast, strict=True, assign=True)

@@ -1,0 +1,70 @@
+"""Shared test fixtures.
+
+Conformance data (tiny random-weight release folders plus the original implementation's outputs)
+is read from ``COSY_CONFORMANCE_DIR``, by default ``../shared/conformance`` beside the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+_DEFAULT_CONFORMANCE = REPO.parent / "shared" / "conformance"
+
+# Two cores here; keep every test deterministic in its thread count.
+torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+
+def conformance_root() -> Path:
+    return Path(os.environ.get("COSY_CONFORMANCE_DIR", _DEFAULT_CONFORMANCE))
+
+
+def _need(sub: str) -> Path:
+    path = conformance_root() / sub
+    if not path.is_dir():
+        pytest.skip(
+            f"conformance data not found at {path}. Set COSY_CONFORMANCE_DIR to the folder that holds "
+            "cosyvoice2-tiny/, cosyvoice3-tiny/ and features/ (CI has it at ../shared/conformance)."
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def cv2_dir() -> Path:
+    return _need("cosyvoice2-tiny")
+
+
+@pytest.fixture(scope="session")
+def cv3_dir() -> Path:
+    return _need("cosyvoice3-tiny")
+
+
+@pytest.fixture(scope="session")
+def features_dir() -> Path:
+    return _need("features")
+
+
+def copy_release(src: Path, dst: Path, *, link_weights: bool = True) -> Path:
+    """Make an editable copy of a release folder; big ``.pt`` files are symlinked unless asked."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for item in src.iterdir():
+        if item.name == "reference":
+            continue
+        target = dst / item.name
+        if item.is_dir():
+            shutil.copytree(item, target)
+        elif item.suffix == ".pt" and link_weights:
+            target.symlink_to(item.resolve())
+        else:
+            shutil.copy2(item, target)
+    for path in dst.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            path.chmod(0o644)
+    return dst

@@ -1,0 +1,123 @@
+"""Release-folder configuration: parsing, family detection and clear errors for bad folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cosycore.config import Tagged, load_model_config, load_plain_yaml
+from cosycore.errors import (
+    ConfigError,
+    ModelNotFoundError,
+    UnknownClassError,
+    WrongModelFamilyError,
+)
+from tests.conftest import copy_release
+
+
+def test_cv2_tiny_config(cv2_dir: Path) -> None:
+    cfg = load_model_config(cv2_dir)
+    assert cfg.family == "cosyvoice2"
+    assert cfg.llm.qwen.hidden_size == 16 and cfg.llm.qwen.num_layers == 2
+    assert cfg.llm.speech_vocab_size == 6564 and cfg.llm.decoder_bias
+    assert cfg.llm.stop_token_ids == (6561, 6562, 6563)
+    assert cfg.llm.eos_token == 6561 and cfg.llm.fill_token == 6563
+    assert cfg.flow.kind == "unet" and cfg.flow.encoder is not None
+    # "!ref <chunk_size> * <token_mel_ratio>" is evaluated as arithmetic
+    assert cfg.flow.estimator.static_chunk_size == 50
+    assert cfg.hift.hop_samples == 480 and not cfg.hift.causal
+    assert cfg.mel.fmax == 8000.0
+    assert cfg.speech_tokenizer_file == "speech_tokenizer_v2.onnx"
+
+
+def test_cv3_tiny_config(cv3_dir: Path) -> None:
+    cfg = load_model_config(cv3_dir)
+    assert cfg.family == "cosyvoice3"
+    assert cfg.llm.speech_vocab_size == 6761 and not cfg.llm.decoder_bias
+    assert cfg.llm.sos_index == 6561 and cfg.llm.eos_token == 6562
+    assert cfg.llm.task_id_index == 6563 and cfg.llm.fill_token == 6564
+    assert len(cfg.llm.stop_token_ids) == 200
+    assert cfg.flow.kind == "dit" and cfg.flow.pre_lookahead_channels == 64
+    assert cfg.hift.causal and cfg.hift.conv_pre_look_right == 4
+    assert cfg.mel.fmax is None
+
+
+def test_yaml_tags_are_recorded_not_run(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    y = tmp_path / "x.yaml"
+    y.write_text(
+        f"__evil: !apply:os.system ['touch {marker}']\n"
+        "a: 3\nb: !ref <a>\nc: !ref <a> * 2 + 1\nd: !new:pkg.Cls\n  k: !ref <b>\n"
+        "e: !name:pkg.func\nf: !ref <d[k]>\n"
+    )
+    tree = load_plain_yaml(y)
+    assert not marker.exists()
+    assert "__evil" not in tree
+    assert tree["b"] == 3 and tree["c"] == 7 and tree["f"] == 3
+    assert isinstance(tree["d"], Tagged) and tree["d"].kwargs == {"k": 3}
+    assert tree["e"] == Tagged("name", "pkg.func", None)
+
+
+def test_missing_folder() -> None:
+    with pytest.raises(ModelNotFoundError, match="does not exist"):
+        load_model_config("/nonexistent/CosyVoice2-0.5B")
+
+
+def test_file_instead_of_folder(tmp_path: Path) -> None:
+    f = tmp_path / "llm.pt"
+    f.write_bytes(b"x")
+    with pytest.raises(ModelNotFoundError, match="is a file"):
+        load_model_config(f)
+
+
+def test_v1_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "cosyvoice.yaml").write_text("sample_rate: 22050\n")
+    with pytest.raises(WrongModelFamilyError, match="v1"):
+        load_model_config(tmp_path)
+
+
+def test_folder_without_yaml(tmp_path: Path) -> None:
+    (tmp_path / "llm.pt").write_bytes(b"")
+    with pytest.raises(WrongModelFamilyError, match="neither"):
+        load_model_config(tmp_path)
+
+
+def test_unknown_class(cv2_dir: Path, tmp_path: Path) -> None:
+    d = copy_release(cv2_dir, tmp_path / "m")
+    y = d / "cosyvoice2.yaml"
+    y.write_text(y.read_text().replace("cosyvoice.flow.decoder.CausalConditionalDecoder", "evil.pkg.Backdoor"))
+    with pytest.raises(UnknownClassError, match=r"evil\.pkg\.Backdoor"):
+        load_model_config(d)
+
+
+def test_family_mismatch_between_yaml_name_and_classes(cv3_dir: Path, tmp_path: Path) -> None:
+    d = copy_release(cv3_dir, tmp_path / "m")
+    (d / "cosyvoice3.yaml").rename(d / "cosyvoice2.yaml")
+    with pytest.raises(WrongModelFamilyError, match="mixes two releases"):
+        load_model_config(d)
+
+
+def test_config_json_disagrees_with_yaml(cv2_dir: Path, tmp_path: Path) -> None:
+    d = copy_release(cv2_dir, tmp_path / "m")
+    cj = d / "CosyVoice-BlankEN" / "config.json"
+    data = json.loads(cj.read_text())
+    data["hidden_size"] = 32
+    cj.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="hidden_size=32"):
+        load_model_config(d)
+
+
+def test_missing_qwen_folder(cv2_dir: Path, tmp_path: Path) -> None:
+    d = copy_release(cv2_dir, tmp_path / "m")
+    (d / "CosyVoice-BlankEN" / "config.json").unlink()
+    with pytest.raises(ModelNotFoundError, match="CosyVoice-BlankEN"):
+        load_model_config(d)
+
+
+def test_broken_yaml(cv2_dir: Path, tmp_path: Path) -> None:
+    d = copy_release(cv2_dir, tmp_path / "m")
+    (d / "cosyvoice2.yaml").write_text("llm: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid yaml"):
+        load_model_config(d)

@@ -1,0 +1,84 @@
+"""Checkpoint loading: safe, strict, with messages that name the file and the keys."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from cosycore.errors import CheckpointError, ModelNotFoundError, StateDictMismatchError, UnsafeCheckpointError
+from cosycore.weights import assign_state_dict, load_checkpoint, normalize_keys
+
+
+class _Boom:
+    def __reduce__(self):  # executed by an unsafe unpickler
+        return (os.system, (f"touch {os.environ['COSY_TEST_MARKER']}",))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match=r"llm\.pt is missing"):
+        load_checkpoint(tmp_path / "llm.pt")
+
+
+def test_empty_and_truncated(tmp_path: Path) -> None:
+    empty = tmp_path / "flow.pt"
+    empty.write_bytes(b"")
+    with pytest.raises(CheckpointError, match="empty"):
+        load_checkpoint(empty)
+    good = tmp_path / "good.pt"
+    torch.save({"w": torch.arange(10000, dtype=torch.float32)}, good)
+    cut = tmp_path / "hift.pt"
+    cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    with pytest.raises(CheckpointError, match=r"hift\.pt is truncated or corrupt"):
+        load_checkpoint(cut)
+
+
+def test_pickle_is_refused_and_not_executed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "executed"
+    monkeypatch.setenv("COSY_TEST_MARKER", str(marker))
+    evil = tmp_path / "llm.pt"
+    torch.save({"w": torch.zeros(2), "payload": _Boom()}, evil, pickle_module=pickle)
+    with pytest.raises(UnsafeCheckpointError, match="not loaded"):
+        load_checkpoint(evil)
+    assert not marker.exists()
+
+
+def test_not_a_state_dict(tmp_path: Path) -> None:
+    p = tmp_path / "flow.pt"
+    torch.save([torch.zeros(1)], p)
+    with pytest.raises(CheckpointError, match="state dict"):
+        load_checkpoint(p)
+
+
+def test_roundtrip_is_memory_mapped(tmp_path: Path) -> None:
+    p = tmp_path / "m.pt"
+    torch.save({"a": torch.randn(3, 4)}, p)
+    sd = load_checkpoint(p)
+    assert sd["a"].shape == (3, 4)
+
+
+def test_weight_norm_key_forms() -> None:
+    sd = {"generator.conv.weight_g": torch.ones(1), "generator.conv.weight_v": torch.ones(1), "x.bias": torch.ones(1)}
+    out = normalize_keys(sd, "hift")
+    assert set(out) == {
+        "conv.parametrizations.weight.original0",
+        "conv.parametrizations.weight.original1",
+        "x.bias",
+    }
+
+
+def test_strict_assign_lists_keys() -> None:
+    with torch.device("meta"):
+        m = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
+    sd = {"0.weight": torch.zeros(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.zeros(2, 5), "extra": torch.zeros(1)}
+    with pytest.raises(StateDictMismatchError) as info:
+        assign_state_dict(m, sd, "flow.pt")
+    msg = str(info.value)
+    assert "missing keys: 1.bias" in msg and "unexpected keys: extra" in msg and "1.weight (2, 5)" in msg
+    good = {"0.weight": torch.ones(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.ones(2, 4), "1.bias": torch.zeros(2)}
+    assign_state_dict(m, good, "flow.pt")
+    assert m(torch.ones(1, 3)).tolist() == [[12.0, 12.0]]
