@@ -1,0 +1,203 @@
+"""Inference shared by both flow families (CosyVoice2 conformer + U-Net, Fun-CosyVoice3 DiT).
+
+Shapes: L = generated speech tokens, P = prompt speech tokens, N = P + L tokens in the call,
+D = token embedding width (``FlowConfig.input_size``), C = mel bins (80), T = mel frames of the
+call (prompt + generated), T_p = prompt mel frames, S = speaker embedding width (192).
+
+Both families follow the same recipe; only the token -> frame front end differs:
+
+1. ``spks = spk_embed_affine_layer(normalize(embedding))``                     [1, C]
+2. ``emb = input_embedding(clamp([prompt_token, token], min=0))``              [1, N, D]
+3. ``h = encode(emb, streaming, finalize)``  (family specific)                  [1, T, C]
+4. ``cond`` = prompt mel in the first T_p frames, zeros after                   [1, C, T]
+5. ``mel = CFM(mu=h^T, spks, cond)[:, :, T_p:]``                                [1, C, T - T_p]
+
+Subclasses build their estimator, pass it to :meth:`FlowModel.__init__` and implement
+:meth:`FlowModel.encode` (and may override :meth:`FlowModel.prepare_state_dict`). Module names
+follow the release ``flow.pt``: ``input_embedding``, ``spk_embed_affine_layer`` and
+``decoder.estimator``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..config import FlowConfig
+from .cfm import CFMSampler
+
+logger = logging.getLogger(__name__)
+
+# Inputs and output of the first estimator call, as recorded for conformance.
+EST0_KEYS = ("x", "mask", "mu", "t", "spks", "cond", "out")
+
+
+def _est0_recorder(capture: dict[str, torch.Tensor]) -> Callable[[dict[str, torch.Tensor]], None]:
+    def record(est: dict[str, torch.Tensor]) -> None:
+        capture.update({f"est0.{k}": est[k] for k in EST0_KEYS})
+
+    return record
+
+
+class CFMDecoder(nn.Module):
+    """Holds the estimator (key prefix ``decoder.estimator``) and runs the Euler/CFG sampler on it."""
+
+    def __init__(self, cfg: FlowConfig, estimator: nn.Module) -> None:
+        super().__init__()
+        self.estimator = estimator
+        self.sampler = CFMSampler(cfg.cfm, cfg.output_size)
+
+    def forward(
+        self,
+        mu: torch.Tensor,
+        spks: torch.Tensor,
+        cond: torch.Tensor,
+        *,
+        streaming: bool,
+        n_steps: int | None = None,
+        cfg_rate: float | None = None,
+        on_first_call: Callable[[dict[str, torch.Tensor]], None] | None = None,
+    ) -> torch.Tensor:
+        """mu, cond: [1, C, T]; spks: [1, C] -> mel [1, C, T] (float32)."""
+        return self.sampler.sample(
+            self.estimator, mu, spks, cond, streaming=streaming, n_steps=n_steps,
+            cfg_rate=cfg_rate, on_first_call=on_first_call,
+        )
+
+
+class FlowModel(nn.Module):
+    """Token -> mel flow model: the common inference path of both families.
+
+    Owned by the pipeline; holds no per-request state, so one instance serves every request.
+    Subclasses must implement :meth:`encode` (tokens -> frame-rate ``mu``).
+    """
+
+    def __init__(self, cfg: FlowConfig, estimator: nn.Module) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.input_embedding = nn.Embedding(cfg.vocab_size, cfg.input_size)
+        self.spk_embed_affine_layer = nn.Linear(cfg.spk_embed_dim, cfg.output_size)
+        self.decoder = CFMDecoder(cfg, estimator)
+
+    # -- family specific ---------------------------------------------------------------------
+
+    def encode(self, emb: torch.Tensor, *, streaming: bool, finalize: bool) -> torch.Tensor:
+        """emb: [1, N, D] token embeddings (prompt first) -> mu frames h: [1, T, C].
+
+        ``finalize=False``: the last ``pre_lookahead_len`` tokens are look-ahead context only, so
+        T = token_mel_ratio * (N - pre_lookahead_len); otherwise T = token_mel_ratio * N.
+        ``streaming=True`` switches attention to static chunk masks.
+        """
+        raise NotImplementedError
+
+    def prepare_state_dict(
+        self, sd: dict[str, torch.Tensor], source: str = "flow.pt"
+    ) -> dict[str, torch.Tensor]:
+        """Hook for :func:`cosycore.flow.load_flow`: adapt the checkpoint before the strict load.
+
+        The default keeps it as it is; a subclass may check and drop entries it recomputes.
+        """
+        return sd
+
+    # -- shared steps ------------------------------------------------------------------------
+
+    def speaker(self, embedding: torch.Tensor) -> torch.Tensor:
+        """embedding: [1, S] x-vector -> spks [1, C]."""
+        dtype = self.spk_embed_affine_layer.weight.dtype
+        return self.spk_embed_affine_layer(F.normalize(embedding.to(dtype), dim=1))
+
+    def embed_tokens(self, prompt_token: torch.Tensor, token: torch.Tensor) -> torch.Tensor:
+        """[1, P] and [1, L] token ids -> embeddings [1, P + L, D]. Ids must lie below vocab_size."""
+        ids = torch.cat([prompt_token, token], dim=1).long()  # [1, N]
+        if ids.numel() and int(ids.max()) >= self.cfg.vocab_size:
+            bad = int(ids.max())
+            raise ValueError(
+                f"speech token id {bad} is outside the flow vocabulary (0..{self.cfg.vocab_size - 1}); "
+                "stop/special tokens of the LLM must be removed before the flow"
+            )
+        return self.input_embedding(ids.clamp(min=0))
+
+    @staticmethod
+    def build_cond(prompt_feat: torch.Tensor, frames: int, dtype: torch.dtype) -> torch.Tensor:
+        """prompt_feat: [1, T_p, C] -> cond [1, C, T] with the prompt mel in the first T_p frames."""
+        _, t_p, c = prompt_feat.shape
+        cond = torch.zeros(1, frames, c, device=prompt_feat.device, dtype=dtype)  # [1, T, C]
+        cond[:, :t_p] = prompt_feat.to(dtype)
+        return cond.transpose(1, 2)  # [1, C, T]
+
+    # -- public entry point ------------------------------------------------------------------
+
+    @torch.inference_mode()
+    def inference(
+        self,
+        token: torch.Tensor,
+        prompt_token: torch.Tensor,
+        prompt_feat: torch.Tensor,
+        embedding: torch.Tensor,
+        *,
+        streaming: bool,
+        finalize: bool,
+        n_steps: int | None = None,
+        cfg_rate: float | None = None,
+        capture: dict[str, torch.Tensor] | None = None,
+    ) -> torch.Tensor:
+        """Generate the mel of ``token`` (prompt frames removed).
+
+        token: [1, L] ids; prompt_token: [1, P] ids (P may be 0); prompt_feat: [1, T_p, C] prompt
+        mel, normally T_p = token_mel_ratio * P; embedding: [1, S] speaker x-vector.
+        Returns mel [1, C, T - T_p] in float32.
+
+        ``capture``, when given, receives ``mu``, ``spks``, ``cond`` and the first estimator call as
+        ``est0.{x,mask,mu,t,spks,cond,out}`` (for conformance checks).
+        """
+        self._check_inputs(token, prompt_token, prompt_feat, finalize)
+        device = self.input_embedding.weight.device
+        spks = self.speaker(embedding.to(device))  # [1, C]
+        emb = self.embed_tokens(prompt_token.to(device), token.to(device))  # [1, N, D]
+        h = self.encode(emb, streaming=streaming, finalize=finalize)  # [1, T, C]
+        t_p = prompt_feat.shape[1]
+        frames = h.shape[1]
+        if frames < t_p:
+            raise ValueError(
+                f"the call yields {frames} mel frames, fewer than the {t_p} prompt frames; "
+                "give more tokens (a non-final streaming call needs its look-ahead tokens too)"
+            )
+        mu = h.transpose(1, 2).contiguous()  # [1, C, T]
+        cond = self.build_cond(prompt_feat.to(device), frames, h.dtype)  # [1, C, T]
+        hook: Callable[[dict[str, torch.Tensor]], None] | None = None
+        if capture is not None:
+            capture.update({"mu": mu.clone(), "spks": spks.clone(), "cond": cond.clone()})
+            hook = _est0_recorder(capture)
+        mel = self.decoder(mu, spks, cond, streaming=streaming, n_steps=n_steps, cfg_rate=cfg_rate,
+                           on_first_call=hook)  # [1, C, T]
+        return mel[:, :, t_p:].float()  # [1, C, T - T_p]
+
+    def _check_inputs(self, token: torch.Tensor, prompt_token: torch.Tensor, prompt_feat: torch.Tensor,
+                      finalize: bool) -> None:
+        if token.dim() != 2 or token.shape[0] != 1 or prompt_token.dim() != 2 or prompt_token.shape[0] != 1:
+            raise ValueError(
+                f"the flow runs one request at a time: token and prompt_token must be [1, L] "
+                f"(got {tuple(token.shape)} and {tuple(prompt_token.shape)})"
+            )
+        c = self.cfg.output_size
+        if prompt_feat.dim() != 3 or prompt_feat.shape[0] != 1 or prompt_feat.shape[2] != c:
+            raise ValueError(
+                f"prompt_feat must be [1, frames, {c}] (got {tuple(prompt_feat.shape)})"
+            )
+        n_tokens = token.shape[1] + prompt_token.shape[1]
+        if not finalize and n_tokens <= self.cfg.pre_lookahead_len:
+            raise ValueError(
+                f"a non-final call needs more than {self.cfg.pre_lookahead_len} tokens "
+                f"(the last ones are look-ahead only); got {n_tokens}"
+            )
+        expected = self.cfg.token_mel_ratio * prompt_token.shape[1]
+        if prompt_feat.shape[1] != expected:
+            # The original silently shifts the output alignment in this case; say so.
+            logger.warning(
+                "prompt_feat has %d frames but %d prompt tokens imply %d; the output is shifted",
+                prompt_feat.shape[1], prompt_token.shape[1], expected,
+            )

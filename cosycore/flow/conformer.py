@@ -1,0 +1,234 @@
+"""CosyVoice2 token encoder: conformer layers at token rate, x2 upsampling, conformer layers at frame rate.
+
+Shapes: B = batch (1 at inference), N = tokens, K = look-ahead context tokens (0 or
+``pre_lookahead_len``), T = frames (= stride * N), D = encoder width (``output_size``), H = heads,
+d = D / H per-head width, P = 2L - 1 relative positions for a sequence of length L.
+
+Module names match the release ``flow.pt`` under ``encoder.``: ``embed``, ``pre_lookahead_layer``,
+``encoders.{i}``, ``up_layer``, ``up_embed``, ``up_encoders.{i}``, ``after_norm``.
+
+The ESPnet relative position table is not part of the checkpoint. It depends only on D and the
+sequence length, so it is computed on demand (and cached per length, device and dtype) rather than
+built in ``__init__``: the modules are constructed on the meta device and filled from ``flow.pt``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..config import ConformerEncoderConfig
+from .lookahead import PreLookaheadLayer
+from .masks import attention_mask
+
+logger = logging.getLogger(__name__)
+
+EMBED_LN_EPS = 1e-5  # LinearNoSubsampling and after_norm
+LAYER_LN_EPS = 1e-12  # norm_mha / norm_ff inside each conformer layer
+
+
+def espnet_rel_pos_table(length: int, d_model: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """ESPnet "latest" relative position table for ``length`` positions: [1, 2*length - 1, D].
+
+    Row ``r`` encodes the relative position ``length - 1 - r`` (from +(length-1) down to
+    -(length-1)); even channels hold sin, odd channels cos.
+    """
+    position = torch.arange(0, length, dtype=torch.float32).unsqueeze(1)  # [L, 1]
+    div_term = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float32) * -(math.log(10000.0) / d_model)
+    )  # [D/2]
+    positive = torch.zeros(length, d_model)
+    negative = torch.zeros(length, d_model)
+    positive[:, 0::2] = torch.sin(position * div_term)
+    positive[:, 1::2] = torch.cos(position * div_term)
+    negative[:, 0::2] = torch.sin(-1 * position * div_term)
+    negative[:, 1::2] = torch.cos(-1 * position * div_term)
+    table = torch.cat([torch.flip(positive, [0]), negative[1:]], dim=0)  # [2L - 1, D]
+    return table.unsqueeze(0).to(device=device, dtype=dtype)  # [1, 2L - 1, D]
+
+
+class EspnetRelPositionalEncoding(nn.Module):
+    """Scales the input by sqrt(D) and returns the relative position table for its length.
+
+    Holds no parameters. One table per (device, dtype) is cached in a plain attribute (never in
+    the state dict) and grown on demand; a shorter sequence uses its centre, since every entry
+    depends only on its relative position and channel.
+    """
+
+    GROW = 256  # table lengths are rounded up to a multiple of this
+
+    def __init__(self, d_model: int) -> None:
+        super().__init__()
+        self.d_model = d_model
+        self.xscale = math.sqrt(d_model)
+        self._tables: dict[tuple[torch.device, torch.dtype], torch.Tensor] = {}
+
+    def position_table(self, length: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+        """[1, 2*length - 1, D]: relative positions +(length-1) .. -(length-1)."""
+        key = (device, dtype)
+        table = self._tables.get(key)
+        if table is None or table.shape[1] < 2 * length - 1:
+            size = -(-length // self.GROW) * self.GROW
+            table = espnet_rel_pos_table(size, self.d_model, device, dtype)  # [1, 2*size - 1, D]
+            self._tables[key] = table
+        centre = table.shape[1] // 2  # row of relative position 0
+        return table[:, centre - length + 1 : centre + length]  # [1, 2*length - 1, D]
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x: [B, L, D] -> (x * sqrt(D) [B, L, D], pos_emb [1, 2L - 1, D])."""
+        pos_emb = self.position_table(x.shape[1], x.device, x.dtype)
+        return x * self.xscale, pos_emb
+
+
+class LinearNoSubsampling(nn.Module):
+    """``out`` = Linear, LayerNorm(eps 1e-5), Dropout; then the relative positional encoding."""
+
+    def __init__(self, idim: int, odim: int) -> None:
+        super().__init__()
+        self.out = nn.Sequential(nn.Linear(idim, odim), nn.LayerNorm(odim, eps=EMBED_LN_EPS), nn.Dropout(0.0))
+        self.pos_enc = EspnetRelPositionalEncoding(odim)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x: [B, L, idim] -> ([B, L, odim], pos_emb [1, 2L - 1, odim])."""
+        return self.pos_enc(self.out(x))
+
+
+def rel_shift(x: torch.Tensor) -> torch.Tensor:
+    """Transformer-XL shift: [B, H, L, 2L - 1] scores against relative positions -> [B, H, L, L]."""
+    b, h, l_q, n_pos = x.shape
+    padded = torch.cat([x.new_zeros(b, h, l_q, 1), x], dim=-1)  # [B, H, L, 2L]
+    padded = padded.view(b, h, n_pos + 1, l_q)  # [B, H, 2L, L]
+    return padded[:, :, 1:].view_as(x)[:, :, :, : n_pos // 2 + 1]  # [B, H, L, L]
+
+
+class RelPositionMultiHeadedAttention(nn.Module):
+    """Multi-head self-attention with ESPnet relative positions and the learned biases u and v."""
+
+    def __init__(self, n_head: int, n_feat: int) -> None:
+        super().__init__()
+        if n_feat % n_head:
+            raise ValueError(f"encoder width {n_feat} is not divisible by {n_head} attention heads")
+        self.h = n_head
+        self.d_k = n_feat // n_head
+        self.linear_q = nn.Linear(n_feat, n_feat)
+        self.linear_k = nn.Linear(n_feat, n_feat)
+        self.linear_v = nn.Linear(n_feat, n_feat)
+        self.linear_out = nn.Linear(n_feat, n_feat)
+        self.linear_pos = nn.Linear(n_feat, n_feat, bias=False)
+        self.pos_bias_u = nn.Parameter(torch.empty(n_head, self.d_k))
+        self.pos_bias_v = nn.Parameter(torch.empty(n_head, self.d_k))
+
+    def _heads(self, x: torch.Tensor) -> torch.Tensor:
+        b, length, _ = x.shape
+        return x.view(b, length, self.h, self.d_k)  # [B, L, H, d]
+
+    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """x: [B, L, D]; pos_emb: [1, 2L - 1, D]; mask: [L, L] bool (True = attend) or None."""
+        b, length, _ = x.shape
+        q = self._heads(self.linear_q(x))  # [B, L, H, d]
+        k = self._heads(self.linear_k(x)).transpose(1, 2)  # [B, H, L, d]
+        v = self._heads(self.linear_v(x)).transpose(1, 2)  # [B, H, L, d]
+        p = self._heads(self.linear_pos(pos_emb)).transpose(1, 2)  # [1, H, 2L - 1, d]
+        q_u = (q + self.pos_bias_u).transpose(1, 2)  # [B, H, L, d]
+        q_v = (q + self.pos_bias_v).transpose(1, 2)  # [B, H, L, d]
+        ac = torch.matmul(q_u, k.transpose(-2, -1))  # [B, H, L, L]
+        bd = rel_shift(torch.matmul(q_v, p.transpose(-2, -1)))  # [B, H, L, 2L - 1] -> [B, H, L, L]
+        scores = (ac + bd) / math.sqrt(self.d_k)
+        if mask is not None:
+            blocked = ~mask  # [L, L]
+            attn = torch.softmax(scores.masked_fill(blocked, -float("inf")), dim=-1).masked_fill(blocked, 0.0)
+        else:
+            attn = torch.softmax(scores, dim=-1)
+        out = torch.matmul(attn, v).transpose(1, 2).reshape(b, length, self.h * self.d_k)  # [B, L, D]
+        return self.linear_out(out)
+
+
+class PositionwiseFeedForward(nn.Module):
+    """``w_2(SiLU(w_1 x))``."""
+
+    def __init__(self, idim: int, hidden: int) -> None:
+        super().__init__()
+        self.w_1 = nn.Linear(idim, hidden)
+        self.w_2 = nn.Linear(hidden, idim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w_2(F.silu(self.w_1(x)))
+
+
+class ConformerEncoderLayer(nn.Module):
+    """Pre-norm layer without macaron FFN or convolution module: attention then FFN, each residual."""
+
+    def __init__(self, size: int, n_head: int, linear_units: int) -> None:
+        super().__init__()
+        self.self_attn = RelPositionMultiHeadedAttention(n_head, size)
+        self.feed_forward = PositionwiseFeedForward(size, linear_units)
+        self.norm_ff = nn.LayerNorm(size, eps=LAYER_LN_EPS)
+        self.norm_mha = nn.LayerNorm(size, eps=LAYER_LN_EPS)
+
+    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """x: [B, L, D] -> [B, L, D]."""
+        x = x + self.self_attn(self.norm_mha(x), pos_emb, mask)
+        return x + self.feed_forward(self.norm_ff(x))
+
+
+class Upsample1D(nn.Module):
+    """Causal x``stride`` upsampler: nearest repeat, left-pad 2*stride, Conv1d(kernel 2*stride + 1)."""
+
+    def __init__(self, channels: int, out_channels: int, stride: int) -> None:
+        super().__init__()
+        self.stride = stride
+        self.conv = nn.Conv1d(channels, out_channels, kernel_size=stride * 2 + 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: [B, D, N] -> [B, D', stride * N]."""
+        y = x.repeat_interleave(self.stride, dim=2)  # [B, D, stride*N]
+        y = F.pad(y, (self.stride * 2, 0))  # [B, D, stride*N + 2*stride]
+        return self.conv(y)
+
+
+class UpsampleConformerEncoder(nn.Module):
+    """Token embeddings [B, N, input_size] -> frame features [B, stride * N, output_size].
+
+    Streaming uses static chunk masks anchored at position 0 (``static_chunk_size`` tokens before
+    upsampling, ``static_chunk_size * stride`` frames after). Look-ahead ``context`` tokens pass
+    only through ``embed`` and the pre-lookahead convolution, never through attention.
+    """
+
+    def __init__(self, cfg: ConformerEncoderConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.output_size
+        self.embed = LinearNoSubsampling(cfg.input_size, d)
+        # The original hard-codes 512 for these widths; the width of the stream they act on is output_size.
+        self.pre_lookahead_layer = PreLookaheadLayer(d, d, cfg.pre_lookahead_len)
+        self.encoders = nn.ModuleList(
+            ConformerEncoderLayer(d, cfg.attention_heads, cfg.linear_units) for _ in range(cfg.num_blocks)
+        )
+        self.up_layer = Upsample1D(d, d, cfg.upsample_stride)
+        self.up_embed = LinearNoSubsampling(d, d)
+        self.up_encoders = nn.ModuleList(
+            ConformerEncoderLayer(d, cfg.attention_heads, cfg.linear_units) for _ in range(cfg.num_up_blocks)
+        )
+        self.after_norm = nn.LayerNorm(d, eps=EMBED_LN_EPS)
+
+    def forward(
+        self, xs: torch.Tensor, context: torch.Tensor | None = None, *, streaming: bool
+    ) -> torch.Tensor:
+        """xs: [1, N, input_size]; context: [1, K, input_size] or None -> [1, stride * N, output_size]."""
+        chunk = self.cfg.static_chunk_size if streaming else 0
+        xs, pos_emb = self.embed(xs)  # [1, N, D], [1, 2N - 1, D]
+        ctx = self.embed(context)[0] if context is not None and context.shape[1] > 0 else None  # [1, K, D]
+        mask = attention_mask(xs.shape[1], chunk, xs.device)  # [N, N] or None
+        xs = self.pre_lookahead_layer(xs, ctx)
+        for layer in self.encoders:
+            xs = layer(xs, pos_emb, mask)
+        xs = self.up_layer(xs.transpose(1, 2)).transpose(1, 2)  # [1, T, D]
+        xs, pos_emb = self.up_embed(xs)  # [1, T, D], [1, 2T - 1, D]
+        mask = attention_mask(xs.shape[1], chunk * self.cfg.upsample_stride, xs.device)  # [T, T] or None
+        for layer in self.up_encoders:
+            xs = layer(xs, pos_emb, mask)
+        return self.after_norm(xs)
