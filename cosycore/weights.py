@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 
 StateDict = dict[str, torch.Tensor]
 
+LLM_QWEN_PREFIX = "llm.model.model."  # release prefix of the Qwen2 backbone inside llm.pt
+
 
 def load_checkpoint(path: Path | str) -> StateDict:
     """Open a ``.pt`` state dict safely (``weights_only=True``, memory-mapped where possible)."""
@@ -63,6 +65,9 @@ def normalize_keys(sd: StateDict, component: str) -> StateDict:
     """Map the release's key spellings onto ours (the one place where keys are renamed).
 
     - ``hift``: strip a leading ``generator.`` (files saved from GAN training).
+    - ``llm``: the Qwen2 backbone, ``llm.model.model.*`` in the release (the wrappers of upstream's
+      ``Qwen2Encoder`` and ``Qwen2ForCausalLM``), is ``qwen.*`` in ``cosycore.llm.SpeechLM``. The tied,
+      unused ``llm.model.lm_head.weight`` keeps its name; ``cosycore.llm`` checks and drops it.
     - weight norm: the legacy ``weight_g`` / ``weight_v`` pair becomes
       ``parametrizations.weight.original0`` / ``original1`` (same values: g and v).
     """
@@ -70,6 +75,8 @@ def normalize_keys(sd: StateDict, component: str) -> StateDict:
     for key, value in sd.items():
         if component == "hift" and key.startswith("generator."):
             key = key[len("generator.") :]
+        if component == "llm" and key.startswith(LLM_QWEN_PREFIX):
+            key = "qwen." + key[len(LLM_QWEN_PREFIX) :]
         if key.endswith(".weight_g"):
             key = key[: -len("weight_g")] + "parametrizations.weight.original0"
         elif key.endswith(".weight_v"):
