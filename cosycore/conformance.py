@@ -1,0 +1,184 @@
+"""``python -m cosycore.conformance DIR``: compare cosycore with the original implementation's numbers.
+
+DIR is a conformance folder: a release-layout model folder with ``reference/`` (llm.npz, flow.npz,
+hift.npz, manifest.json), or a ``features/`` folder (features.npz, manifest.json), or a folder that
+holds several of those. Every array is compared at the tolerances of the conformance README; the
+command prints the largest errors and exits 0 only if everything passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .checks import CheckResult, compare
+from .errors import ConformanceError, CosyError
+
+logger = logging.getLogger(__name__)
+
+Section = tuple[str, Callable[[], list[CheckResult]]]
+
+
+def _is_model_folder(d: Path) -> bool:
+    return (d / "reference" / "manifest.json").is_file()
+
+
+def _is_features_folder(d: Path) -> bool:
+    return (d / "features.npz").is_file() and (d / "manifest.json").is_file()
+
+
+def find_targets(root: Path) -> list[Path]:
+    """The conformance folders in ``root`` (``root`` itself, or its direct subfolders)."""
+    if not root.is_dir():
+        raise ConformanceError(f"{root} is not a folder")
+    if _is_model_folder(root) or _is_features_folder(root):
+        return [root]
+    subs = sorted(d for d in root.iterdir() if d.is_dir() and (_is_model_folder(d) or _is_features_folder(d)))
+    if not subs:
+        raise ConformanceError(
+            f"{root} is not a conformance folder: expected reference/manifest.json (a model folder) "
+            "or features.npz + manifest.json (a features folder), or subfolders holding them"
+        )
+    return subs
+
+
+def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) -> list[CheckResult]:
+    """Run cosycore's token2wav scheduler on the reference flow inputs.
+
+    The calls it makes (token_end, token_offset, streaming, finalize) must be the release schedule
+    recorded in the manifest, and the mel it keeps from each call must equal the original's
+    ``stream{i}.mel[..., release_slices_mel_from:]``.
+    """
+    from .config import load_model_config
+    from .flow import load_flow
+    from .token2wav import Token2WavStream
+
+    cfg = load_model_config(model_dir)
+    flow = load_flow(cfg, device="cpu")
+    ref = np.load(flow_npz)
+    calls = [c for c in manifest["info"]["flow"]["flow_calls"] if c["name"].startswith("stream")
+             and c["name"][6:].isdigit()]
+    calls.sort(key=lambda c: int(c["name"][6:]))
+
+    class _Keep:
+        def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
+            return np.zeros(0, dtype=np.float32)
+
+    stream = Token2WavStream(
+        flow=flow,
+        vocoder=_Keep(),
+        prompt_token=torch.from_numpy(ref["prompt_token"]).to(torch.int32),
+        prompt_feat=torch.from_numpy(ref["prompt_feat"]),
+        embedding=torch.from_numpy(ref["embedding"]),
+        token_mel_ratio=cfg.token_mel_ratio,
+        record_calls=True,
+    )
+    tokens = [int(t) for t in ref["token"][0][: max(c["token_end"] for c in calls)]]
+    with torch.inference_mode():
+        for tok in tokens:
+            for _ in stream.push(tok):
+                pass
+        stream.finish()
+    got = [(c.token_end, c.token_offset, c.streaming, c.finalize) for c in stream.calls]
+    want = [(c["token_end"], c["token_offset"], c["streaming"], c["finalize"]) for c in calls]
+    results = [
+        CheckResult(
+            "schedule", 0.0 if got == want else 1.0, 0.0, 0.0, 0.0, got == want,
+            note="" if got == want else f"calls {got} != release schedule {want}",
+        )
+    ]
+    for call, rec in zip(stream.calls, calls):
+        start = rec["release_slices_mel_from"]
+        ref_mel = ref[f"{rec['name']}.mel"][:, :, start:]
+        assert call.mel is not None
+        results.append(compare(f"{rec['name']}.kept_mel", call.mel.float().numpy(), ref_mel, 1e-3, 1e-3))
+    return results
+
+
+def sections_for(target: Path) -> list[Section]:
+    if _is_features_folder(target):
+        from .features import check_features_reference
+
+        return [("features", lambda: check_features_reference(target))]
+    ref = target / "reference"
+    manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
+    files = manifest.get("files", {})
+    sections: list[Section] = []
+    if "llm.npz" in files:
+        from .llm import check_llm_reference
+
+        sections.append(("llm", lambda: check_llm_reference(target, ref / "llm.npz")))
+    if "flow.npz" in files:
+        from .flow import check_flow_reference
+
+        sections.append(("flow", lambda: check_flow_reference(target, ref / "flow.npz", manifest)))
+        sections.append(("stream", lambda: check_streaming_schedule(target, ref / "flow.npz", manifest)))
+    if "hift.npz" in files:
+        from .hift import check_hift_reference
+
+        sections.append(("hift", lambda: check_hift_reference(target, ref / "hift.npz")))
+    return sections
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.2e}" if np.isfinite(v) else str(v)
+
+
+def run(paths: Sequence[Path], *, out=sys.stdout) -> bool:
+    all_ok = True
+    for root in paths:
+        for target in find_targets(Path(root)):
+            print(f"== {target}", file=out)
+            for name, fn in sections_for(target):
+                t0 = time.perf_counter()
+                try:
+                    results = fn()
+                except CosyError as e:
+                    print(f"  {name}: ERROR {e}", file=out)
+                    all_ok = False
+                    continue
+                dt = time.perf_counter() - t0
+                ok = all(r.passed for r in results)
+                all_ok &= ok
+                print(f"  [{name}] {len(results)} checks, {'all pass' if ok else 'FAILURES'} ({dt:.1f} s)", file=out)
+                width = max(len(r.name) for r in results) if results else 10
+                for r in results:
+                    flag = "ok  " if r.passed else "FAIL"
+                    line = (f"    {flag} {r.name:<{width}}  max|err| {_fmt(r.max_abs_err)}  "
+                            f"max rel {_fmt(r.max_rel_err)}  (atol {r.atol:g}, rtol {r.rtol:g})")
+                    if r.note:
+                        line += f"  {r.note}"
+                    print(line, file=out)
+    print("PASS" if all_ok else "FAIL", file=out)
+    return all_ok
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cosycore.conformance", description=__doc__.splitlines()[0])
+    parser.add_argument("dirs", nargs="+", type=Path, help="conformance folder(s)")
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    args = parser.parse_args(argv)
+    # MKL chooses FFT/GEMM kernels by CPU instruction set; near the log floor of a spectrum that
+    # rounding noise exceeds the README's tolerances on AVX-512 CPUs. Compatible mode makes the
+    # numbers the same on every x86-64 CPU (it must be set before the first MKL call).
+    os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        return 0 if run(args.dirs) else 1
+    except CosyError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""A loaded release folder: the three networks and the streamed text-ids -> audio path.
+
+:class:`CosyModel` owns weights only. Everything that belongs to one request (the KV cache, the
+token buffer and hop, the vocoder caches, the random generators) is created per call, so requests
+never leak state into each other and a new request always starts from the first hop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .config import ModelConfig, load_model_config
+from .errors import ModelLoadError
+from .flow import load_flow
+from .flow.base import FlowModel
+from .hift import (
+    CausalHiftReferenceStream,
+    CausalHiftStream,
+    CausalHiFTGenerator,
+    HiFTGenerator,
+    HiftStreamV2,
+    load_hift,
+)
+from .llm import EosRule, SpeechLM, load_llm
+from .token2wav import StreamSchedule, Token2WavStream, VocoderStream
+
+logger = logging.getLogger(__name__)
+
+TokenIds = Sequence[int] | torch.Tensor
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """``"auto"`` picks CUDA when present; an unavailable device is an error, never a downgrade."""
+    if str(device) == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ModelLoadError(f"device {device!r} was requested but this machine has no usable CUDA GPU")
+    if dev.type == "mps" and not torch.backends.mps.is_available():
+        raise ModelLoadError(f"device {device!r} was requested but MPS is not available here")
+    return dev
+
+
+@dataclass(frozen=True)
+class SynthesisKnobs:
+    """Model-level options of one synthesis (the engine maps user requests onto these)."""
+
+    stream: bool = True  # emit audio per hop instead of once at the end
+    seed: int | None = None  # makes sampling and vocoder noise reproducible
+    speed: float = 1.0  # non-streaming: mel time-stretch as the original does
+    eos_rule: EosRule = "all_specials"  # see SpeechLM.generate
+    n_steps: int | None = None  # flow Euler steps; None = the release's 10
+    cfg_rate: float | None = None  # flow CFG; None = the release's 0.7, 0 = no unconditional pass
+    exact_vocoder: bool = False  # CV3: re-vocode all mel every chunk as the original does
+    min_len: int | None = None  # override the 2 x text-token minimum (benchmarks, tests)
+    max_len: int | None = None  # override the 20 x text-token maximum
+
+
+def _as_row(ids: TokenIds | None, device: torch.device) -> torch.Tensor:
+    if ids is None:
+        return torch.zeros(1, 0, dtype=torch.int32, device=device)
+    t = ids if isinstance(ids, torch.Tensor) else torch.tensor(list(ids), dtype=torch.int32)
+    return t.reshape(1, -1).to(device=device, dtype=torch.int32)  # [1, L]
+
+
+class CosyModel:
+    """The LLM, flow and vocoder of one release, on one device. Holds no per-request state."""
+
+    def __init__(self, cfg: ModelConfig, llm: SpeechLM, flow: FlowModel,
+                 hift: HiFTGenerator | CausalHiFTGenerator, device: torch.device) -> None:
+        self.cfg = cfg
+        self.llm = llm
+        self.flow = flow
+        self.hift = hift
+        self.device = device
+
+    @classmethod
+    def load(cls, model_dir: Path | str, device: str | torch.device = "auto",
+             dtype: torch.dtype = torch.float32) -> CosyModel:
+        """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass."""
+        cfg = load_model_config(model_dir)
+        dev = resolve_device(device)
+        llm = load_llm(cfg, device=dev, dtype=dtype)
+        flow = load_flow(cfg, device=dev, dtype=dtype)
+        hift = load_hift(cfg, device=dev)
+        logger.info("loaded %s from %s on %s", cfg.family, cfg.model_dir, dev)
+        return cls(cfg, llm, flow, hift, dev)
+
+    @property
+    def sample_rate(self) -> int:
+        return self.cfg.sample_rate
+
+    # -- per-request objects ------------------------------------------------------------------
+    def vocoder_stream(self, generator: torch.Generator | None, *, exact: bool = False) -> VocoderStream:
+        if isinstance(self.hift, CausalHiFTGenerator):
+            return CausalHiftReferenceStream(self.hift) if exact else CausalHiftStream(self.hift)
+        return HiftStreamV2(self.hift, generator)
+
+    def token2wav_stream(self, prompt_token: TokenIds | None, prompt_feat: torch.Tensor | None,
+                         embedding: torch.Tensor, *, knobs: SynthesisKnobs = SynthesisKnobs(),
+                         generator: torch.Generator | None = None) -> Token2WavStream:
+        dev = self.device
+        ptok = _as_row(prompt_token, dev)
+        feat = (torch.zeros(1, 0, self.cfg.flow.output_size) if prompt_feat is None else prompt_feat)
+        return Token2WavStream(
+            flow=self.flow,
+            vocoder=self.vocoder_stream(generator, exact=knobs.exact_vocoder),
+            prompt_token=ptok,
+            prompt_feat=feat.to(dev, torch.float32),
+            embedding=embedding.reshape(1, -1).to(dev, torch.float32),
+            token_mel_ratio=self.cfg.token_mel_ratio,
+            schedule=StreamSchedule(chunk=self.cfg.chunk_size, lookahead=self.cfg.flow.pre_lookahead_len),
+            drop_silent_runs=self.cfg.family == "cosyvoice3",
+            n_steps=knobs.n_steps,
+            cfg_rate=knobs.cfg_rate,
+        )
+
+    def _generators(self, seed: int | None) -> tuple[torch.Generator, torch.Generator]:
+        """Independent generators for LLM sampling and vocoder noise, seeded from one number."""
+        base = int(torch.randint(0, 2**62, (1,)).item()) if seed is None else int(seed)
+        g_llm = torch.Generator(device=self.device).manual_seed(base)
+        g_voc = torch.Generator(device=self.device).manual_seed(base ^ 0x5EED_C0DE)
+        return g_llm, g_voc
+
+    # -- synthesis ----------------------------------------------------------------------------
+    def tts(
+        self,
+        text_ids: TokenIds,
+        *,
+        prompt_text_ids: TokenIds | None = None,
+        llm_prompt_speech: TokenIds | None = None,
+        flow_prompt_speech: TokenIds | None = None,
+        prompt_feat: torch.Tensor | None = None,
+        embedding: torch.Tensor,
+        knobs: SynthesisKnobs = SynthesisKnobs(),
+        on_token: Callable[[int], None] | None = None,
+    ) -> Iterator[np.ndarray]:
+        """Text ids -> speech tokens -> mel -> audio, yielded as float32 chunks at ``sample_rate``.
+
+        With ``knobs.stream`` audio comes per hop (25+pad, 50, 100, 100… tokens); otherwise once.
+        The LLM and token2wav run interleaved in this one generator: no threads, no polling.
+        """
+        g_llm, g_voc = self._generators(knobs.seed)
+        stream = self.token2wav_stream(flow_prompt_speech, prompt_feat, embedding, knobs=knobs, generator=g_voc)
+        if knobs.stream and knobs.speed != 1.0:
+            logger.debug("speed %.2f while streaming is applied by the engine, not the flow", knobs.speed)
+        with torch.inference_mode():
+            tokens = self.llm.generate(
+                text_ids,
+                prompt_text_ids,
+                llm_prompt_speech,
+                seed=None,
+                generator=g_llm,
+                eos_rule=knobs.eos_rule,
+                min_len=knobs.min_len,
+                max_len=knobs.max_len,
+            )
+            for tok in tokens:
+                if on_token is not None:
+                    on_token(tok)
+                if knobs.stream:
+                    yield from stream.push(tok)
+                else:
+                    stream.accept(tok)
+            tail = stream.finish(speed=1.0 if knobs.stream else knobs.speed)
+        if tail.size:
+            yield tail

@@ -1,0 +1,205 @@
+"""token2wav streaming: speech tokens in, audio chunks out, as a plain generator with explicit state.
+
+Shapes: P = prompt speech tokens, N = generated tokens so far, C = 80 mel bins, T = mel frames.
+
+The release schedule (both families): the first hop is ``chunk + pad`` tokens where ``pad`` rounds
+the prompt up to a multiple of ``chunk`` (25), so that every emitted region ends on an attention
+chunk boundary of the full prompt + generated sequence; later hops double up to 100. Each call
+needs ``hop + 3`` tokens (3 look-ahead tokens). The last call runs the flow with
+``streaming=False, finalize=True`` over everything. Hop growth is per stream: a new request always
+starts from the first hop (upstream keeps it on the model and leaks it across requests).
+
+All per-request state lives in :class:`Token2WavStream`; the models hold none.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+logger = logging.getLogger(__name__)
+
+# CosyVoice3 "FSQ silent and breath" tokens: runs longer than 5 are dropped before the flow.
+CV3_SILENT_TOKENS = frozenset({1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 2323})
+MAX_SILENT_RUN = 5
+
+
+@dataclass(frozen=True)
+class StreamSchedule:
+    """Hop sizes of the release streaming schedule (tokens)."""
+
+    chunk: int = 25  # must equal the flow's training static chunk
+    max_hop: int = 100
+    growth: int = 2
+    lookahead: int = 3  # pre_lookahead_len of the flow
+
+    def prompt_pad(self, prompt_tokens: int) -> int:
+        return math.ceil(prompt_tokens / self.chunk) * self.chunk - prompt_tokens
+
+    def next_hop(self, hop: int) -> int:
+        return min(self.max_hop, hop * self.growth)
+
+
+class FlowLike(Protocol):
+    def inference(
+        self,
+        token: torch.Tensor,
+        prompt_token: torch.Tensor,
+        prompt_feat: torch.Tensor,
+        embedding: torch.Tensor,
+        *,
+        streaming: bool,
+        finalize: bool,
+        n_steps: int | None = None,
+        cfg_rate: float | None = None,
+        capture: dict[str, Any] | None = None,
+    ) -> torch.Tensor: ...
+
+
+class VocoderStream(Protocol):
+    """Per-stream vocoder state: takes new mel frames, returns the audio that is now final."""
+
+    def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray: ...
+
+
+@dataclass
+class FlowCall:
+    """One flow call made by a stream (kept for tests, conformance and profiling)."""
+
+    token_end: int  # generated tokens given to the flow
+    token_offset: int  # generated tokens already turned into audio before this call
+    streaming: bool
+    finalize: bool
+    mel: torch.Tensor | None = None  # the new mel frames kept from this call [1, C, T_new]
+
+
+@dataclass
+class Token2WavStream:
+    """State of one request's token -> audio stream. Owned by the caller; never shared."""
+
+    flow: FlowLike
+    vocoder: VocoderStream
+    prompt_token: torch.Tensor  # [1, P] int32
+    prompt_feat: torch.Tensor  # [1, 2P, C]
+    embedding: torch.Tensor  # [1, 192]
+    token_mel_ratio: int = 2
+    schedule: StreamSchedule = field(default_factory=StreamSchedule)
+    drop_silent_runs: bool = False  # CosyVoice3 rule
+    n_steps: int | None = None  # flow Euler steps (None = the release's 10)
+    cfg_rate: float | None = None  # CFG strength (None = the release's 0.7)
+    record_calls: bool = False
+    tokens: list[int] = field(default_factory=list)
+    token_offset: int = 0
+    hop: int = 0
+    calls: list[FlowCall] = field(default_factory=list)
+    finished: bool = False
+    _silent_run: int = 0
+
+    def __post_init__(self) -> None:
+        self.hop = self.schedule.chunk
+        self._pad = self.schedule.prompt_pad(int(self.prompt_token.shape[1]))
+
+    # -- input --------------------------------------------------------------------------------
+    def accept(self, token: int) -> bool:
+        """Buffer one generated token (False if dropped by the silent-run rule)."""
+        if self.drop_silent_runs:
+            if token in CV3_SILENT_TOKENS:
+                self._silent_run += 1
+                if self._silent_run > MAX_SILENT_RUN:
+                    return False
+            else:
+                self._silent_run = 0
+        self.tokens.append(int(token))
+        return True
+
+    @property
+    def this_hop(self) -> int:
+        return self.hop + (self._pad if self.token_offset == 0 else 0)
+
+    def ready(self) -> bool:
+        """True when enough tokens are buffered for the next streamed chunk."""
+        return len(self.tokens) - self.token_offset >= self.this_hop + self.schedule.lookahead
+
+    # -- output -------------------------------------------------------------------------------
+    def push(self, token: int) -> Iterator[np.ndarray]:
+        """Add a token; yield audio chunks that became ready (zero or one)."""
+        if self.finished:
+            raise RuntimeError("this stream has already finished")
+        self.accept(token)
+        while self.ready():
+            yield self._stream_chunk()
+
+    def _token_tensor(self, end: int) -> torch.Tensor:
+        dev = self.prompt_token.device
+        return torch.tensor([self.tokens[:end]], dtype=torch.int32, device=dev)  # [1, end]
+
+    def _run_flow(self, end: int, *, streaming: bool, finalize: bool) -> torch.Tensor:
+        mel = self.flow.inference(
+            self._token_tensor(end),
+            self.prompt_token,
+            self.prompt_feat,
+            self.embedding,
+            streaming=streaming,
+            finalize=finalize,
+            n_steps=self.n_steps,
+            cfg_rate=self.cfg_rate,
+        )  # [1, C, T_gen]
+        new = mel[:, :, self.token_offset * self.token_mel_ratio :]
+        if self.record_calls:
+            self.calls.append(FlowCall(end, self.token_offset, streaming, finalize, new.detach().clone()))
+        return new
+
+    def _stream_chunk(self) -> np.ndarray:
+        hop = self.this_hop
+        end = self.token_offset + hop + self.schedule.lookahead
+        mel = self._run_flow(end, streaming=True, finalize=False)
+        audio = self.vocoder.push(mel, finalize=False)
+        self.token_offset += hop
+        self.hop = self.schedule.next_hop(self.hop)
+        return audio
+
+    def finish(self, *, speed: float = 1.0) -> np.ndarray:
+        """Flush: the final flow call over all tokens (``streaming=False, finalize=True``).
+
+        ``speed`` resamples the final mel in time (linear), as the original does in non-streaming
+        mode; it is only allowed when nothing has been streamed yet.
+        """
+        if self.finished:
+            raise RuntimeError("this stream has already finished")
+        self.finished = True
+        if not self.tokens:
+            return np.zeros(0, dtype=np.float32)
+        mel = self._run_flow(len(self.tokens), streaming=False, finalize=True)
+        if speed != 1.0:
+            if self.token_offset != 0:
+                raise ValueError("speed != 1 on the final flow call needs a stream that emitted nothing yet")
+            mel = stretch_mel(mel, speed)
+        return self.vocoder.push(mel, finalize=True)
+
+
+def stretch_mel(mel: torch.Tensor, speed: float) -> torch.Tensor:
+    """The original's speed change: linear interpolation of the mel to ``int(T / speed)`` frames."""
+    if not 0.5 <= speed <= 2.0:
+        raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
+    frames = int(mel.shape[2] / speed)
+    return F.interpolate(mel, size=frames, mode="linear")  # [1, C, T / speed]
+
+
+def run_stream(stream: Token2WavStream, tokens: Iterator[int] | list[int], *, stream_audio: bool = True,
+               speed: float = 1.0) -> Iterator[np.ndarray]:
+    """Drive a stream over a token iterator; yields audio chunks (one at the end if not streaming)."""
+    for tok in tokens:
+        if stream_audio:
+            yield from stream.push(tok)
+        else:
+            stream.accept(tok)
+    tail = stream.finish(speed=speed)
+    if tail.size:
+        yield tail
