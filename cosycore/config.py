@@ -173,7 +173,7 @@ def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> d
     except FileNotFoundError as e:
         raise ModelNotFoundError(f"{Path(path).name} is missing from {Path(path).parent}") from e
     try:
-        tree = yaml.load(text, Loader=_PlainLoader)  # noqa: S506 - a SafeLoader subclass
+        tree = yaml.load(text, Loader=_PlainLoader)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid yaml: {e}") from e
     if not isinstance(tree, dict):

@@ -20,9 +20,9 @@ from .errors import ModelLoadError
 from .flow import load_flow
 from .flow.base import FlowModel
 from .hift import (
+    CausalHiFTGenerator,
     CausalHiftReferenceStream,
     CausalHiftStream,
-    CausalHiFTGenerator,
     HiFTGenerator,
     HiftStreamV2,
     load_hift,

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtWidgets import QMessageBox  # noqa: E402
+from PySide6.QtWidgets import QMessageBox
 
-from app.main_window import MainWindow  # noqa: E402
+from app.main_window import MainWindow
 
 
 def test_window_without_model(qtbot) -> None:

@@ -62,7 +62,8 @@ def test_roundtrip_is_memory_mapped(tmp_path: Path) -> None:
 
 
 def test_weight_norm_key_forms() -> None:
-    sd = {"generator.conv.weight_g": torch.ones(1), "generator.conv.weight_v": torch.ones(1), "x.bias": torch.ones(1)}
+    sd = {"generator.conv.weight_g": torch.ones(1), "generator.conv.weight_v": torch.ones(1),
+          "x.bias": torch.ones(1)}
     out = normalize_keys(sd, "hift")
     assert set(out) == {
         "conv.parametrizations.weight.original0",
@@ -74,11 +75,13 @@ def test_weight_norm_key_forms() -> None:
 def test_strict_assign_lists_keys() -> None:
     with torch.device("meta"):
         m = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 2))
-    sd = {"0.weight": torch.zeros(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.zeros(2, 5), "extra": torch.zeros(1)}
+    sd = {"0.weight": torch.zeros(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.zeros(2, 5),
+          "extra": torch.zeros(1)}
     with pytest.raises(StateDictMismatchError) as info:
         assign_state_dict(m, sd, "flow.pt")
     msg = str(info.value)
     assert "missing keys: 1.bias" in msg and "unexpected keys: extra" in msg and "1.weight (2, 5)" in msg
-    good = {"0.weight": torch.ones(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.ones(2, 4), "1.bias": torch.zeros(2)}
+    good = {"0.weight": torch.ones(4, 3), "0.bias": torch.zeros(4), "1.weight": torch.ones(2, 4),
+            "1.bias": torch.zeros(2)}
     assign_state_dict(m, good, "flow.pt")
     assert m(torch.ones(1, 3)).tolist() == [[12.0, 12.0]]

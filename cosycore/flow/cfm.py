@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import ClassVar
 
 import torch
 
@@ -24,7 +25,7 @@ Estimator = Callable[..., torch.Tensor]
 class FixedNoise:
     """The original's fixed initial noise, built once per process and shared read-only."""
 
-    _cache: dict[tuple[int, int, int], torch.Tensor] = {}
+    _cache: ClassVar[dict[tuple[int, int, int], torch.Tensor]] = {}
 
     @classmethod
     def get(cls, channels: int, frames: int, seed: int) -> torch.Tensor:

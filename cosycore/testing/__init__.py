@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks: release-size configs and tiny model folders."""
