@@ -57,3 +57,7 @@ class SynthesisError(CosyError):
 
 class InputError(SynthesisError):
     """The text, audio or request given by the user is not usable as it is."""
+
+
+class StorageError(CosyError):
+    """A file could not be written (disk full, no permission, read-only folder); nothing was replaced."""

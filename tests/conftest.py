@@ -72,3 +72,19 @@ def copy_release(src: Path, dst: Path, *, link_weights: bool = True) -> Path:
         if path.is_file() and not path.is_symlink():
             path.chmod(0o644)
     return dst
+
+
+@pytest.fixture(scope="session")
+def tiny_cv2_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A complete tiny CosyVoice2 release folder (random weights, ONNX models, tokenizer), seed 0."""
+    from cosycore.testing.tiny_model import write_tiny_model
+
+    return write_tiny_model(tmp_path_factory.mktemp("tiny-cv2"), "cosyvoice2", seed=0).model_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_cv3_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A complete tiny Fun-CosyVoice3 release folder (random weights, ONNX models, tokenizer), seed 0."""
+    from cosycore.testing.tiny_model import write_tiny_model
+
+    return write_tiny_model(tmp_path_factory.mktemp("tiny-cv3"), "cosyvoice3", seed=0).model_dir

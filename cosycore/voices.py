@@ -1,0 +1,532 @@
+"""Saved voices: one ``.cosyvoice`` file per voice, and a folder of them (:class:`VoiceLibrary`).
+
+A voice file is a zip archive (entries stored uncompressed) holding
+
+* ``voice.json``: the header — format name and version, creation time, the voice's name, the
+  transcript of its prompt audio, language, the model family its features were made for, the
+  sha256 of the speech-tokenizer file that made its tokens, array dtypes and shapes, and a sha256
+  checksum;
+* ``audio_24k.npy`` (float32 [N], 24 kHz prompt audio), ``speech_tokens.npy`` (int32 [P]),
+  ``embedding.npy`` (float32 [192]) and ``prompt_mel.npy`` (float32 [T, 80]) in NumPy's ``.npy``
+  format, read with ``allow_pickle=False``.
+
+The checksum covers the header (without the checksum itself, as canonical JSON) and every array
+file, so a damaged download or a hand-edited transcript is detected. No pickle is involved anywhere.
+Files are written to a temporary file beside the target and moved into place, so an interrupted or
+failed save never leaves a half-written voice and never destroys the previous one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import errno
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+import unicodedata
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, get_args
+
+import numpy as np
+
+from .config import Family
+from .errors import InputError, StorageError
+
+logger = logging.getLogger(__name__)
+
+FORMAT_NAME = "cosy-studio-voice"
+FORMAT_VERSION = 1
+VOICE_SUFFIX = ".cosyvoice"
+HEADER_ENTRY = "voice.json"
+ARRAY_NAMES = ("audio_24k", "speech_tokens", "embedding", "prompt_mel")  # checksum order
+EMBEDDING_DIM = 192
+MEL_BINS = 80
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # refuse absurd entries instead of reading them into memory
+MAX_NAME_CHARS = 64
+_FAMILIES: tuple[str, ...] = get_args(Family)
+_EXPECTED = {  # name -> (dtype, rank)
+    "audio_24k": (np.dtype(np.float32), 1),
+    "speech_tokens": (np.dtype(np.int32), 1),
+    "embedding": (np.dtype(np.float32), 1),
+    "prompt_mel": (np.dtype(np.float32), 2),
+}
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _frozen(array: np.ndarray, dtype: np.dtype, rank: int, what: str) -> np.ndarray:
+    a = np.array(array, dtype=dtype, copy=True)
+    if a.ndim != rank:
+        raise ValueError(f"{what} must have rank {rank}, got shape {a.shape}")
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Voice:
+    """A saved voice: prompt audio, its transcript and the features a model family needs from it.
+
+    Arrays are copied, converted to their dtypes and made read-only on construction. Two voices
+    compare equal when every field and every array is equal.
+    """
+
+    name: str
+    transcript: str
+    language: str  # e.g. "en", "zh"; "" when unknown
+    family: Family  # model family the cached features were made for
+    speech_tokenizer_sha256: str  # sha256 of the speech-tokenizer file that made the tokens
+    audio_24k: np.ndarray  # float32 [N], mono, 24 kHz
+    speech_tokens: np.ndarray  # int32 [P]
+    embedding: np.ndarray  # float32 [192]
+    prompt_mel: np.ndarray  # float32 [T, 80]
+    created_at: str = field(default_factory=utc_now)  # ISO 8601 UTC
+    sample_rate: int = 24000  # of audio_24k
+    format_version: int = FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError("a voice needs a non-empty name")
+        if self.family not in _FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(_FAMILIES)}, got {self.family!r}")
+        for name in ARRAY_NAMES:
+            dtype, rank = _EXPECTED[name]
+            object.__setattr__(self, name, _frozen(getattr(self, name), dtype, rank, name))
+        if self.embedding.shape != (EMBEDDING_DIM,):
+            raise ValueError(f"embedding must have shape ({EMBEDDING_DIM},), got {self.embedding.shape}")
+        if self.prompt_mel.shape[1] != MEL_BINS:
+            raise ValueError(f"prompt_mel must be [T, {MEL_BINS}], got {self.prompt_mel.shape}")
+        if self.speech_tokens.size and int(self.speech_tokens.min()) < 0:
+            raise ValueError("speech tokens must be non-negative")
+        if self.sample_rate <= 0:
+            raise ValueError(f"sample_rate must be positive, got {self.sample_rate}")
+        for name in ("audio_24k", "embedding", "prompt_mel"):
+            if not np.isfinite(getattr(self, name)).all():
+                raise ValueError(f"{name} holds NaN or infinite values")
+
+    @property
+    def duration(self) -> float:
+        """Length of the prompt audio in seconds."""
+        return self.audio_24k.shape[0] / self.sample_rate
+
+    def renamed(self, name: str) -> Voice:
+        return replace(self, name=name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Voice):
+            return NotImplemented
+        scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
+                   "sample_rate", "format_version")
+        return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
+            np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking contents; not hashable
+
+
+# --------------------------------------------------------------------------------------------
+# Encoding
+# --------------------------------------------------------------------------------------------
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _canonical(header: Mapping[str, Any]) -> bytes:
+    body = {k: v for k, v in header.items() if k != "checksum"}
+    return json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def payload_checksum(header: Mapping[str, Any], arrays: Mapping[str, bytes]) -> str:
+    """sha256 over the canonical header (without its checksum) and each array file, in a fixed order."""
+    digest = hashlib.sha256(_canonical(header))
+    for name in ARRAY_NAMES:
+        data = arrays[name]
+        digest.update(f"\n{name}:{len(data)}\n".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _header(voice: Voice) -> dict[str, Any]:
+    return {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "created_at": voice.created_at,
+        "name": voice.name,
+        "transcript": voice.transcript,
+        "language": voice.language,
+        "family": voice.family,
+        "speech_tokenizer_sha256": voice.speech_tokenizer_sha256,
+        "sample_rate": voice.sample_rate,
+        "arrays": {
+            name: {"dtype": getattr(voice, name).dtype.str, "shape": list(getattr(voice, name).shape)}
+            for name in ARRAY_NAMES
+        },
+    }
+
+
+def encode_voice(voice: Voice) -> bytes:
+    """The bytes of a ``.cosyvoice`` file for ``voice``."""
+    arrays = {name: _npy_bytes(getattr(voice, name)) for name in ARRAY_NAMES}
+    header = _header(voice)
+    header["checksum"] = {"algorithm": "sha256", "value": payload_checksum(header, arrays)}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr(_entry_info(HEADER_ENTRY), json.dumps(header, ensure_ascii=False, indent=2))
+        for name in ARRAY_NAMES:
+            zf.writestr(_entry_info(name + ".npy"), arrays[name])
+    return buf.getvalue()
+
+
+def _entry_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # reproducible bytes
+    info.compress_type = zipfile.ZIP_STORED
+    info.external_attr = 0o644 << 16
+    return info
+
+
+# --------------------------------------------------------------------------------------------
+# Atomic writes
+# --------------------------------------------------------------------------------------------
+
+
+def _storage_reason(e: OSError) -> str:
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full"
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if e.errno == errno.EROFS:
+        return "the folder is on a read-only disk"
+    return e.strerror or str(e)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and ``os.replace``.
+
+    On failure the temporary file is removed, any existing ``path`` is left as it was, and a
+    :class:`StorageError` saying why is raised.
+    """
+    path = Path(path)
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        tmp = None
+        _fsync_dir(path.parent)
+    except OSError as e:
+        raise StorageError(
+            f"could not save {path}: {_storage_reason(e)}. Nothing was changed"
+            + (" (the previous file is intact)." if path.exists() else ".")
+        ) from e
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def save_voice(path: Path | str, voice: Voice) -> Path:
+    """Write ``voice`` to ``path`` atomically. Returns the path."""
+    path = Path(path)
+    write_atomic(path, encode_voice(voice))
+    logger.info("saved voice %r (%s, %.1f s) to %s", voice.name, voice.family, voice.duration, path)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+def _not_a_voice(path: Path, why: str) -> InputError:
+    return InputError(f"'{path.name}' is not a Cosy Studio voice file ({why}).")
+
+
+def _damaged(path: Path, why: str) -> InputError:
+    return InputError(
+        f"the voice file '{path.name}' is damaged or was edited ({why}). "
+        "Re-create the voice from its recording, or restore the file from a copy."
+    )
+
+
+def _read_entry(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise _damaged(path, f"the entry {name} is missing") from None
+    if info.file_size > MAX_ENTRY_BYTES:
+        raise _damaged(path, f"the entry {name} claims {info.file_size} bytes")
+    try:
+        return zf.read(info)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as e:
+        raise _damaged(path, f"{name} cannot be read: {e}") from e
+
+
+def _read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
+    if HEADER_ENTRY not in zf.namelist():
+        raise _not_a_voice(path, f"it has no {HEADER_ENTRY}")
+    raw = _read_entry(zf, HEADER_ENTRY, path)
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _damaged(path, f"{HEADER_ENTRY} is not valid JSON: {e}") from e
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise _not_a_voice(path, f"{HEADER_ENTRY} does not say format '{FORMAT_NAME}'")
+    version = header.get("format_version")
+    if not isinstance(version, int) or version < 1:
+        raise _damaged(path, f"format_version is {version!r}")
+    if version > FORMAT_VERSION:
+        raise InputError(
+            f"the voice file '{path.name}' was made by a newer Cosy Studio (voice format {version}; this "
+            f"version reads up to {FORMAT_VERSION}). Update the app to use it."
+        )
+    return header
+
+
+def _decode_array(data: bytes, name: str, header: Mapping[str, Any], path: Path) -> np.ndarray:
+    try:
+        array = np.load(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise _damaged(path, f"{name} is not a valid array: {e}") from e
+    listed = header.get("arrays")
+    meta = listed.get(name) if isinstance(listed, dict) else None
+    shape = meta.get("shape") if isinstance(meta, dict) else None
+    dtype, rank = _EXPECTED[name]
+    if array.dtype != dtype or array.ndim != rank or list(array.shape) != shape:
+        raise _damaged(path, f"{name} has dtype {array.dtype} and shape {array.shape}")
+    return array
+
+
+@contextlib.contextmanager
+def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
+    if not path.is_file():
+        raise InputError(f"the voice file '{path}' does not exist.")
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as e:
+        raise _not_a_voice(path, "it is not a zip archive") from e
+    except OSError as e:
+        raise InputError(f"the voice file '{path}' cannot be read: {_storage_reason(e)}.") from e
+    with zf:
+        yield zf
+
+
+def load_voice(path: Path | str) -> Voice:
+    """Read and verify a ``.cosyvoice`` file.
+
+    Raises :class:`InputError` when the file is missing or not a voice file, was made by a newer
+    version of the app, or fails its checksum ("damaged or was edited").
+    """
+    path = Path(path)
+    with _open_zip(path) as zf:
+        header = _read_header(zf, path)
+        arrays = {name: _read_entry(zf, name + ".npy", path) for name in ARRAY_NAMES}
+    checksum = header.get("checksum")
+    stored = checksum.get("value") if isinstance(checksum, dict) else None
+    if stored != payload_checksum(header, arrays):
+        raise _damaged(path, "its checksum does not match its contents")
+    decoded = {name: _decode_array(arrays[name], name, header, path) for name in ARRAY_NAMES}
+    try:
+        return Voice(
+            name=str(header["name"]),
+            transcript=str(header.get("transcript", "")),
+            language=str(header.get("language", "")),
+            family=header["family"],
+            speech_tokenizer_sha256=str(header.get("speech_tokenizer_sha256", "")),
+            created_at=str(header.get("created_at", "")),
+            sample_rate=int(header.get("sample_rate", 24000)),
+            format_version=int(header["format_version"]),
+            **decoded,
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise _damaged(path, f"its contents are inconsistent: {e}") from e
+
+
+# --------------------------------------------------------------------------------------------
+# Library
+# --------------------------------------------------------------------------------------------
+
+_UNSAFE_NAME_CHARS = re.compile(r'[/\\:*?"<>|]')
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                     *(f"lpt{i}" for i in range(1, 10))}
+
+
+def sanitize_voice_name(name: str) -> str:
+    """A display name safe to show and store: NFC, no control or path characters, ≤ 64 chars.
+
+    Raises :class:`InputError` if nothing is left.
+    """
+    text = unicodedata.normalize("NFC", str(name))
+    text = "".join(" " if unicodedata.category(c).startswith("C") else c for c in text)
+    text = _UNSAFE_NAME_CHARS.sub(" ", text)
+    text = " ".join(text.split()).strip(" .")
+    text = text[:MAX_NAME_CHARS].rstrip(" .")
+    if not text:
+        raise InputError(f"{name!r} cannot be used as a voice name; use letters or digits.")
+    return text
+
+
+def voice_file_stem(name: str) -> str:
+    """A portable file name stem for a (sanitised) voice name."""
+    stem = re.sub(r"[^\w\-]+", "_", name.casefold()).strip("_.") or "voice"
+    if stem in _WINDOWS_RESERVED:
+        stem = "_" + stem
+    return stem[:MAX_NAME_CHARS]
+
+
+@dataclass(frozen=True)
+class VoiceInfo:
+    """A voice as listed by :class:`VoiceLibrary` (read from the header only)."""
+
+    name: str
+    path: Path
+    family: str
+    language: str
+    transcript: str
+    created_at: str
+    duration: float  # seconds
+
+
+def _read_info(path: Path) -> VoiceInfo:
+    with _open_zip(path) as zf:
+        header = _read_header(zf, path)
+    try:
+        samples = int(header["arrays"]["audio_24k"]["shape"][0])
+        return VoiceInfo(
+            name=str(header["name"]), path=path, family=str(header["family"]),
+            language=str(header.get("language", "")), transcript=str(header.get("transcript", "")),
+            created_at=str(header.get("created_at", "")),
+            duration=samples / int(header.get("sample_rate", 24000)),
+        )
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as e:
+        raise _damaged(path, f"its header is incomplete: {e}") from e
+
+
+class VoiceLibrary:
+    """A folder of ``.cosyvoice`` files, addressed by voice name (unique, case-insensitive)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self._lock = threading.RLock()
+
+    def _files(self) -> builtins.list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p for p in self.root.glob(f"*{VOICE_SUFFIX}") if p.is_file())
+
+    def list(self) -> builtins.list[VoiceInfo]:
+        """Every readable voice, sorted by name. Unreadable files are skipped with a warning."""
+        infos: builtins.list[VoiceInfo] = []
+        for path in self._files():
+            try:
+                infos.append(_read_info(path))
+            except InputError as e:
+                logger.warning("skipping %s: %s", path, e)
+        return sorted(infos, key=lambda i: (i.name.casefold(), i.name))
+
+    def names(self) -> builtins.list[str]:
+        return [info.name for info in self.list()]
+
+    def _find(self, name: str) -> VoiceInfo | None:
+        key = sanitize_voice_name(name).casefold()
+        return next((i for i in self.list() if i.name.casefold() == key), None)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._find(name) is not None
+
+    def get(self, name: str) -> Voice:
+        """Load and verify the voice called ``name``."""
+        info = self._find(name)
+        if info is None:
+            raise InputError(f"there is no saved voice called {name!r}.")
+        return load_voice(info.path)
+
+    def _unique_name(self, wanted: str, taken: set[str]) -> str:
+        if wanted.casefold() not in taken:
+            return wanted
+        for i in range(2, 10_000):
+            suffix = f" ({i})"
+            candidate = wanted[: MAX_NAME_CHARS - len(suffix)].rstrip(" .") + suffix
+            if candidate.casefold() not in taken:
+                return candidate
+        raise InputError(f"too many voices are called {wanted!r}; choose another name.")
+
+    def _free_path(self, name: str, keep: Path | None = None) -> Path:
+        stem = voice_file_stem(name)
+        for i in range(1, 10_000):
+            path = self.root / f"{stem}{'' if i == 1 else f'-{i}'}{VOICE_SUFFIX}"
+            if path == keep or not path.exists():
+                return path
+        raise StorageError(f"no free file name for the voice {name!r} in {self.root}")
+
+    def add(self, voice: Voice) -> VoiceInfo:
+        """Store ``voice``; its name is sanitised and, if taken, suffixed " (2)", " (3)", …"""
+        with self._lock:
+            taken = {n.casefold() for n in self.names()}
+            name = self._unique_name(sanitize_voice_name(voice.name), taken)
+            stored = voice if name == voice.name else voice.renamed(name)
+            path = save_voice(self._free_path(name), stored)
+            return _read_info(path)
+
+    def rename(self, old: str, new: str) -> VoiceInfo:
+        """Give the voice ``old`` the name ``new`` (which must not belong to another voice)."""
+        with self._lock:
+            info = self._find(old)
+            if info is None:
+                raise InputError(f"there is no saved voice called {old!r}.")
+            name = sanitize_voice_name(new)
+            clash = self._find(name)
+            if clash is not None and clash.path != info.path:
+                raise InputError(f"a voice called {clash.name!r} already exists; choose another name.")
+            voice = load_voice(info.path).renamed(name)
+            target = self._free_path(name, keep=info.path)
+            save_voice(target, voice)
+            if target != info.path:
+                try:
+                    info.path.unlink()
+                except OSError as e:
+                    target.unlink(missing_ok=True)
+                    raise StorageError(f"could not rename {info.path}: {_storage_reason(e)}") from e
+            return _read_info(target)
+
+    def remove(self, name: str) -> None:
+        """Delete the voice called ``name``."""
+        with self._lock:
+            info = self._find(name)
+            if info is None:
+                raise InputError(f"there is no saved voice called {name!r}.")
+            try:
+                info.path.unlink()
+            except OSError as e:
+                raise StorageError(f"could not delete {info.path}: {_storage_reason(e)}") from e
+            logger.info("removed voice %r (%s)", info.name, info.path)
