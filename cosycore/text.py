@@ -112,6 +112,24 @@ def detect_language(text: str) -> Lang:
     return "zh" if contains_cjk(text) else "en"
 
 
+_HIRAGANA_RE = re.compile(r"[\u3040-\u309f]")
+
+
+def japanese_note(text: str) -> str | None:
+    """A note for Japanese input, which Fun-CosyVoice3 reads correctly only as katakana.
+
+    Hiragana is the reliable sign of Japanese (kanji alone cannot be told from Chinese). The
+    original's examples require Japanese to be written in katakana; otherwise the model reads the
+    kanji as Chinese and skips or garbles the kana.
+    """
+    if _HIRAGANA_RE.search(text):
+        return (
+            "This text looks Japanese. Fun-CosyVoice3 reads Japanese only when it is written in "
+            "katakana (for example 「コンニチハ」 instead of 「こんにちは」); convert it first."
+        )
+    return None
+
+
 def is_markup(text: str) -> bool:
     """Text with ``<|`` and ``|>`` (a CosyVoice prompt) bypasses normalisation and splitting."""
     return "<|" in text and "|>" in text
