@@ -60,7 +60,7 @@ def test_release_hops_and_every_frame_once(prompt_len: int) -> None:
 
 def test_cv3_silent_runs_longer_than_five_are_dropped() -> None:
     silent = sorted(CV3_SILENT_TOKENS)[0]
-    s, _, voc = _stream(0, drop=True)
+    s, _, _ = _stream(0, drop=True)
     seq = [7] + [silent] * 9 + [8, silent, silent, 9]
     kept = [s.accept(t) for t in seq]
     assert kept == [True] + [True] * 5 + [False] * 4 + [True, True, True, True]
@@ -73,7 +73,7 @@ def test_speed_stretch_length_and_limits() -> None:
     mel = torch.randn(1, 80, 100)
     assert stretch_mel(mel, 2.0).shape[2] == 50
     assert stretch_mel(mel, 0.5).shape[2] == 200
-    with pytest.raises(ValueError, match="between 0.5 and 2.0"):
+    with pytest.raises(ValueError, match=r"between 0\.5 and 2\.0"):
         stretch_mel(mel, 3.0)
 
 
