@@ -7,6 +7,10 @@ It owns no per-request state. Each stream creates its own preallocated :class:`K
 :meth:`SpeechLM.decode_one_token`, gpt-fast style: positions ``0..n`` are contiguous, keys and
 values are written in place, and nothing is reallocated or concatenated while decoding.
 
+Two decoding entry points: :meth:`SpeechLM.generate` (unistream: the whole text is known) and
+:meth:`SpeechLM.generate_bistream` (text ids arrive while speech is generated, interleaved 5:15 by
+a :class:`BistreamDecoder`; its KV cache grows with :meth:`KVCache.reserve`).
+
 Shape legend:
     B   batch (1 for synthesis)
     T   positions fed in this call (the whole prompt at prefill, 1 while decoding)
@@ -22,8 +26,9 @@ Shape legend:
 
 from __future__ import annotations
 
+import collections
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -36,6 +41,7 @@ from torch import Tensor, nn
 from .checks import CheckResult, compare
 from .config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig, load_model_config
 from .errors import ConfigMismatchError, ConformanceError, InputError, ModelLoadError
+from .quant import Int8Embedding, int8_linear, parse_llm_quant, replace_linears
 from .weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
 
 logger = logging.getLogger(__name__)
@@ -281,6 +287,23 @@ class KVCache:
         """Forget every position (the memory is kept for the next request)."""
         self.length = 0
 
+    def reserve(self, capacity: int) -> None:
+        """Grow to at least ``capacity`` positions, keeping the filled ones (never shrinks).
+
+        Used when the final length is not known in advance (bistream text, a cache reused across
+        sentences). Growing reallocates, so callers grow geometrically.
+        """
+        if capacity <= self.capacity:
+            return
+        shape = (*self.k.shape[:3], capacity, self.k.shape[4])  # [L, B, K, S', Dh]
+        with torch.inference_mode(False):
+            k = self.k.new_zeros(shape)
+            v = self.v.new_zeros(shape)
+            k[:, :, :, : self.length] = self.k[:, :, :, : self.length]
+            v[:, :, :, : self.length] = self.v[:, :, :, : self.length]
+        self.k, self.v = k, v
+        logger.debug("KV cache grown to %d positions", capacity)
+
 
 # --------------------------------------------------------------------------------------------
 # Sampling
@@ -398,6 +421,7 @@ class SpeechLM(nn.Module):
         self.llm_decoder = nn.Linear(d, cfg.speech_vocab_size, bias=cfg.decoder_bias)
         self._stop_ids = frozenset(cfg.stop_token_ids)
         self._compiled_step: Callable[[Tensor, KVCache], Tensor] | None = None
+        self.quantization: str | None = None  # None = the exact float weights; see quantize_int8
 
     # ---- input assembly ----------------------------------------------------------------
 
@@ -505,6 +529,28 @@ class SpeechLM(nn.Module):
         """Route cached forward passes through ``torch.compile`` (opt-in; compiling takes a while)."""
         self._compiled_step = torch.compile(self._forward_cached, **compile_kwargs)
 
+    def quantize_int8(self, mode: str = "int8", *, embeddings: bool = True) -> None:
+        """Swap the Qwen2 linear layers and ``llm_decoder`` for int8 versions, in place (CPU only).
+
+        A speed option, off by default: the outputs are no longer the exact ones (see
+        :mod:`cosycore.quant` for the kernels and README "Performance" for the measured error).
+        ``mode`` is ``"int8"`` (the dynamic kernel, fastest), ``"int8-dynamic"`` or
+        ``"int8-weight-only"``. ``embeddings`` also stores the 151936-row text-token table as int8
+        rows (about 400 MB less memory). The speech-token table and the sos/task_id rows stay
+        float32. Cannot be undone; load the model again for exact outputs.
+        """
+        if self.quantization is not None:
+            raise ValueError(f"this LM is already quantized ({self.quantization})")
+        scheme = parse_llm_quant(mode)
+        n = replace_linears(self.qwen, scheme, skip=("embed_tokens",))
+        # setattr: the attributes are declared as nn.Linear / nn.Embedding; the int8 modules are drop-ins.
+        setattr(self, "llm_decoder", int8_linear(self.llm_decoder, scheme))  # noqa: B010
+        if embeddings:
+            setattr(self.qwen, "embed_tokens", Int8Embedding(self.qwen.embed_tokens))  # noqa: B010
+        self.quantization = mode
+        logger.info("LM quantized: %d linear layers + llm_decoder as int8 (%s)%s", n, scheme,
+                    ", text embeddings as int8 rows" if embeddings else "")
+
     # ---- scores ------------------------------------------------------------------------
 
     def logits(self, hidden: Tensor) -> Tensor:
@@ -567,6 +613,9 @@ class SpeechLM(nn.Module):
         interrupt a unistream run early. ``"upstream"`` reproduces the original, which masks only
         id 6561; that is the sos id for Fun-CosyVoice3, so its eos could still end a run before
         ``min_len``. Use ``"upstream"`` only to reproduce reference outputs.
+
+        A ``cache`` passed in (for example one reused across the sentences of a request) is reset
+        and grown when this request needs more positions.
         """
         text = _as_ids(text_ids, "text_ids")
         if text.numel() == 0:
@@ -578,10 +627,10 @@ class SpeechLM(nn.Module):
         need = lm_input.shape[1] + max(max_len, 1)
         if cache is None:
             cache = self.new_cache(need)
-        elif cache.capacity < need:
-            raise InputError(f"the KV cache holds {cache.capacity} positions; this request needs {need}")
         else:
             cache.reset()
+            cache.reserve(need)
+            self.qwen.rope.get(cache.capacity, cache.k.device)
         pick = greedy_sampler if greedy else (sampler or RasSampler.from_config(self.cfg))
         gen = generator or self._generator(seed, lm_input.device)
         yield from self._decode_loop(lm_input, cache, pick, gen, min_len, max_len, eos_rule)
@@ -609,6 +658,221 @@ class SpeechLM(nn.Module):
             if i + 1 < max_len:
                 h = self.decode_one_token(self.speech_embedding.weight[tok : tok + 1], cache)
         logger.debug("max_len %d reached", max_len)
+
+    @torch.inference_mode()
+    def generate_bistream(self, text_ids: Iterable[int], prompt_text_ids: TokenIds | None = None,
+                          prompt_speech_ids: TokenIds | None = None, *, sampler: Sampler | None = None,
+                          greedy: bool = False, seed: int | None = None,
+                          generator: torch.Generator | None = None, min_len: int = 0,
+                          max_len: int | None = None, trace: list[tuple[str, int]] | None = None,
+                          ) -> Iterator[int]:
+        """Yield speech tokens while text ids are still arriving (the release's bistream mode).
+
+        ``text_ids`` is any iterable of target-text ids, pulled lazily (for example the tokens of
+        an LLM's reply as it is written). Text and speech are interleaved with the release's
+        ``mix_ratio`` (5 text : 15 speech): a group of 5 text tokens, then 15 speech tokens (the
+        prompt's first, then generated ones); after each generated group the model is told
+        ``fill`` and waits for the next 5 text tokens. When the text ends, the rest of the text,
+        ``task_id`` and any prompt speech not yet placed are appended and decoding runs until eos.
+        See :class:`BistreamDecoder` for the deliberate differences from the original.
+
+        ``min_len`` holds eos back until that many tokens were yielded; ``max_len`` bounds the
+        total (default: 20x the target text tokens, applied once the text has ended). ``trace``,
+        when given, receives the layout as ``(kind, count)`` runs: sos, system, text,
+        prompt_speech, speech, fill (not fed, only marked), task_id.
+        """
+        pick = greedy_sampler if greedy else (sampler or RasSampler.from_config(self.cfg))
+        device = self.speech_embedding.weight.device
+        gen = generator or self._generator(seed, device)
+        decoder = BistreamDecoder(self, _as_ids(prompt_text_ids, "prompt_text_ids"),
+                                  _as_ids(prompt_speech_ids, "prompt_speech_ids"), pick, gen, trace,
+                                  max_len=max_len)
+        for tok in text_ids:
+            yield from decoder.push_text(int(tok))
+            if decoder.at_limit:
+                logger.debug("bistream max_len %d reached while text was still arriving", max_len)
+                return
+        yield from decoder.finish(min_len=min_len)
+
+
+class BistreamDecoder:
+    """State of one bistream decode: what is fed, what waits, and the interleaving schedule.
+
+    Created and owned by :meth:`SpeechLM.generate_bistream` for one request. ``pending`` holds
+    embeddings not yet in the KV cache; everything in the cache is fed exactly once. The schedule
+    is kept as the number of speech tokens placed since the last text group (``group_speech``).
+
+    Deliberate differences from the original ``inference_bistream`` (spec §3.6):
+
+    * the last speech token is never fed twice: the original re-feeds it when the text ends
+      (quirk i); here it waits in ``pending`` and is fed once, together with what follows it;
+    * prompt speech tokens left over when the text ends before they were all interleaved are
+      placed after ``task_id`` (the unistream layout) instead of being dropped (quirk ii);
+    * CosyVoice3 without prompt speech (cross-lingual, instruct) waits for 5 text tokens before
+      decoding, as CosyVoice2 does; the original starts decoding with no target text because its
+      test counts the system prompt as input (quirk iii);
+    * fill is never sampled, only forced after each group of 15; other special ids are masked
+      while interleaving and, after the text ends, every special except eos is masked, so no
+      stray special can raise an error mid-stream (quirk iv);
+    * when the prompt speech fills its last group exactly (P a multiple of 15), the next group
+      waits for new text; the original's ``next_fill_index`` formula generates a whole group
+      there without any text of its own;
+    * the final phase is bounded by ``max_len`` (default 20x the target text); the original has
+      no limit, so a model that never emits eos would never stop;
+    * the forced fill costs no forward pass: the last speech token of a group is fed together
+      with the next text group (the same attention, one call fewer).
+    """
+
+    def __init__(self, lm: SpeechLM, prompt_text: Tensor, prompt_speech: Tensor, pick: Sampler,
+                 gen: torch.Generator, trace: list[tuple[str, int]] | None, *, max_len: int | None = None) -> None:
+        self.lm = lm
+        self.max_len = max_len  # explicit cap on yielded tokens; None = 20x the target text at the end
+        self.cfg = lm.cfg
+        self.n_text, self.n_speech = lm.cfg.mix_ratio
+        self.pick = pick
+        self.gen = gen
+        self.trace = trace
+        self.pending: list[Tensor] = []  # each [k, D], not yet in the cache
+        self.text: collections.deque[int] = collections.deque()  # text ids waiting for their group
+        self.prompt_speech: collections.deque[int] = collections.deque(prompt_speech.tolist())
+        self.group_speech: int | None = None  # speech placed since the last text group; None before one
+        self.decoded: list[int] = []  # outputs incl. forced fills (RAS window and schedule, as the original)
+        self.yielded = 0
+        self.target_tokens = 0
+        self.cache = lm.new_cache(256)
+        lm._check_ids(prompt_text, prompt_speech)
+        self._place("sos", lm._special_embedding("sos"))
+        self.text.extend(self._split_system(prompt_text).tolist())
+
+    # -- feeding --------------------------------------------------------------------------
+    def _mark(self, kind: str, count: int) -> None:
+        if self.trace is None or count == 0:
+            return
+        if self.trace and self.trace[-1][0] == kind:
+            self.trace[-1] = (kind, self.trace[-1][1] + count)
+        else:
+            self.trace.append((kind, count))
+
+    def _place(self, kind: str, emb: Tensor) -> None:
+        """Queue embeddings [k, D] to be fed at the next forward pass."""
+        if emb.shape[0]:
+            self.pending.append(emb)
+            self._mark(kind, int(emb.shape[0]))
+
+    def _text_emb(self, ids: list[int]) -> Tensor:
+        t = torch.tensor(ids, dtype=torch.long, device=self.lm.speech_embedding.weight.device)
+        return self.lm.qwen.embed_tokens(t)  # [k, D]
+
+    def _speech_emb(self, ids: list[int]) -> Tensor:
+        t = torch.tensor(ids, dtype=torch.long, device=self.lm.speech_embedding.weight.device)
+        return self.lm.speech_embedding(t)  # [k, D]
+
+    def _split_system(self, prompt_text: Tensor) -> Tensor:
+        """CosyVoice3: feed the prompt text up to its first ``<|endofprompt|>`` at once; return the rest."""
+        if self.cfg.family != "cosyvoice3":
+            return prompt_text
+        hits = (prompt_text == ENDOFPROMPT_ID).nonzero()
+        if hits.numel() == 0:
+            raise InputError(
+                "Fun-CosyVoice3 bistream needs <|endofprompt|> (id 151646) in the prompt text, e.g. "
+                "'You are a helpful assistant.<|endofprompt|>'."
+            )
+        end = int(hits[0, 0]) + 1
+        self._place("system", self._text_emb(prompt_text[:end].tolist()))
+        return prompt_text[end:]
+
+    def _forward(self) -> Tensor:
+        """Feed everything pending; the last position's hidden state [D]."""
+        x = torch.cat(self.pending, dim=0).unsqueeze(0)  # [1, T, D]
+        self.pending = []
+        need = self.cache.length + x.shape[1]
+        if need > self.cache.capacity:
+            self.cache.reserve(max(need, 2 * self.cache.capacity))
+            self.lm.qwen.rope.get(self.cache.capacity, self.cache.k.device)
+        return self.lm.extend(x, self.cache)[0, -1]
+
+    @property
+    def at_limit(self) -> bool:
+        return self.max_len is not None and self.yielded >= self.max_len
+
+    # -- the interleaved phase ------------------------------------------------------------
+    def _check_text_id(self, tok: int) -> None:
+        vocab = self.cfg.qwen.vocab_size
+        if not 0 <= tok < vocab:
+            raise InputError(f"text token ids must lie in [0, {vocab}); got {tok}")
+
+    def push_text(self, tok: int) -> Iterator[int]:
+        """One more target-text id; yields the speech tokens that became due."""
+        self._check_text_id(tok)
+        self.text.append(tok)
+        self.target_tokens += 1
+        while len(self.text) >= self.n_text and self.group_speech in (None, self.n_speech):
+            if self._start_group() < self.n_speech and not self.prompt_speech:
+                yield from self._decode_group()
+
+    def _start_group(self) -> int:
+        """Place the next 5 text tokens and as much prompt speech as fits; speech placed in the group."""
+        ids = [self.text.popleft() for _ in range(self.n_text)]
+        self._place("text", self._text_emb(ids))
+        take = min(self.n_speech, len(self.prompt_speech))
+        speech = [self.prompt_speech.popleft() for _ in range(take)]
+        if speech:
+            self._place("prompt_speech", self._speech_emb(speech))
+        self.group_speech = take
+        return take
+
+    def _interleaved_scores(self, h: Tensor) -> Tensor:
+        return self.lm.scores(self.lm.logits(h), ignore_eos=True, eos_rule="all_specials")  # [V]
+
+    def _decode_group(self) -> Iterator[int]:
+        """Generate speech until the group holds 15, then mark fill (not fed, not yielded)."""
+        assert self.group_speech is not None
+        while self.group_speech < self.n_speech:
+            if self.at_limit:
+                return
+            tok = self.pick(self._interleaved_scores(self._forward()), self.decoded, self.gen)
+            self.decoded.append(tok)
+            self.yielded += 1
+            self.group_speech += 1
+            self._place("speech", self._speech_emb([tok]))
+            yield tok
+        self.decoded.append(self.cfg.fill_token)
+        self._mark("fill", 1)
+
+    # -- after the text ends --------------------------------------------------------------
+    def _final_scores(self, h: Tensor, allow_eos: bool) -> Tensor:
+        logp = torch.log_softmax(self.lm.logits(h).float(), dim=-1)  # [V]
+        eos = self.cfg.eos_token
+        keep = logp[eos].clone()
+        logp[self.cfg.speech_token_size :] = -float("inf")
+        if allow_eos:
+            logp[eos] = keep
+        return logp
+
+    def finish(self, *, min_len: int = 0) -> Iterator[int]:
+        """The text has ended: place its rest, task_id and leftover prompt speech; decode to eos."""
+        if self.target_tokens == 0:
+            raise InputError("the text stream ended without any text to speak")
+        limit = self.max_len if self.max_len is not None else int(self.target_tokens * self.cfg.max_token_text_ratio)
+        rest = list(self.text)
+        self.text.clear()
+        if rest:
+            self._place("text", self._text_emb(rest))
+        self._place("task_id", self.lm._special_embedding("task_id"))
+        if self.prompt_speech:
+            self._place("prompt_speech", self._speech_emb(list(self.prompt_speech)))
+            self.prompt_speech.clear()
+        while self.yielded < limit:
+            scores = self._final_scores(self._forward(), allow_eos=self.yielded >= min_len)
+            tok = self.pick(scores, self.decoded, self.gen)
+            if tok == self.cfg.eos_token:
+                logger.debug("bistream eos after %d speech tokens", self.yielded)
+                return
+            self.decoded.append(tok)
+            self.yielded += 1
+            self._place("speech", self._speech_emb([tok]))
+            yield tok
+        logger.debug("bistream max_len %d reached", limit)
 
 
 # --------------------------------------------------------------------------------------------
@@ -688,8 +952,12 @@ def _resolve_device(device: torch.device | str) -> torch.device:
 
 
 def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
-             device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32) -> SpeechLM:
+             device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32,
+             quantize: str | None = None) -> SpeechLM:
     """Build :class:`SpeechLM` on the meta device and fill it from ``llm.pt`` (strict, no copy).
+
+    ``quantize="int8"`` (CPU only) swaps the linear layers for int8 ones after loading
+    (:meth:`SpeechLM.quantize_int8`); ``None``, the default, keeps the exact float weights.
 
     ``path`` defaults to ``<model_dir>/llm.pt`` when ``cfg`` is a :class:`ModelConfig`. Raises
     :class:`ConfigMismatchError` when ``CosyVoice-BlankEN/config.json`` (or the yaml) disagrees
@@ -713,6 +981,8 @@ def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
     assign_state_dict(model, sd, path)
     model = model.to(device=dev, dtype=dtype).eval()
     model.requires_grad_(False)
+    if quantize is not None:
+        model.quantize_int8(quantize)
     logger.info("loaded %s LM from %s (%d layers, width %d) on %s as %s", llm_cfg.family, path,
                 llm_cfg.qwen.num_layers, llm_cfg.qwen.hidden_size, dev, dtype)
     return model

@@ -28,6 +28,7 @@ from .hift import (
     load_hift,
 )
 from .llm import EosRule, SpeechLM, load_llm
+from .speed import MelStretchStream, check_speed
 from .token2wav import StreamSchedule, Token2WavStream, VocoderStream
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ class SynthesisKnobs:
 
     stream: bool = True  # emit audio per hop instead of once at the end
     seed: int | None = None  # makes sampling and vocoder noise reproducible
-    speed: float = 1.0  # non-streaming: mel time-stretch as the original does
+    speed: float = 1.0  # mel time-stretch: offline as the original, streaming via cosycore.speed
     eos_rule: EosRule = "all_specials"  # see SpeechLM.generate
     n_steps: int | None = None  # flow Euler steps; None = the release's 10
     cfg_rate: float | None = None  # flow CFG; None = the release's 0.7, 0 = no unconditional pass
@@ -108,6 +109,7 @@ class CosyModel:
         dev = self.device
         ptok = _as_row(prompt_token, dev)
         feat = (torch.zeros(1, 0, self.cfg.flow.output_size) if prompt_feat is None else prompt_feat)
+        speed = check_speed(knobs.speed)
         return Token2WavStream(
             flow=self.flow,
             vocoder=self.vocoder_stream(generator, exact=knobs.exact_vocoder),
@@ -119,16 +121,21 @@ class CosyModel:
             drop_silent_runs=self.cfg.family == "cosyvoice3",
             n_steps=knobs.n_steps,
             cfg_rate=knobs.cfg_rate,
+            stretch=MelStretchStream(speed) if knobs.stream and speed != 1.0 else None,
         )
 
-    def _generators(self, seed: int | None) -> tuple[torch.Generator, torch.Generator]:
-        """Independent generators for LLM sampling and vocoder noise, seeded from one number."""
+    def generators(self, seed: int | None) -> tuple[torch.Generator, torch.Generator]:
+        """Independent generators for LLM sampling and vocoder noise, seeded from one number.
+
+        ``None`` draws a fresh seed from torch's global generator.
+        """
         base = int(torch.randint(0, 2**62, (1,)).item()) if seed is None else int(seed)
         g_llm = torch.Generator(device=self.device).manual_seed(base)
         g_voc = torch.Generator(device=self.device).manual_seed(base ^ 0x5EED_C0DE)
         return g_llm, g_voc
 
     # -- synthesis ----------------------------------------------------------------------------
+    @torch.inference_mode()
     def tts(
         self,
         text_ids: TokenIds,
@@ -145,29 +152,29 @@ class CosyModel:
 
         With ``knobs.stream`` audio comes per hop (25+pad, 50, 100, 100… tokens); otherwise once.
         The LLM and token2wav run interleaved in this one generator: no threads, no polling.
+        ``knobs.speed`` stretches the mel: offline exactly as the original, while streaming with a
+        :class:`~cosycore.speed.MelStretchStream`. The decorator enters inference mode around each
+        step of the generator only, so the mode never leaks into the caller between chunks.
         """
-        g_llm, g_voc = self._generators(knobs.seed)
+        g_llm, g_voc = self.generators(knobs.seed)
         stream = self.token2wav_stream(flow_prompt_speech, prompt_feat, embedding, knobs=knobs, generator=g_voc)
-        if knobs.stream and knobs.speed != 1.0:
-            logger.debug("speed %.2f while streaming is applied by the engine, not the flow", knobs.speed)
-        with torch.inference_mode():
-            tokens = self.llm.generate(
-                text_ids,
-                prompt_text_ids,
-                llm_prompt_speech,
-                seed=None,
-                generator=g_llm,
-                eos_rule=knobs.eos_rule,
-                min_len=knobs.min_len,
-                max_len=knobs.max_len,
-            )
-            for tok in tokens:
-                if on_token is not None:
-                    on_token(tok)
-                if knobs.stream:
-                    yield from stream.push(tok)
-                else:
-                    stream.accept(tok)
-            tail = stream.finish(speed=1.0 if knobs.stream else knobs.speed)
+        tokens = self.llm.generate(
+            text_ids,
+            prompt_text_ids,
+            llm_prompt_speech,
+            seed=None,
+            generator=g_llm,
+            eos_rule=knobs.eos_rule,
+            min_len=knobs.min_len,
+            max_len=knobs.max_len,
+        )
+        for tok in tokens:
+            if on_token is not None:
+                on_token(tok)
+            if knobs.stream:
+                yield from stream.push(tok)
+            else:
+                stream.accept(tok)
+        tail = stream.finish(speed=1.0 if knobs.stream else knobs.speed)
         if tail.size:
             yield tail

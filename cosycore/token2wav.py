@@ -10,6 +10,23 @@ needs ``hop + 3`` tokens (3 look-ahead tokens). The last call runs the flow with
 starts from the first hop (upstream keeps it on the model and leaks it across requests).
 
 All per-request state lives in :class:`Token2WavStream`; the models hold none.
+
+Flow cache modes (``Token2WavStream.flow_cache``):
+
+* ``"off"`` (default, exact): every streamed call re-runs the flow over the whole prefix, as the
+  original does; identical to the original's stream.
+* ``"chunks"``: streamed calls reuse the per-layer states of earlier frames
+  (:mod:`cosycore.flow.cache`) and compute only their new frames, which equal the uncached ones up
+  to float rounding (about 1e-6). The final call is the exact one (``streaming=False``, full
+  attention over everything), so it still costs one pass over the whole utterance.
+* ``"full"``: the final call is cached too, so every call costs only its new frames. It runs with
+  chunk masks (``streaming=True, finalize=True``) instead of the exact final call's full
+  attention. Only the last segment (the frames after the last streamed chunk) differs from the
+  exact stream: there, each frame attends to the cached chunk-causal states of the earlier frames
+  (the exact call recomputes them with full attention, so they have seen the whole utterance) and
+  to the frames of the last segment only up to the end of its own 50-frame (25-token) chunk. The
+  look-ahead of the last tokens is zero padding in both. README "Performance" gives the measured
+  mel difference. A stream that emitted nothing before ``finish()`` uses the exact final call.
 """
 
 from __future__ import annotations
@@ -18,11 +35,14 @@ import logging
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from .flow.cache import FlowCache
+from .speed import MelStretchStream
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +83,25 @@ class FlowLike(Protocol):
     ) -> torch.Tensor: ...
 
 
+FlowCacheMode = Literal["off", "chunks", "full"]
+FLOW_CACHE_MODES: tuple[FlowCacheMode, ...] = ("off", "chunks", "full")
+
+
+class CachedFlowLike(FlowLike, Protocol):
+    def inference_cached(
+        self,
+        token: torch.Tensor,
+        prompt_token: torch.Tensor,
+        prompt_feat: torch.Tensor,
+        embedding: torch.Tensor,
+        *,
+        cache: FlowCache,
+        finalize: bool,
+        n_steps: int | None = None,
+        cfg_rate: float | None = None,
+    ) -> torch.Tensor: ...
+
+
 class VocoderStream(Protocol):
     """Per-stream vocoder state: takes new mel frames, returns the audio that is now final."""
 
@@ -94,6 +133,8 @@ class Token2WavStream:
     drop_silent_runs: bool = False  # CosyVoice3 rule
     n_steps: int | None = None  # flow Euler steps (None = the release's 10)
     cfg_rate: float | None = None  # CFG strength (None = the release's 0.7)
+    stretch: MelStretchStream | None = None  # speed change while streaming (cosycore.speed)
+    flow_cache: FlowCacheMode = "off"  # "off" = exact; see the module docstring
     record_calls: bool = False
     tokens: list[int] = field(default_factory=list)
     token_offset: int = 0
@@ -105,6 +146,9 @@ class Token2WavStream:
     def __post_init__(self) -> None:
         self.hop = self.schedule.chunk
         self._pad = self.schedule.prompt_pad(int(self.prompt_token.shape[1]))
+        if self.flow_cache not in FLOW_CACHE_MODES:
+            raise ValueError(f"flow_cache must be one of {', '.join(FLOW_CACHE_MODES)}, got {self.flow_cache!r}")
+        self.cache: FlowCache | None = None  # created by the first cached call, dropped at the end
 
     # -- input --------------------------------------------------------------------------------
     def accept(self, token: int) -> bool:
@@ -140,7 +184,16 @@ class Token2WavStream:
         dev = self.prompt_token.device
         return torch.tensor([self.tokens[:end]], dtype=torch.int32, device=dev)  # [1, end]
 
+    def _cached(self, *, streaming: bool) -> bool:
+        if self.flow_cache == "off" or not streaming:
+            return False
+        if not hasattr(self.flow, "inference_cached"):
+            raise TypeError(f"flow_cache={self.flow_cache!r} needs a flow with inference_cached()")
+        return True
+
     def _run_flow(self, end: int, *, streaming: bool, finalize: bool) -> torch.Tensor:
+        if self._cached(streaming=streaming):
+            return self._run_cached_flow(end, finalize=finalize)
         mel = self.flow.inference(
             self._token_tensor(end),
             self.prompt_token,
@@ -156,11 +209,41 @@ class Token2WavStream:
             self.calls.append(FlowCall(end, self.token_offset, streaming, finalize, new.detach().clone()))
         return new
 
+    def _run_cached_flow(self, end: int, *, finalize: bool) -> torch.Tensor:
+        flow: CachedFlowLike = self.flow  # type: ignore[assignment]  # checked by _cached
+        if self.cache is None:
+            self.cache = FlowCache()
+        cached_before = self.cache.tokens
+        new = flow.inference_cached(
+            self._token_tensor(end),
+            self.prompt_token,
+            self.prompt_feat,
+            self.embedding,
+            cache=self.cache,
+            finalize=finalize,
+            n_steps=self.n_steps,
+            cfg_rate=self.cfg_rate,
+        )  # [1, C, T_new]
+        first_gen_token = max(0, cached_before - int(self.prompt_token.shape[1]))
+        if first_gen_token != self.token_offset:
+            raise RuntimeError(
+                f"flow cache out of step: it starts the new frames at token {first_gen_token}, "
+                f"the stream expects {self.token_offset}"
+            )
+        if self.record_calls:
+            self.calls.append(FlowCall(end, self.token_offset, True, finalize, new.detach().clone()))
+        if finalize:
+            self.cache = None  # free the keys/values as soon as the stream ends
+        return new
+
     def _stream_chunk(self) -> np.ndarray:
         hop = self.this_hop
         end = self.token_offset + hop + self.schedule.lookahead
         mel = self._run_flow(end, streaming=True, finalize=False)
-        audio = self.vocoder.push(mel, finalize=False)
+        if self.stretch is not None:
+            mel = self.stretch.push(mel)
+        # A stretched chunk can in principle hold no frame; the vocoder caches must not see it.
+        audio = self.vocoder.push(mel, finalize=False) if mel.shape[2] else np.zeros(0, dtype=np.float32)
         self.token_offset += hop
         self.hop = self.schedule.next_hop(self.hop)
         return audio
@@ -169,15 +252,23 @@ class Token2WavStream:
         """Flush: the final flow call over all tokens (``streaming=False, finalize=True``).
 
         ``speed`` resamples the final mel in time (linear), as the original does in non-streaming
-        mode; it is only allowed when nothing has been streamed yet.
+        mode; it is only allowed when nothing has been streamed yet. A stream built with
+        ``stretch`` applies its own (streaming) speed change instead and needs ``speed == 1``.
         """
         if self.finished:
             raise RuntimeError("this stream has already finished")
         self.finished = True
         if not self.tokens:
             return np.zeros(0, dtype=np.float32)
-        mel = self._run_flow(len(self.tokens), streaming=False, finalize=True)
-        if speed != 1.0:
+        # "full": the cached, chunk-causal final call, once something was streamed through the cache.
+        fast_final = self.flow_cache == "full" and self.cache is not None
+        mel = self._run_flow(len(self.tokens), streaming=fast_final, finalize=True)
+        self.cache = None
+        if self.stretch is not None:
+            if speed != 1.0:
+                raise ValueError("this stream stretches while streaming; call finish() with speed 1")
+            mel = self.stretch.finish(mel)
+        elif speed != 1.0:
             if self.token_offset != 0:
                 raise ValueError("speed != 1 on the final flow call needs a stream that emitted nothing yet")
             mel = stretch_mel(mel, speed)

@@ -53,6 +53,8 @@ EMBEDDING_DIM = 192
 MEL_BINS = 80
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # refuse absurd entries instead of reading them into memory
 MAX_NAME_CHARS = 64
+VOICES_DIR_ENV = "COSY_VOICES_DIR"  # overrides the library folder (CLI, app, tests)
+APP_DIR_NAME = "CosyStudio"  # folder name under the platform's user data directory
 _FAMILIES: tuple[str, ...] = get_args(Family)
 _EXPECTED = {  # name -> (dtype, rank)
     "audio_24k": (np.dtype(np.float32), 1),
@@ -402,6 +404,20 @@ def voice_file_stem(name: str) -> str:
     if stem in _WINDOWS_RESERVED:
         stem = "_" + stem
     return stem[:MAX_NAME_CHARS]
+
+
+def default_voices_dir() -> Path:
+    """The voice library folder: ``$COSY_VOICES_DIR`` if set, else ``<user data dir>/CosyStudio/voices``.
+
+    The user data dir comes from platformdirs (``~/.local/share`` on Linux, ``~/Library/Application
+    Support`` on macOS, ``%LOCALAPPDATA%`` on Windows). Nothing is created here.
+    """
+    override = os.environ.get(VOICES_DIR_ENV, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_DIR_NAME, appauthor=False) / "voices"
 
 
 @dataclass(frozen=True)

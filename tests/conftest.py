@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,52 @@ def tiny_cv3_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from cosycore.testing.tiny_model import write_tiny_model
 
     return write_tiny_model(tmp_path_factory.mktemp("tiny-cv3"), "cosyvoice3", seed=0).model_dir
+
+
+@pytest.fixture(scope="module")
+def single_thread():
+    """Run a module's tests with one torch thread (restored afterwards).
+
+    The tiny models gain nothing from a second thread, and two OpenMP threads on a busy two-core
+    machine spin against each other: the tiny CosyVoice2 flow took 19 s instead of 0.4 s that way.
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+ESPEAK_SENTENCE = "The quick brown fox jumps over the lazy dog. Speech synthesis turns text into audio."
+
+
+@pytest.fixture(scope="session")
+def espeak_transcript() -> str:
+    """What is said in ``espeak_wav``."""
+    return ESPEAK_SENTENCE
+
+
+@pytest.fixture(scope="session")
+def espeak_wav(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 5 s of synthetic speech (espeak-ng, 22.05 kHz mono 16-bit); its transcript is ESPEAK_SENTENCE."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        pytest.skip("espeak-ng is not installed (bash installer/setup.sh --dev installs it)")
+    path = tmp_path_factory.mktemp("espeak") / "prompt.wav"
+    subprocess.run([exe, "-v", "en-us", "-s", "160", "-w", str(path), ESPEAK_SENTENCE], check=True, timeout=60)
+    return path
+
+
+@pytest.fixture(scope="session")
+def cv2_engine(tiny_cv2_model: Path):
+    """The public engine on the tiny CosyVoice2 folder, loaded once (CPU)."""
+    from cosycore.engine import Engine
+
+    return Engine(tiny_cv2_model, device="cpu")
+
+
+@pytest.fixture(scope="session")
+def cv3_engine(tiny_cv3_model: Path):
+    """The public engine on the tiny Fun-CosyVoice3 folder, loaded once (CPU)."""
+    from cosycore.engine import Engine
+
+    return Engine(tiny_cv3_model, device="cpu")

@@ -11,7 +11,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-from conftest import conformance_root
+from tests.conftest import conformance_root
 
 from cosycore.config import load_model_config
 from cosycore.flow import load_flow

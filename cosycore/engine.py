@@ -1,0 +1,619 @@
+"""The public engine: one :class:`Engine` per loaded model, ``synthesize(request) -> chunks``.
+
+The desktop app and the command line both use this module and nothing below it:
+
+    engine = Engine("CosyVoice2-0.5B")
+    request = SynthesisRequest("Hello there.", mode="zero_shot", prompt_audio="me.wav",
+                               prompt_text="What I say in me.wav.")
+    for chunk in engine.synthesize(request):
+        play(chunk.samples, chunk.sample_rate)
+
+A request goes through these steps, each a small function:
+
+1. :func:`validate_request` checks the fields against the mode (pure; raises :class:`InputError`);
+2. the prompt's features come from a saved :class:`~cosycore.voices.Voice` (no extraction) or are
+   extracted from the recording (:func:`cosycore.prompt.extract_prompt`);
+3. :func:`plan_mode` decides what the speech LM sees around every sentence (spec §5.8/§5.9) and
+   :func:`model_inputs` turns a plan, the prompt and one sentence's ids into model-level inputs;
+4. the text is normalised and split lazily (:func:`cosycore.text.iter_sentences`), so the first
+   sentence is spoken before the rest of a long text is read; an iterable of text pieces instead of
+   a string selects bistream decoding (:meth:`cosycore.llm.SpeechLM.generate_bistream`);
+5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
+   out as :class:`AudioChunk` objects.
+
+The engine owns the model weights and nothing per request except the cancel counter; every request
+builds its own KV cache, token buffers and vocoder state. ``synthesize`` is meant to run on one
+thread at a time (the app's engine thread); :meth:`Engine.cancel` may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar, get_args
+
+import numpy as np
+import torch
+
+from .config import Family
+from .errors import InputError
+from .llm import KVCache
+from .model import CosyModel, SynthesisKnobs
+from .onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from .prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from .speed import MAX_SPEED, MIN_SPEED
+from .text import (
+    DEFAULT_MAX_CHARS,
+    check_spoken_text,
+    cv2_instruct_prompt,
+    cv3_instruct_prompt,
+    cv3_system_prefix,
+    find_control_markers,
+    is_speakable,
+    iter_chunks,
+    iter_sentences,
+    normalize_text,
+)
+from .token2wav import Token2WavStream
+from .tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
+from .voices import Voice
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["zero_shot", "cross_lingual", "instruct"]
+MODES: tuple[str, ...] = get_args(Mode)
+AudioInput = str | os.PathLike | np.ndarray | torch.Tensor
+LANGUAGES = (None, "auto", "zh", "en")
+RAW_CHUNK_CHARS = 300  # text_frontend=False: cut only at sentence ends past this many characters
+CHARS_PER_SECOND = 15  # rough speaking rate, for the size estimate in the length message
+_MARKER_TAIL = 32  # characters of the previous bistream piece kept to catch a marker split across pieces
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------------------------
+# Value objects
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class SynthesisRequest:
+    """One synthesis request. Frozen; :func:`validate_request` checks it against its mode."""
+
+    text: str | Iterable[str]  # what to say; an iterable of pieces (e.g. an LLM's reply) selects bistream
+    mode: Mode = "zero_shot"  # "zero_shot", "cross_lingual" or "instruct"
+    prompt_audio: AudioInput | None = None  # recording of the voice: a file path or a waveform in [-1, 1]
+    prompt_sample_rate: int | None = None  # sample rate of a waveform prompt_audio (files carry their own)
+    voice: Voice | None = None  # a saved voice instead of prompt_audio: its features are reused as they are
+    prompt_text: str | None = None  # transcript of the prompt (zero_shot; a saved voice brings its own)
+    instruct_text: str | None = None  # how to speak (instruct mode), e.g. a preset's text
+    speed: float = 1.0  # 0.5 (slow) to 2.0 (fast); works while streaming too
+    seed: int | None = None  # same seed, same speech tokens; None draws a random seed
+    stream: bool = True  # yield audio per hop (about 1, 2, 4 s) instead of once per sentence
+    text_frontend: bool = True  # normalise numbers/symbols and split into sentences; False speaks text as is
+    language: str | None = None  # "zh" or "en" for the text frontend; None detects it
+    min_tokens: int | None = None  # advanced: speech tokens per sentence before eos is allowed
+    max_tokens: int | None = None  # advanced: most speech tokens per sentence (default 20 x its text tokens)
+
+    @property
+    def is_bistream(self) -> bool:
+        return not isinstance(self.text, str)
+
+
+@dataclass(frozen=True, eq=False)
+class AudioChunk:
+    """One piece of a request's audio, as ``synthesize`` yields it. Plain values only."""
+
+    samples: np.ndarray  # float32 [N], mono, in [-1, 1]
+    sample_rate: int  # of samples (24000 for CosyVoice2 / Fun-CosyVoice3)
+    index: int  # position of the chunk in the request: 0, 1, 2, …
+    is_final: bool  # the request's last chunk (absent if the request was cancelled)
+    timing: float  # seconds from the synthesize() call until this chunk was ready
+    tokens: tuple[int, ...]  # speech tokens generated since the previous chunk
+    tokens_so_far: int  # speech tokens generated in the request up to this chunk
+    sentence_index: int  # which text segment the chunk belongs to (0-based)
+    sentence_text: str  # that segment as spoken (normalised); "" for streamed text input
+    sentence_final: bool  # the last chunk of its segment (for subtitles: the segment ends here)
+    start_time: float  # seconds of request audio before this chunk (its start in the utterance)
+    warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know (prompt trimmed, …)
+
+    @property
+    def duration(self) -> float:
+        """Seconds of audio in this chunk."""
+        return self.samples.shape[0] / self.sample_rate
+
+    @property
+    def end_time(self) -> float:
+        return self.start_time + self.duration
+
+
+@dataclass(frozen=True)
+class ModePlan:
+    """What a request puts around each sentence in the speech LM's input (spec §5.8, §5.9).
+
+    The LM input is ``[sos] lm_prompt_text target-text [task_id] (prompt speech tokens)``; the flow
+    always gets the prompt's speech tokens, mel and speaker embedding.
+    """
+
+    mode: Mode  # the request's mode
+    family: Family  # model family the plan is for
+    lm_prompt_text: str  # text before the target text: transcript, instruction or CV3 system prefix
+    lm_prompt_speech: bool  # whether the prompt's speech tokens follow task_id (zero_shot only)
+
+
+@dataclass(frozen=True, eq=False)
+class ModelInputs:
+    """Model-level inputs of one sentence, in the form :class:`~cosycore.llm.SpeechLM` and the flow take."""
+
+    text_ids: tuple[int, ...]  # target text ids
+    prompt_text_ids: tuple[int, ...]  # ids of ModePlan.lm_prompt_text
+    llm_prompt_speech: torch.Tensor  # int32 [1, P] in zero_shot, [1, 0] otherwise
+    flow_prompt_speech: torch.Tensor  # int32 [1, P]
+    prompt_feat: torch.Tensor  # float32 [1, ratio * P, 80]
+    embedding: torch.Tensor  # float32 [1, 192]
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """Facts about a loaded model, for ``cosycore info`` and the app's about box."""
+
+    family: str  # "cosyvoice2" or "cosyvoice3"
+    title: str  # "CosyVoice2" or "Fun-CosyVoice3"
+    model_dir: Path  # the release folder
+    device: str  # torch device the networks run on
+    dtype: str  # torch dtype of the networks
+    sample_rate: int  # output sample rate
+    token_rate: int  # speech tokens per second of audio
+    parameters: tuple[tuple[str, int], ...]  # (network, parameter count): llm, flow, hift
+    onnx_files: tuple[tuple[str, int], ...]  # (file name, bytes) of the frontend models
+    text_vocab: int  # text tokenizer ids
+
+    @property
+    def total_parameters(self) -> int:
+        return sum(n for _, n in self.parameters)
+
+
+# --------------------------------------------------------------------------------------------
+# Request checks and mode planning (pure)
+# --------------------------------------------------------------------------------------------
+
+
+def _too_long(length: int, limit: int, what: str) -> InputError:
+    hours = limit / CHARS_PER_SECOND / 3600
+    return InputError(
+        f"The {what} is {length:,} characters long; one request takes at most {limit:,} (about "
+        f"{hours:.1f} hours of speech). Split it into parts of at most {limit:,} characters and "
+        "synthesise them one after another, or raise the limit (Engine(max_text_chars=...), "
+        "cosycore synth --max-chars) if you really want it as one request."
+    )
+
+
+def _check_text_field(text: object, max_chars: int) -> None:
+    if isinstance(text, str):
+        if len(text) > max_chars:
+            raise _too_long(len(text), max_chars, "text")
+        check_spoken_text(text, max_chars=max_chars)
+    elif isinstance(text, (bytes, bytearray)) or not isinstance(text, Iterable):
+        raise InputError(
+            f"The text must be a string, or an iterable of strings for streamed input; got {type(text).__name__}."
+        )
+
+
+def _check_prompt_fields(req: SynthesisRequest) -> None:
+    if req.voice is not None and req.prompt_audio is not None:
+        raise InputError("Give either a prompt recording or a saved voice, not both.")
+    if req.voice is None and req.prompt_audio is None:
+        raise InputError(
+            f"{req.mode} mode needs a voice to imitate: give a short recording of it (prompt audio, "
+            "3-10 s of clear speech) or choose a saved voice."
+        )
+    if isinstance(req.prompt_audio, (np.ndarray, torch.Tensor)) and not req.prompt_sample_rate:
+        raise InputError("The prompt audio is a waveform without a sample rate; pass prompt_sample_rate too.")
+
+
+def request_transcript(req: SynthesisRequest) -> str:
+    """The transcript of the prompt: the request's own, else the saved voice's ("" if none)."""
+    if req.prompt_text is not None and req.prompt_text.strip():
+        return req.prompt_text
+    return req.voice.transcript if req.voice is not None else ""
+
+
+def _check_mode_fields(req: SynthesisRequest) -> None:
+    has_instruction = bool(req.instruct_text and req.instruct_text.strip())
+    has_transcript = bool(req.prompt_text and req.prompt_text.strip())
+    if req.mode != "instruct" and has_instruction:
+        raise InputError(
+            f"An instruction only applies to instruct mode; choose mode 'instruct' or remove the "
+            f"instruction (mode is {req.mode!r})."
+        )
+    if req.mode == "zero_shot" and not request_transcript(req).strip():
+        raise InputError(
+            "zero_shot mode needs the transcript of the prompt recording: type exactly what is said in "
+            "it, or use cross_lingual mode, which needs no transcript."
+        )
+    if req.mode == "cross_lingual" and has_transcript:
+        raise InputError(
+            "cross_lingual mode does not use a transcript; remove it, or use zero_shot mode to make use of it."
+        )
+    if req.mode == "instruct":
+        if not has_instruction:
+            raise InputError(
+                "instruct mode needs an instruction, e.g. 'Please speak very happily.' or an instruct preset."
+            )
+        if has_transcript:
+            raise InputError(
+                "instruct mode does not use the prompt's transcript; remove it, or use zero_shot mode."
+            )
+
+
+def _check_number_fields(req: SynthesisRequest) -> None:
+    try:
+        speed = float(req.speed)
+    except (TypeError, ValueError):
+        raise InputError(f"The speed must be a number, not {req.speed!r}.") from None
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        raise InputError(f"The speed must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is normal); got {req.speed}.")
+    if req.seed is not None and not isinstance(req.seed, int):
+        raise InputError(f"The seed must be a whole number or None, not {req.seed!r}.")
+    for name in ("min_tokens", "max_tokens"):
+        value = getattr(req, name)
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise InputError(f"{name} must be a non-negative whole number or None, not {value!r}.")
+    if req.min_tokens is not None and req.max_tokens is not None and req.min_tokens > req.max_tokens:
+        raise InputError(f"min_tokens ({req.min_tokens}) is larger than max_tokens ({req.max_tokens}).")
+
+
+def validate_request(req: SynthesisRequest, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    """Raise :class:`InputError` (with what to do about it) if ``req`` cannot be carried out as given."""
+    if req.mode not in MODES:
+        raise InputError(f"Unknown mode {req.mode!r}; use one of {', '.join(MODES)}.")
+    if req.language not in LANGUAGES:
+        raise InputError(f"Unknown language {req.language!r}; use 'zh', 'en' or leave it empty to detect.")
+    _check_number_fields(req)
+    _check_text_field(req.text, max_chars)
+    _check_prompt_fields(req)
+    _check_mode_fields(req)
+
+
+def prepare_transcript(transcript: str, *, text_frontend: bool = True) -> str:
+    """Check a prompt transcript (no markers, something to say) and normalise it (``split=False``)."""
+    text = check_spoken_text(transcript)
+    if not text_frontend:
+        return text.strip()
+    return normalize_text(text)
+
+
+def plan_mode(mode: Mode, family: Family, *, transcript: str = "", instruction: str = "") -> ModePlan:
+    """The LM-side layout of a request (``transcript`` already prepared, ``instruction`` raw).
+
+    * zero_shot: prompt text = transcript (CosyVoice3: system prefix + transcript), prompt speech on;
+    * cross_lingual: no transcript and no prompt speech; CosyVoice3 puts its system prefix before
+      the target text;
+    * instruct: prompt text = the instruction ending in ``<|endofprompt|>`` (added when missing;
+      CosyVoice3 also gets the system sentence), no prompt speech.
+    """
+    cv3 = family == "cosyvoice3"
+    if mode == "zero_shot":
+        text = (cv3_system_prefix() + transcript) if cv3 else transcript
+        return ModePlan(mode, family, text, True)
+    if mode == "cross_lingual":
+        return ModePlan(mode, family, cv3_system_prefix() if cv3 else "", False)
+    if mode == "instruct":
+        text = cv3_instruct_prompt(instruction) if cv3 else cv2_instruct_prompt(instruction)
+        return ModePlan(mode, family, text, False)
+    raise InputError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
+
+
+def model_inputs(plan: ModePlan, prompt: PromptFeatures, prompt_text_ids: Iterable[int],
+                 text_ids: Iterable[int]) -> ModelInputs:
+    """The model-level inputs of one sentence under ``plan``.
+
+    CosyVoice3's cross-lingual system prefix travels in ``prompt_text_ids``: the LM sees exactly
+    the original's ``[sos] prefix text [task_id]``, but its 2x/20x length limits count the target
+    text only (the original also counts the prefix, which forces about a second of audio even for "Hi.").
+    """
+    tokens = prompt.speech_tokens.reshape(1, -1).to(torch.int32)  # [1, P]
+    return ModelInputs(
+        text_ids=tuple(int(i) for i in text_ids),
+        prompt_text_ids=tuple(int(i) for i in prompt_text_ids),
+        llm_prompt_speech=tokens if plan.lm_prompt_speech else tokens[:, :0],
+        flow_prompt_speech=tokens,
+        prompt_feat=prompt.prompt_mel,
+        embedding=prompt.embedding.reshape(1, -1),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Per-request state
+# --------------------------------------------------------------------------------------------
+
+
+def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
+    """``(item, is_last)`` pairs, looking one item ahead."""
+    it = iter(items)
+    try:
+        current = next(it)
+    except StopIteration:
+        return
+    for following in it:
+        yield current, False
+        current = following
+    yield current, True
+
+
+@dataclass
+class _Segment:
+    """One unit of synthesis: a sentence, or the whole stream of a bistream request."""
+
+    index: int
+    text: str
+    tokens: Iterator[int]  # speech tokens from the LM
+    is_last: bool
+
+
+@dataclass
+class _RequestState:
+    """Everything one running request keeps between chunks. Owned by its generator."""
+
+    engine: Engine
+    ticket: int  # cancel counter value when the request was made
+    started: float  # perf_counter() at the synthesize() call
+    sample_rate: int
+    warnings: tuple[str, ...] = ()
+    chunk_index: int = 0
+    samples_out: int = 0
+    tokens_total: int = 0
+    new_tokens: list[int] = field(default_factory=list)
+
+    def cancelled(self) -> bool:
+        return self.engine.cancel_count != self.ticket
+
+    def take_tokens(self, tokens: Iterator[int]) -> Iterator[int]:
+        """Pass tokens through, recording them for the next chunk; stop quietly on cancel."""
+        for tok in tokens:
+            if self.cancelled():
+                return
+            self.new_tokens.append(tok)
+            self.tokens_total += 1
+            yield tok
+
+    def chunk(self, audio: np.ndarray, seg: _Segment, *, sentence_final: bool) -> AudioChunk:
+        samples = np.ascontiguousarray(audio, dtype=np.float32).reshape(-1)
+        out = AudioChunk(
+            samples=samples,
+            sample_rate=self.sample_rate,
+            index=self.chunk_index,
+            is_final=sentence_final and seg.is_last,
+            timing=time.perf_counter() - self.started,
+            tokens=tuple(self.new_tokens),
+            tokens_so_far=self.tokens_total,
+            sentence_index=seg.index,
+            sentence_text=seg.text,
+            sentence_final=sentence_final,
+            start_time=self.samples_out / self.sample_rate,
+            warnings=self.warnings if self.chunk_index == 0 else (),
+        )
+        self.new_tokens.clear()
+        self.chunk_index += 1
+        self.samples_out += samples.shape[0]
+        return out
+
+
+def _segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
+                   speed: float, state: _RequestState) -> Iterator[tuple[np.ndarray, bool]]:
+    """Token2wav over one segment: ``(audio, is_segment_end)``; stops early when cancelled."""
+    for tok in tokens:
+        if stream:
+            for audio in t2w.push(tok):
+                yield audio, False
+        else:
+            t2w.accept(tok)
+    if state.cancelled():
+        return
+    yield t2w.finish(speed=1.0 if stream else speed), True
+
+
+# --------------------------------------------------------------------------------------------
+# The engine
+# --------------------------------------------------------------------------------------------
+
+
+class Engine:
+    """A loaded model plus its text and prompt frontends; turns requests into audio chunks.
+
+    Owns the networks (:class:`~cosycore.model.CosyModel`), the text tokenizer and the two ONNX
+    frontend models. Created once per model by the app's engine thread or by the CLI. Raises
+    :class:`~cosycore.errors.ModelLoadError` subclasses when the folder cannot be loaded.
+    """
+
+    def __init__(self, model_dir: Path | str, device: str | torch.device = "auto",
+                 dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS) -> None:
+        self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
+        self.cfg = self.model.cfg
+        self.dtype = dtype
+        self.max_text_chars = int(max_text_chars)
+        self.tokenizer: TextTokenizer = get_text_tokenizer(self.cfg.qwen_dir, self.cfg.family)
+        onnx_device = self.model.device.type
+        model_path = Path(self.cfg.model_dir)
+        self.speech_tokenizer = SpeechTokenizerONNX(model_path / self.cfg.speech_tokenizer_file, device=onnx_device)
+        self.speaker_encoder = SpeakerEncoderONNX(model_path / "campplus.onnx", device=onnx_device)
+        self._cancel_lock = threading.Lock()
+        self._cancel_count = 0
+        self.last_warnings: tuple[str, ...] = ()
+        logger.info("engine ready: %s on %s", self.cfg.family, self.model.device)
+
+    # -- facts ----------------------------------------------------------------------------
+    @property
+    def family(self) -> Family:
+        return self.cfg.family
+
+    @property
+    def sample_rate(self) -> int:
+        return self.model.sample_rate
+
+    @property
+    def device(self) -> torch.device:
+        return self.model.device
+
+    @property
+    def cancel_count(self) -> int:
+        """How often :meth:`cancel` was called; a request stops when it changes."""
+        return self._cancel_count
+
+    def info(self) -> EngineInfo:
+        def count(module: torch.nn.Module) -> int:
+            return sum(p.numel() for p in module.parameters())
+
+        onnx = (self.speech_tokenizer.path, self.speaker_encoder.path)
+        return EngineInfo(
+            family=self.cfg.family,
+            title=FAMILY_TITLES[self.cfg.family],
+            model_dir=Path(self.cfg.model_dir),
+            device=str(self.model.device),
+            dtype=str(self.dtype).replace("torch.", ""),
+            sample_rate=self.sample_rate,
+            token_rate=self.cfg.token_frame_rate,
+            parameters=(("llm", count(self.model.llm)), ("flow", count(self.model.flow)),
+                        ("hift", count(self.model.hift))),
+            onnx_files=tuple((p.name, p.stat().st_size) for p in onnx),
+            text_vocab=self.tokenizer.vocab_size,
+        )
+
+    # -- prompts and voices -----------------------------------------------------------------
+    def extract_prompt(self, audio: AudioInput, sr: int | None = None) -> PromptFeatures:
+        """Check a recording and compute its prompt features (seconds on the real models)."""
+        return extract_prompt(audio, sr, self.cfg, self.speech_tokenizer, self.speaker_encoder)
+
+    def create_voice(self, audio: AudioInput, sr: int | None = None, *, transcript: str = "",
+                     name: str, language: str = "") -> Voice:
+        """Extract a recording's features once and keep them in a :class:`Voice` (save it with
+        :func:`~cosycore.voices.save_voice` or a :class:`~cosycore.voices.VoiceLibrary`).
+
+        ``transcript`` may be empty (the voice then serves cross_lingual and instruct requests).
+        Warnings about the recording are in :attr:`last_warnings`.
+        """
+        if not isinstance(name, str) or not name.strip():
+            raise InputError("A voice needs a name; type one.")
+        if transcript.strip():
+            check_spoken_text(transcript)
+        features = self.extract_prompt(audio, sr)
+        self.last_warnings = features.warnings
+        return voice_from_prompt(features, name=name.strip(), transcript=transcript.strip(), language=language)
+
+    def _prompt(self, req: SynthesisRequest) -> PromptFeatures:
+        if req.voice is not None:
+            return prompt_from_voice(req.voice, self.cfg, speech_tokenizer_sha256=self.speech_tokenizer.sha256)
+        assert req.prompt_audio is not None  # validate_request
+        return self.extract_prompt(req.prompt_audio, req.prompt_sample_rate)
+
+    def _plan(self, req: SynthesisRequest) -> ModePlan:
+        transcript = ""
+        if req.mode == "zero_shot":
+            transcript = prepare_transcript(request_transcript(req), text_frontend=req.text_frontend)
+        return plan_mode(req.mode, self.cfg.family, transcript=transcript, instruction=req.instruct_text or "")
+
+    # -- synthesis --------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop the running request (and any made before this call) at the next token or chunk.
+
+        Thread-safe. A request made after this call is not affected.
+        """
+        with self._cancel_lock:
+            self._cancel_count += 1
+        logger.info("synthesis cancelled")
+
+    def synthesize(self, request: SynthesisRequest) -> Iterator[AudioChunk]:
+        """Check ``request`` now (raising :class:`InputError`) and return its chunks as a generator.
+
+        The first chunk carries the request's warnings (also in :attr:`last_warnings`); the last
+        has ``is_final``. Errors found while running (unreadable prompt audio, …) are raised from
+        the iteration; the engine stays usable for the next request either way.
+        """
+        validate_request(request, max_chars=self.max_text_chars)
+        state = _RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
+        return self._run(request, state)
+
+    @torch.inference_mode()
+    def _run(self, req: SynthesisRequest, state: _RequestState) -> Iterator[AudioChunk]:
+        self.last_warnings = ()
+        prompt = self._prompt(req)
+        plan = self._plan(req)
+        state.warnings = prompt.warnings
+        self.last_warnings = prompt.warnings
+        prompt_ids = self.tokenizer.encode(plan.lm_prompt_text) if plan.lm_prompt_text else []
+        base = model_inputs(plan, prompt, prompt_ids, ())
+        g_llm, g_voc = self.model.generators(req.seed)
+        knobs = SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed))
+        for seg in self._segments(req, base, g_llm):
+            if state.cancelled():
+                break
+            t2w = self.model.token2wav_stream(base.flow_prompt_speech, base.prompt_feat, base.embedding,
+                                              knobs=knobs, generator=g_voc)
+            tokens = state.take_tokens(seg.tokens)
+            for audio, seg_end in _segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
+                                                 state=state):
+                if state.cancelled():
+                    break
+                if audio.size or (seg_end and seg.is_last):
+                    yield state.chunk(audio, seg, sentence_final=seg_end)
+        if state.cancelled():
+            logger.info("request stopped after %d chunks (cancelled)", state.chunk_index)
+
+    def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[_Segment]:
+        if isinstance(req.text, str):
+            yield from self._sentence_segments(req, req.text, base, g_llm)
+            return
+        tokens = self.model.llm.generate_bistream(
+            self._piece_ids(req.text), base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
+            min_len=req.min_tokens or 0, max_len=req.max_tokens,
+        )
+        yield _Segment(0, "", tokens, True)
+
+    def _sentences(self, req: SynthesisRequest, text: str) -> Iterator[str]:
+        if req.text_frontend:
+            return iter_sentences(text, req.language, self.tokenizer)
+        return (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
+
+    def _sentence_segments(self, req: SynthesisRequest, text: str, base: ModelInputs,
+                           g_llm: torch.Generator) -> Iterator[_Segment]:
+        cache: KVCache = self.model.llm.new_cache(1024)  # reused (and grown) across the sentences
+        index = 0
+        for sentence, is_last in with_last(self._sentences(req, text)):
+            ids = self.tokenizer.encode(sentence)
+            if not ids:
+                logger.info("skipping a segment without text tokens: %r", sentence[:40])
+                continue
+            tokens = self.model.llm.generate(
+                ids, base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
+                min_len=req.min_tokens, max_len=req.max_tokens, cache=cache,
+            )
+            yield _Segment(index, sentence, tokens, is_last)
+            index += 1
+
+    def _piece_ids(self, pieces: Iterable[str]) -> Iterator[int]:
+        """Token ids of streamed text pieces, each tokenised on its own (as the original does).
+
+        Pieces are spoken as they are (no normalisation: a piece may end mid-word). A control marker
+        is refused even when it is split across pieces.
+        """
+        tail = ""
+        total = 0
+        for piece in pieces:
+            if not isinstance(piece, str):
+                raise InputError(f"Streamed text must come as strings, got {type(piece).__name__}.")
+            total += len(piece)
+            if total > self.max_text_chars:
+                raise _too_long(total, self.max_text_chars, "streamed text")
+            window = tail + piece
+            if find_control_markers(window):
+                raise InputError(
+                    f"The streamed text contains a control marker such as {ENDOFPROMPT}; markers are added "
+                    "by the program. Remove it from the text and put any instruction in the instruction field."
+                )
+            tail = window[-_MARKER_TAIL:]
+            yield from self.tokenizer.encode(piece)
