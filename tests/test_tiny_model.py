@@ -11,7 +11,6 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
-from tests.conftest import conformance_root
 
 from cosycore.config import load_model_config
 from cosycore.flow import load_flow
@@ -21,6 +20,7 @@ from cosycore.llm import load_llm
 from cosycore.testing.tiny_model import main, write_tiny_model
 from cosycore.tokenizer import get_text_tokenizer
 from cosycore.weights import load_checkpoint
+from tests.conftest import conformance_root
 
 logger = logging.getLogger(__name__)
 
