@@ -8,6 +8,7 @@ Subcommands:
 * ``voice add|list|show|remove``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR`` or the
   platform's user data folder);
 * ``info``: what a model folder holds; ``instruct-presets``: the ready-made instructions;
+* ``models``: list, download, verify and remove release folders (:mod:`cosycore.models_cli`).
 * ``conformance``: comparison with the original implementation (:mod:`cosycore.conformance`).
 
 Exit codes: 0 success, 2 a usage or input problem (the message says what to change), 3 the model
@@ -29,6 +30,7 @@ from typing import IO, Any
 import numpy as np
 
 from .errors import CosyError, InputError, ModelLoadError
+from .models_cli import add_models_subparser, run_models_command
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _synth_parser(sub)
     _voice_parser(sub)
+    add_models_subparser(sub)
     info = sub.add_parser("info", help="show what a model folder holds")
     _model_args(info)
     presets = sub.add_parser("instruct-presets", help="list the ready-made instructions")
@@ -427,6 +430,7 @@ class CliIO:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": _cmd_presets,
+    "models": run_models_command,
 }
 
 

@@ -61,3 +61,35 @@ class InputError(SynthesisError):
 
 class StorageError(CosyError):
     """A file could not be written (disk full, no permission, read-only folder); nothing was replaced."""
+
+
+class DownloadError(CosyError):
+    """A model could not be downloaded, installed, verified or removed."""
+
+
+class HubUnreachableError(DownloadError):
+    """The model hub (or mirror) could not be reached: no network, a wrong endpoint, a proxy or TLS problem."""
+
+
+class RepoNotFoundError(DownloadError):
+    """The hub answered, but it has no such repository, revision or file (or it needs a login)."""
+
+
+class SourceUnavailableError(DownloadError):
+    """The chosen download source needs a package that is not installed (ModelScope)."""
+
+
+class InsufficientSpaceError(DownloadError):
+    """There is not enough free disk space for the download, or the disk filled up while writing."""
+
+
+class IntegrityError(DownloadError):
+    """A file's size or hash differs from what the hub published (or what the manifest recorded)."""
+
+
+class DownloadCancelledError(DownloadError):
+    """The download was cancelled on request; what was downloaded so far is kept for resuming."""
+
+
+class DownloadBusyError(DownloadError):
+    """Another download of the same model into the same folder is running."""

@@ -121,6 +121,10 @@ class RelPositionMultiHeadedAttention(nn.Module):
         self.linear_pos = nn.Linear(n_feat, n_feat, bias=False)
         self.pos_bias_u = nn.Parameter(torch.empty(n_head, self.d_k))
         self.pos_bias_v = nn.Parameter(torch.empty(n_head, self.d_k))
+        # Checkpoints overwrite these; a freshly built model (tiny test folders, benchmarks) must
+        # not carry whatever memory torch.empty handed out.
+        nn.init.xavier_uniform_(self.pos_bias_u)
+        nn.init.xavier_uniform_(self.pos_bias_v)
 
     def _heads(self, x: torch.Tensor) -> torch.Tensor:
         b, length, _ = x.shape

@@ -1,0 +1,538 @@
+"""The Models dialog: installed models, downloads with progress, verify, delete, and folders of one's own.
+
+Downloads and verifications run on a :class:`ModelTask` (a ``QThread``) that calls
+:mod:`cosycore.download`; its signals carry plain values (:class:`~cosycore.download.DownloadProgress`,
+:class:`~cosycore.download.InstalledModel`, :class:`~cosycore.download.VerifyReport`, strings). One
+task runs at a time. Cancel sets the task's event; the download stops within one chunk and keeps
+what arrived, so the row offers "Resume" (also after the app was closed). Nothing touches the
+network until the user presses Download or Resume.
+
+The main window (or the first-run screen) opens the dialog and connects :attr:`ModelsDialog.model_chosen`
+to loading the model; :attr:`ModelsDialog.own_folders_changed` lets it remember folders the user brought.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QThread, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cosycore import download as dl
+from cosycore.catalog import SOURCE_TITLES, SOURCES, CatalogEntry, Source, load_catalog
+from cosycore.errors import CosyError
+
+logger = logging.getLogger(__name__)
+
+FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
+PROGRESS_STEPS = 1000
+QUIT_WAIT_MS = 10_000
+_RUNNING: set[ModelTask] = set()  # tasks whose dialog went away before they ended; kept alive until they do
+
+TaskBody = Callable[[Callable[[dl.DownloadProgress], None], threading.Event], object]
+
+
+class ModelTask(QThread):
+    """Runs one download or verification off the GUI thread and reports through signals.
+
+    ``body(progress, cancel)`` does the work; it is given a progress callback (emitting
+    :attr:`progressed`) and the cancel event :meth:`cancel` sets. Errors become :attr:`failed`.
+    """
+
+    progressed = Signal(object)  # DownloadProgress
+    succeeded = Signal(object)  # whatever the body returned (InstalledModel, VerifyReport)
+    failed = Signal(str, str)  # error kind (class name), message for people
+
+    def __init__(self, kind: str, key: str, body: TaskBody, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kind = kind  # "download" or "verify"
+        self.key = key  # catalogue id or folder path
+        self._body = body
+        self._cancel = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the work to stop (thread-safe); it ends at the next chunk with a cancel error."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> None:
+        try:
+            result = self._body(self.progressed.emit, self._cancel)
+        except CosyError as e:
+            logger.warning("%s %s stopped: %s", self.kind, self.key, e)
+            self.failed.emit(type(e).__name__, str(e))
+            return
+        except Exception as e:  # the thread boundary: report, never let it pass silently
+            logger.exception("%s %s failed", self.kind, self.key)
+            self.failed.emit(type(e).__name__, f"Unexpected error: {e}")
+            return
+        self.succeeded.emit(result)
+
+
+class _CatalogRow(QWidget):
+    """One downloadable model: name and size, a progress bar, a status line and its buttons."""
+
+    def __init__(self, entry: CatalogEntry, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.entry = entry
+        self.setObjectName(f"catalogRow_{entry.id}")
+        self.title = QLabel(f"<b>{entry.name}</b> — {FAMILY_TITLES.get(entry.family, entry.family)}", self)
+        self.title.setToolTip(entry.description)
+        self.status = QLabel(self)
+        self.status.setObjectName("rowStatus")
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, PROGRESS_STEPS)
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("%p%")
+        self.action = QPushButton(self)
+        self.action.setObjectName("rowAction")
+        self.discard = QPushButton(self.tr("Discard"), self)
+        self.discard.setObjectName("rowDiscard")
+        self.discard.setToolTip(self.tr("Delete what was downloaded so far"))
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 2, 0, 2)
+        grid.addWidget(self.title, 0, 0)
+        grid.addWidget(self.action, 0, 1)
+        grid.addWidget(self.discard, 0, 2)
+        grid.addWidget(self.progress, 1, 0, 1, 3)
+        grid.addWidget(self.status, 2, 0, 1, 3)
+        grid.setColumnStretch(0, 1)
+
+
+class ModelsDialog(QDialog):
+    """Manage the models folder. Owned by whoever opens it; GUI thread only.
+
+    ``models_dir`` is where downloads go (default :func:`cosycore.download.default_models_dir`);
+    ``own_folders`` are model folders elsewhere that the user brought; ``smoke_test`` is what
+    "Verify" runs when its test-synthesis box is ticked (default: load with ``CosyModel`` and
+    synthesise a few tokens).
+    """
+
+    model_chosen = Signal(object)  # Path of the model folder to load
+    models_changed = Signal()  # something was installed, deleted or forgotten
+    models_dir_changed = Signal(object)  # Path: the user chose another models folder
+    own_folders_changed = Signal(object)  # tuple[Path, ...]: the folders the user brought
+    download_finished = Signal(object)  # InstalledModel
+    download_failed = Signal(str)  # message (also for a cancel: the row then offers Resume)
+    verify_finished = Signal(object)  # VerifyReport
+
+    def __init__(self, models_dir: Path | None = None, parent: QWidget | None = None, *,
+                 source: Source = "huggingface", endpoint: str | None = None,
+                 own_folders: Iterable[Path] = (), smoke_test: dl.SmokeTest | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Models"))
+        self.setObjectName("modelsDialog")
+        self.resize(760, 620)
+        self.models_dir = Path(models_dir) if models_dir is not None else dl.default_models_dir()
+        self.endpoint = endpoint
+        self.own_folders: list[Path] = [Path(p) for p in own_folders]
+        self.smoke_test: dl.SmokeTest = smoke_test or dl.synthesis_smoke_test
+        self.task: ModelTask | None = None
+        self._installed: list[dl.InstalledModel] = []
+        self._select_after_task: Path | None = None  # the folder a finished download installed
+
+        # -- where --------------------------------------------------------------------------
+        self.folder_label = QLabel(self)
+        self.folder_label.setObjectName("modelsFolder")
+        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.change_folder_button = QPushButton(self.tr("Change…"), self)
+        self.change_folder_button.setToolTip(self.tr("Download models into another folder"))
+        self.change_folder_button.clicked.connect(self._on_change_folder_clicked)
+        self.source_combo = QComboBox(self)
+        self.source_combo.setObjectName("sourceCombo")
+        for s in SOURCES:
+            self.source_combo.addItem(SOURCE_TITLES[s], s)
+        if importlib.util.find_spec("modelscope") is None:
+            index = self.source_combo.findData("modelscope")
+            item = self.source_combo.model().item(index)  # a QStandardItemModel by default
+            item.setEnabled(False)
+            item.setToolTip(self.tr("Needs the modelscope package: pip install 'cosy-studio[modelscope]'"))
+        self.source_combo.setCurrentIndex(max(0, self.source_combo.findData(source)))
+        where = QHBoxLayout()
+        where.addWidget(QLabel(self.tr("Models folder:"), self))
+        where.addWidget(self.folder_label, 1)
+        where.addWidget(self.change_folder_button)
+        where.addSpacing(12)
+        where.addWidget(QLabel(self.tr("Download from:"), self))
+        where.addWidget(self.source_combo)
+
+        # -- installed ----------------------------------------------------------------------
+        self.table = QTableWidget(0, 4, self)
+        self.table.setObjectName("installedTable")
+        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Family"), self.tr("Size"), self.tr("Folder")])
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.itemDoubleClicked.connect(lambda _item: self._on_use_clicked())
+        self.use_button = QPushButton(self.tr("Use"), self)
+        self.use_button.setToolTip(self.tr("Load the selected model"))
+        self.use_button.clicked.connect(self._on_use_clicked)
+        self.verify_button = QPushButton(self.tr("Verify"), self)
+        self.verify_button.setToolTip(self.tr("Check the selected model's files against what was installed"))
+        self.verify_button.clicked.connect(self._on_verify_clicked)
+        self.smoke_box = QCheckBox(self.tr("with a test synthesis"), self)
+        self.smoke_box.setToolTip(self.tr("Also load the model and synthesise a few sounds (takes a while)"))
+        self.delete_button = QPushButton(self.tr("Delete…"), self)
+        self.delete_button.clicked.connect(self._on_delete_clicked)
+        self.own_button = QPushButton(self.tr("Use a folder I already have…"), self)
+        self.own_button.setObjectName("useOwnFolderButton")
+        self.own_button.setToolTip(self.tr("Pick a CosyVoice2-0.5B or Fun-CosyVoice3-0.5B release folder on disk"))
+        self.own_button.clicked.connect(self._on_own_folder_clicked)
+        actions = QHBoxLayout()
+        for w in (self.use_button, self.verify_button, self.smoke_box, self.delete_button):
+            actions.addWidget(w)
+        actions.addStretch(1)
+        actions.addWidget(self.own_button)
+        installed_box = QGroupBox(self.tr("Installed"), self)
+        ib = QVBoxLayout(installed_box)
+        ib.addWidget(self.table)
+        ib.addLayout(actions)
+
+        # -- downloads ----------------------------------------------------------------------
+        self.rows: dict[str, _CatalogRow] = {}
+        download_box = QGroupBox(self.tr("Download"), self)
+        db = QVBoxLayout(download_box)
+        for entry in load_catalog():
+            row = _CatalogRow(entry, download_box)
+            row.action.clicked.connect(lambda _checked=False, e=entry: self._on_row_action_clicked(e.id))
+            row.discard.clicked.connect(lambda _checked=False, e=entry: self._on_row_discard_clicked(e.id))
+            self.rows[entry.id] = row
+            db.addWidget(row)
+
+        # -- messages -----------------------------------------------------------------------
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("modelsError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c0392b;")
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error_label.hide()
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("modelsStatus")
+        self.status_label.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(where)
+        layout.addWidget(installed_box, 1)
+        layout.addWidget(download_box)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.status_label)
+        layout.addWidget(buttons)
+        self.refresh()
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def source(self) -> Source:
+        return self.source_combo.currentData()
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None
+
+    def installed(self) -> tuple[dl.InstalledModel, ...]:
+        return tuple(self._installed)
+
+    def refresh(self) -> None:
+        """Re-read the models folder and redraw the table and the rows."""
+        self.folder_label.setText(str(self.models_dir))
+        self._installed = list(dl.list_installed(self.models_dir, self.own_folders))
+        selected = self.selected_model()
+        self.table.setRowCount(len(self._installed))
+        for r, m in enumerate(self._installed):
+            name = m.name if m.managed else self.tr("%1 (your folder)").replace("%1", m.name)
+            cells = (name, FAMILY_TITLES.get(m.family, m.family), dl.format_bytes(m.size_bytes), str(m.folder))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(str(m.folder))
+                self.table.setItem(r, c, item)
+            if selected is not None and m.folder == selected.folder:
+                self.table.selectRow(r)
+        if self._installed and self.selected_model() is None:
+            self.table.selectRow(0)
+        partial = {p.model_id: p for p in dl.list_partial(self.models_dir)}
+        have = {m.model_id for m in self._installed if m.model_id}
+        for model_id, row in self.rows.items():
+            self._draw_row(row, model_id in have, partial.get(model_id))
+        self._update_buttons()
+
+    def _draw_row(self, row: _CatalogRow, installed: bool, partial: dl.PartialDownload | None) -> None:
+        running = self.task is not None and self.task.kind == "download" and self.task.key == row.entry.id
+        row.discard.setVisible(partial is not None and not running)
+        row.discard.setEnabled(not self.busy)
+        if running:
+            row.action.setText(self.tr("Cancel"))
+            row.action.setEnabled(True)
+            return
+        row.action.setEnabled(not self.busy and not installed)
+        if installed:
+            row.action.setText(self.tr("Installed"))
+            row.progress.setValue(PROGRESS_STEPS)
+            row.status.setText(self.tr("Installed in %1").replace("%1", str(self.models_dir / row.entry.folder)))
+        elif partial is not None:
+            row.action.setText(self.tr("Resume"))
+            total = row.entry.approx_bytes
+            row.progress.setValue(min(PROGRESS_STEPS - 1, int(PROGRESS_STEPS * partial.bytes_staged / max(1, total))))
+            row.status.setText(self.tr("Paused: %1 downloaded so far").replace(
+                "%1", dl.format_bytes(partial.bytes_staged)))
+        else:
+            row.action.setText(self.tr("Download"))
+            row.progress.setValue(0)
+            row.status.setText(self.tr("About %1").replace("%1", dl.format_bytes(row.entry.approx_bytes)))
+
+    def _update_buttons(self) -> None:
+        model = self.selected_model()
+        idle = not self.busy
+        self.use_button.setEnabled(idle and model is not None)
+        self.verify_button.setEnabled(idle and model is not None)
+        self.delete_button.setEnabled(idle and model is not None)
+        if model is not None and not model.managed:
+            self.delete_button.setText(self.tr("Forget"))
+            self.delete_button.setToolTip(self.tr("Remove this folder from the list; nothing is deleted from disk"))
+        else:
+            self.delete_button.setText(self.tr("Delete…"))
+            self.delete_button.setToolTip(self.tr("Delete the selected model from disk"))
+        self.own_button.setEnabled(idle)
+        self.change_folder_button.setEnabled(idle)
+        self.source_combo.setEnabled(idle)
+
+    def selected_model(self) -> dl.InstalledModel | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or rows[0].row() >= len(self._installed):
+            return None
+        return self._installed[rows[0].row()]
+
+    def select_folder(self, folder: Path) -> bool:
+        for r, m in enumerate(self._installed):
+            if m.folder == Path(folder):
+                self.table.selectRow(r)
+                return True
+        return False
+
+    def _show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.setVisible(bool(message))
+
+    # -- actions ------------------------------------------------------------------------------
+    def start_download(self, model_id: str) -> None:
+        """Download (or resume) ``model_id`` on a task thread."""
+        if self.busy:
+            return
+        models_dir, source, endpoint = self.models_dir, self.source, self.endpoint
+
+        def body(progress: Callable[[dl.DownloadProgress], None], cancel: threading.Event) -> object:
+            return dl.download_model(model_id, models_dir, source=source, endpoint=endpoint,
+                                     progress=progress, cancel=cancel)
+
+        self._show_error("")
+        self.status_label.setText(self.tr("Asking %1 for the file list…").replace("%1", SOURCE_TITLES[source]))
+        self._start_task("download", model_id, body, self._on_download_succeeded)
+
+    def cancel(self) -> None:
+        """Stop the running download or verification (it keeps what was downloaded)."""
+        if self.task is not None:
+            self.task.cancel()
+            self.status_label.setText(self.tr("Stopping…"))
+
+    def verify_selected(self) -> None:
+        model = self.selected_model()
+        if model is None or self.busy:
+            return
+        folder, smoke = model.folder, (self.smoke_test if self.smoke_box.isChecked() else None)
+
+        def body(progress: Callable[[dl.DownloadProgress], None], cancel: threading.Event) -> object:
+            return dl.verify(folder, hashes=True, smoke_test=smoke, progress=progress, cancel=cancel)
+
+        self._show_error("")
+        self.status_label.setText(self.tr("Checking %1…").replace("%1", model.name))
+        self._start_task("verify", str(folder), body, self._on_verify_succeeded)
+
+    def use_folder(self, folder: Path) -> bool:
+        """Take a model folder the user already has: check it, list it and emit :attr:`model_chosen`."""
+        try:
+            model = dl.describe_folder(folder)
+        except CosyError as e:
+            self._show_error(str(e))
+            return False
+        self._show_error("")
+        inside = model.folder.resolve().parent == self.models_dir.resolve()
+        if not inside and model.folder not in self.own_folders:
+            self.own_folders.append(model.folder)
+            self.own_folders_changed.emit(tuple(self.own_folders))
+        self.refresh()
+        self.select_folder(model.folder)
+        self.models_changed.emit()
+        self.model_chosen.emit(model.folder)
+        return True
+
+    def delete_selected(self, *, confirm: bool = True) -> bool:
+        model = self.selected_model()
+        if model is None or self.busy:
+            return False
+        if not model.managed:  # a folder the user brought: forget it, never delete it
+            self.own_folders = [p for p in self.own_folders if p != model.folder]
+            self.own_folders_changed.emit(tuple(self.own_folders))
+            self.refresh()
+            self.models_changed.emit()
+            return True
+        if confirm:
+            answer = QMessageBox.question(
+                self, self.tr("Delete model"),
+                self.tr("Delete %1 (%2) from %3?").replace("%1", model.name)
+                .replace("%2", dl.format_bytes(model.size_bytes)).replace("%3", str(model.folder)))
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        try:
+            dl.remove(model.folder)
+        except CosyError as e:
+            self._show_error(str(e))
+            self.refresh()
+            return False
+        self.status_label.setText(self.tr("Deleted %1.").replace("%1", model.name))
+        self.refresh()
+        self.models_changed.emit()
+        return True
+
+    def set_models_dir(self, folder: Path) -> None:
+        if self.busy:
+            return
+        self.models_dir = Path(folder)
+        self.refresh()
+        self.models_dir_changed.emit(self.models_dir)
+
+    # -- task plumbing ------------------------------------------------------------------------
+    def _start_task(self, kind: str, key: str, body: TaskBody, on_success: Callable[..., None]) -> ModelTask:
+        task = ModelTask(kind, key, body, self)
+        task.succeeded.connect(on_success)
+        task.progressed.connect(self._on_task_progressed)
+        task.failed.connect(self._on_task_failed)
+        task.finished.connect(self._on_task_finished)
+        self.task = task
+        self.refresh()
+        task.start()
+        return task
+
+    def _on_task_progressed(self, p: dl.DownloadProgress) -> None:
+        self.status_label.setText(p.describe())
+        task = self.task
+        if task is not None and task.kind == "download" and task.key in self.rows:
+            row = self.rows[task.key]
+            row.progress.setValue(int(PROGRESS_STEPS * p.fraction))
+            row.status.setText(p.describe())
+
+    def _on_download_succeeded(self, model: dl.InstalledModel) -> None:
+        self.status_label.setText(self.tr("%1 is installed (%2).").replace("%1", model.name)
+                                  .replace("%2", dl.format_bytes(model.size_bytes)))
+        self._select_after_task = model.folder
+        self.download_finished.emit(model)
+        self.models_changed.emit()
+
+    def _on_verify_succeeded(self, report: dl.VerifyReport) -> None:
+        if report.ok:
+            self.status_label.setText(report.summary())
+        else:
+            self.status_label.setText(self.tr("%1 needs attention.").replace("%1", report.folder.name))
+            self._show_error("\n".join(report.problems))
+        self.verify_finished.emit(report)
+
+    def _on_task_failed(self, kind: str, message: str) -> None:
+        task = self.task
+        if kind == "DownloadCancelledError":
+            self.status_label.setText(self.tr("Stopped. What was downloaded is kept; press Resume to continue.")
+                                      if task is not None and task.kind == "download" else self.tr("Stopped."))
+        else:
+            self.status_label.setText("")
+            self._show_error(message)
+        if task is not None and task.kind == "download":
+            self.download_failed.emit(message)
+
+    def _on_task_finished(self) -> None:
+        task, self.task = self.task, None
+        if task is not None:
+            task.deleteLater()
+        self.refresh()
+        if self._select_after_task is not None:
+            self.select_folder(self._select_after_task)
+            self._select_after_task = None
+
+    def _on_row_action_clicked(self, model_id: str) -> None:
+        if self.task is not None and self.task.kind == "download" and self.task.key == model_id:
+            self.cancel()
+        else:
+            self.start_download(model_id)
+
+    def _on_row_discard_clicked(self, model_id: str) -> None:
+        if self.busy:
+            return
+        try:
+            dl.discard_partial(model_id, self.models_dir)
+        except CosyError as e:
+            self._show_error(str(e))
+        self.refresh()
+
+    def _on_use_clicked(self) -> None:
+        model = self.selected_model()
+        if model is not None and not self.busy:
+            self.model_chosen.emit(model.folder)
+            self.accept()
+
+    def _on_verify_clicked(self) -> None:
+        self.verify_selected()
+
+    def _on_delete_clicked(self) -> None:
+        self.delete_selected()
+
+    def _on_own_folder_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a model release folder"), str(Path.home()))
+        if folder:
+            self.use_folder(Path(folder))
+
+    def _on_change_folder_clicked(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose where models are downloaded"),
+                                                  str(self.models_dir.parent))
+        if folder:
+            self.set_models_dir(Path(folder))
+
+    # -- closing ------------------------------------------------------------------------------
+    def done(self, result: int) -> None:
+        """Closing the dialog cancels a running task (a download keeps what arrived) and waits for it."""
+        task = self.task
+        if task is not None:
+            task.cancel()
+            if not task.wait(QUIT_WAIT_MS):
+                # Still inside a network read; let it end on its own without its parent.
+                logger.warning("%s %s is still stopping; it will end in the background", task.kind, task.key)
+                task.setParent(None)
+                _RUNNING.add(task)
+                task.finished.connect(lambda t=task: _RUNNING.discard(t))
+            self.task = None
+        super().done(result)

@@ -1,0 +1,36 @@
+"""``cosy-studio --self-test`` (app/self_test.py): the whole path on a tiny model, and a broken build."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("onnx")  # the self-test writes its tiny model's ONNX graphs
+
+from app import self_test
+
+
+def test_self_test_speaks_a_sentence(qapp) -> None:
+    played: list[tuple[np.ndarray, int]] = []
+    out = io.StringIO()
+    code = self_test.run_self_test(out, play=lambda _out, audio, rate: played.append((audio, rate)))
+    text = out.getvalue()
+    assert code == 0, text
+    assert [line.split(":")[0] for line in text.splitlines()[:4]] == ["qt", "model", "engine", "speech"]
+    assert text.rstrip().splitlines()[-1].startswith("self-test OK in")
+    (audio, rate), = played
+    assert rate == 24000 and audio.dtype == np.float32 and audio.size > rate // 10
+    assert np.isfinite(audio).all() and float(np.abs(audio).max()) > 0
+
+
+def test_a_broken_build_fails_with_the_reason(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_portaudio(_out, _audio, _rate) -> None:
+        raise self_test.SelfTestError("the PortAudio library could not be loaded")
+
+    monkeypatch.setattr(self_test, "_synthesise", lambda _out, _folder: (np.zeros(10, np.float32), 24000))
+    out = io.StringIO()
+    assert self_test.run_self_test(out, play=no_portaudio) == 1
+    assert "self-test FAILED: the PortAudio library could not be loaded" in out.getvalue()
