@@ -57,6 +57,7 @@ from .text import (
     is_speakable,
     iter_chunks,
     iter_sentences,
+    japanese_note,
     normalize_text,
 )
 from .token2wav import Token2WavStream
@@ -543,8 +544,12 @@ class Engine:
         self.last_warnings = ()
         prompt = self._prompt(req)
         plan = self._plan(req)
-        state.warnings = prompt.warnings
-        self.last_warnings = prompt.warnings
+        warnings = prompt.warnings
+        note = japanese_note(req.text) if isinstance(req.text, str) and self.family == "cosyvoice3" else None
+        if note:
+            warnings = (*warnings, note)
+        state.warnings = warnings
+        self.last_warnings = warnings
         prompt_ids = self.tokenizer.encode(plan.lm_prompt_text) if plan.lm_prompt_text else []
         base = model_inputs(plan, prompt, prompt_ids, ())
         g_llm, g_voc = self.model.generators(req.seed)

@@ -424,3 +424,15 @@ def test_info(cv2_engine: Engine, cv3_engine: Engine) -> None:
         assert info.total_parameters == sum(p.numel() for m in (engine.model.llm, engine.model.flow,
                                                                 engine.model.hift) for p in m.parameters())
         assert {name for name, _ in info.onnx_files} == {engine.cfg.speech_tokenizer_file, "campplus.onnx"}
+
+
+def test_japanese_text_gets_the_katakana_note_on_cosyvoice3(cv3_engine: Engine, clip) -> None:
+    audio, sr = clip
+    request = SynthesisRequest("こんにちは、元気ですか。", mode="cross_lingual", prompt_audio=audio,  # type: ignore[arg-type]
+                               prompt_sample_rate=sr, seed=0, stream=False, max_tokens=6)
+    chunks = list(cv3_engine.synthesize(request))
+    assert any("katakana" in w for w in chunks[0].warnings)
+    assert any("katakana" in w for w in cv3_engine.last_warnings)
+    plain = SynthesisRequest("Hello there.", mode="cross_lingual", prompt_audio=audio,  # type: ignore[arg-type]
+                             prompt_sample_rate=sr, seed=0, stream=False, max_tokens=6)
+    assert not any("katakana" in w for w in next(iter(cv3_engine.synthesize(plain))).warnings)
