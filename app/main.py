@@ -1,29 +1,95 @@
-"""Application entry point: logging, Qt application, main window."""
+"""Application entry point: logging, settings, translations, the Qt application and the main window."""
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import logging
+import logging.handlers
 import sys
+
+logger = logging.getLogger(__name__)
+
+TRANSLATION_BASENAME = "cosy_studio"
+
+
+def keep_singletons_alive() -> None:
+    """Work around PySide6 6.12 dropping references to ``None``, ``True`` and ``False`` on Python 3.11.
+
+    Its bindings return these singletons from void and bool methods without taking a reference.
+    Python 3.12 made them immortal, which hides the mistake there; on 3.11 every call such as
+    ``widget.update()`` or ``processEvents()`` takes one reference away, and the interpreter aborts
+    with "deallocating None" after some ten thousand calls: about a minute of a 30 Hz waveform.
+    Raising their reference counts far above anything a session can use up keeps them alive, which
+    is what 3.12 does by design. Call once, before the event loop starts.
+    """
+    if sys.version_info >= (3, 12):
+        return
+    for obj in (None, True, False):
+        # CPython 3.11 object header: the reference count is the first field, at id(obj).
+        ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="cosy-studio", description="Cosy Studio desktop app")
     parser.add_argument("--model", help="release folder to load (CosyVoice2-0.5B or Fun-CosyVoice3-0.5B)")
+    parser.add_argument("--language", choices=["en", "zh_CN"], help="interface language (overrides the setting)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return parser.parse_args(argv)
 
 
+def _setup_logging(level: str, log_dir) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler()]
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.handlers.RotatingFileHandler(log_dir / "cosy-studio.log", maxBytes=2_000_000,
+                                                             backupCount=3, encoding="utf-8"))
+    except OSError as e:  # a read-only home must not stop the app; the console log remains
+        print(f"cosy-studio: not writing a log file ({e})", file=sys.stderr)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
+                        handlers=handlers)
+
+
+def install_translators(app, language: str) -> list:
+    """Install the app's and Qt's own translations for ``language`` ("" = the system locale).
+
+    Returns the installed translators (the caller keeps them alive).
+    """
+    from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+
+    from .resources import translations_dir
+
+    locale = QLocale(language) if language else QLocale.system()
+    installed = []
+    ours = QTranslator(app)
+    if ours.load(locale, TRANSLATION_BASENAME, "_", str(translations_dir())):
+        app.installTranslator(ours)
+        installed.append(ours)
+    else:
+        logger.info("no Cosy Studio translation for %s; using English", locale.name())
+    qt_base = QTranslator(app)
+    if qt_base.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt_base)
+        installed.append(qt_base)
+    return installed
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    keep_singletons_alive()
     from PySide6.QtWidgets import QApplication
+
+    from .settings import APP_AUTHOR, APP_NAME, Settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_AUTHOR)
+    settings = Settings()
+    _setup_logging(args.log_level, settings.paths.logs)
+    install_translators(app, args.language or settings.language)
 
     from .main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
-    app.setOrganizationName("CosyStudio")
-    window = MainWindow(model_dir=args.model)
+    window = MainWindow(settings, model_dir=args.model)
     window.show()
     return int(app.exec())

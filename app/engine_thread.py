@@ -1,0 +1,435 @@
+"""The engine thread: the one thread that owns the model and every torch object.
+
+:class:`EngineThread` is a ``QThread`` whose ``run`` loop takes commands from a queue (load a model,
+speak, make a voice, quit) and reports back through signals that carry plain values and numpy
+arrays only. The GUI never waits on it.
+
+Cancelling: a new Speak or Stop cancels the running synthesis at the next chunk. The GUI thread
+raises a flag that the loop checks between chunks and also calls the engine's thread-safe
+``cancel()`` so that a long chunk is cut short inside the engine. Queued requests that were
+overtaken by a newer Speak are dropped without running. The thread is never terminated: quitting
+cancels, lets the loop return and waits for it.
+
+torch and the engine are imported inside this thread, so the window can open before they load.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QThread, Signal
+
+from cosycore.errors import CosyError, SynthesisError
+from cosycore.voices import Voice
+
+logger = logging.getLogger(__name__)
+
+QUIT_TIMEOUT_MS = 30_000
+
+
+@dataclass(frozen=True, eq=False)
+class SpeakRequest:
+    """One take the user asked for, in plain values (mapped onto the engine's request in the thread)."""
+
+    text: str
+    mode: str = "zero_shot"  # "zero_shot" (clone), "cross_lingual" or "instruct"
+    voice: Voice | None = None  # saved voice to speak with
+    prompt_audio: np.ndarray | None = None  # or raw prompt audio (float32 [N]) ...
+    prompt_sample_rate: int = 0  # ... at this rate
+    prompt_text: str = ""  # transcript of raw prompt audio (a saved voice carries its own)
+    instruct_text: str = ""  # instruction for "instruct" mode
+    speed: float = 1.0
+    seed: int | None = None
+    stream: bool = True
+    max_tokens: int | None = None  # advanced cap on speech tokens per sentence (benchmarks, tests)
+
+
+@dataclass(frozen=True, eq=False)
+class Chunk:
+    """One piece of a take as the GUI sees it (copied out of the engine's chunk)."""
+
+    samples: np.ndarray  # float32 [N], mono, read-only
+    sample_rate: int
+    index: int  # 0, 1, 2, … within the take
+    is_final: bool  # the last chunk of the take
+    start_time: float  # seconds of the take before this chunk
+    sentence_index: int  # which text segment the audio belongs to
+    sentence_text: str  # that segment as spoken (normalised)
+    sentence_final: bool  # the segment ends with this chunk
+    elapsed: float  # seconds from the request to this chunk
+    tokens_so_far: int = 0  # speech tokens generated so far in the take
+    warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know
+
+    @property
+    def duration(self) -> float:
+        return self.samples.shape[0] / self.sample_rate
+
+    @property
+    def end_time(self) -> float:
+        return self.start_time + self.duration
+
+
+@dataclass(frozen=True)
+class SynthesisStats:
+    """How one take went."""
+
+    request_id: int
+    audio_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    first_audio_seconds: float | None = None  # time to first audio; None if nothing came
+    chunks: int = 0
+    cancelled: bool = False
+
+    @property
+    def rtf(self) -> float | None:
+        """Real-time factor: seconds of work per second of audio."""
+        return self.wall_seconds / self.audio_seconds if self.audio_seconds > 0 else None
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the status bar shows about the loaded model."""
+
+    model_dir: str
+    family: str  # "cosyvoice2" or "cosyvoice3"
+    title: str  # "CosyVoice2" or "Fun-CosyVoice3"
+    sample_rate: int
+    device: str  # e.g. "cpu", "cuda:0"
+    load_seconds: float
+
+
+@dataclass
+class _Job:
+    kind: str  # "load", "speak", "voice", "quit"
+    job_id: int = 0
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def readable_error(e: BaseException) -> str:
+    """The message to show a person: cosycore's own for its errors, the type and text otherwise."""
+    if isinstance(e, CosyError):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return "The computer ran out of memory. Close other programs or use a shorter text."
+    return f"Unexpected error ({type(e).__name__}): {e}. Details are in the log."
+
+
+def _engine_module() -> Any:
+    from cosycore import engine  # imported on the engine thread: it pulls in torch
+
+    return engine
+
+
+class EngineThread(QThread):
+    """Owns the :class:`cosycore.engine.Engine`; created and quit by the main window."""
+
+    load_started = Signal(str)  # model folder
+    load_progress = Signal(int, str)  # percent, what is happening
+    model_loaded = Signal(object)  # ModelInfo
+    load_failed = Signal(str)  # readable message
+    synthesis_started = Signal(int)  # request id
+    chunk_ready = Signal(int, object)  # request id, Chunk
+    synthesis_finished = Signal(object)  # SynthesisStats
+    synthesis_cancelled = Signal(object)  # SynthesisStats (what was made before the cancel)
+    synthesis_failed = Signal(int, str)  # request id, readable message
+    voice_created = Signal(int, object, object)  # job id, Voice, tuple of warnings about the recording
+    voice_failed = Signal(int, str)  # job id, readable message
+
+    def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
+        """``torch_threads`` caps torch's intra-op threads (None keeps torch's default, one per core)."""
+        super().__init__(parent)
+        self._torch_threads = torch_threads
+        self.setObjectName("engine")
+        self._jobs: queue.Queue[_Job] = queue.Queue()
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._wanted_speak = 0  # id of the newest Speak; older ones are cancelled
+        self._running_speak = 0  # id of the synthesis in progress (0: none)
+        self._stopped_up_to = 0  # every speak id <= this was stopped
+        self._queued_speaks = 0  # speak jobs in the queue, not yet taken by the loop
+        self._engine: Any = None  # touched only on this thread
+        self._info: ModelInfo | None = None
+
+    # -- GUI-thread API ------------------------------------------------------------------------
+    def _new_id(self) -> int:
+        with self._lock:
+            self._next_id += 1
+            return self._next_id
+
+    @property
+    def model_info(self) -> ModelInfo | None:
+        return self._info
+
+    @property
+    def busy(self) -> bool:
+        """A synthesis is running or queued."""
+        with self._lock:
+            return self._running_speak != 0 or self._queued_speaks > 0
+
+    def load_model(self, model_dir: Path | str, device: str = "auto") -> int:
+        """Load a release folder (replacing any loaded model); reports through the load signals."""
+        self.stop()
+        job = _Job("load", self._new_id(), {"model_dir": str(model_dir), "device": device})
+        self._ensure_started()
+        self._jobs.put(job)
+        return job.job_id
+
+    def speak(self, request: SpeakRequest) -> int:
+        """Queue a take; any synthesis still running is cancelled at its next chunk. Returns its id."""
+        request_id = self._new_id()
+        with self._lock:
+            self._wanted_speak = request_id
+            self._queued_speaks += 1
+            running = self._running_speak
+        if running:
+            self._cancel_engine()
+        self._ensure_started()
+        self._jobs.put(_Job("speak", request_id, {"request": request}))
+        return request_id
+
+    def stop(self) -> None:
+        """Cancel the running synthesis and everything queued (at the next chunk)."""
+        with self._lock:
+            self._stopped_up_to = self._next_id
+            running = self._running_speak
+        if running:
+            self._cancel_engine()
+
+    def create_voice(self, audio: np.ndarray, sample_rate: int, name: str, transcript: str,
+                     language: str = "") -> int:
+        """Compute a saved voice's features from a recording; reports through the voice signals."""
+        job = _Job("voice", self._new_id(), {"audio": np.asarray(audio, np.float32), "sample_rate": int(sample_rate),
+                                             "name": name, "transcript": transcript, "language": language})
+        self._ensure_started()
+        self._jobs.put(job)
+        return job.job_id
+
+    def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:
+        """Cancel everything, let the loop end and wait for it. True if the thread has finished."""
+        if not self.isRunning():
+            return True
+        self.stop()
+        self._jobs.put(_Job("quit"))
+        finished = self.wait(timeout_ms)
+        if not finished:
+            logger.error("the engine thread did not finish within %d ms", timeout_ms)
+        return bool(finished)
+
+    def _ensure_started(self) -> None:
+        if not self.isRunning():
+            self.start()
+
+    def _cancel_engine(self) -> None:
+        engine = self._engine
+        if engine is not None:
+            try:
+                engine.cancel()  # thread-safe by contract; cuts a long chunk short
+            except Exception:  # cancelling must never fail the GUI; the flag check still stops it
+                logger.exception("engine.cancel() failed")
+
+    def _is_cancelled(self, request_id: int) -> bool:
+        with self._lock:
+            return self._is_cancelled_locked(request_id)
+
+    # -- engine thread ---------------------------------------------------------------------------
+    def run(self) -> None:
+        if self._torch_threads:
+            import torch
+
+            torch.set_num_threads(self._torch_threads)
+        while True:
+            job = self._jobs.get()
+            if job.kind == "quit":
+                break
+            try:
+                if job.kind == "load":
+                    self._run_load(job)
+                elif job.kind == "speak":
+                    self._run_speak(job)
+                elif job.kind == "voice":
+                    self._run_voice(job)
+            except Exception:  # a bug in a handler must not kill the loop; each handler reports its own errors
+                logger.exception("engine job %s failed", job.kind)
+        self._engine = None  # weights are freed on the thread that owned them
+        logger.info("engine thread finished")
+
+    def _run_load(self, job: _Job) -> None:
+        model_dir, device = job.payload["model_dir"], job.payload["device"]
+        self.load_started.emit(model_dir)
+        start = time.perf_counter()
+        try:
+            self.load_progress.emit(5, self.tr("Checking the model folder"))
+            from cosycore.config import load_model_config
+
+            load_model_config(model_dir)  # fails fast, before torch is imported, on a bad folder
+            self.load_progress.emit(15, self.tr("Loading the engine"))
+            engine_mod = _engine_module()
+            self._engine = None
+            self._info = None
+            self.load_progress.emit(30, self.tr("Loading weights"))
+            engine = engine_mod.Engine(model_dir, device=device)
+            self.load_progress.emit(85, self.tr("Preparing text normalisation"))
+            from cosycore.text import warm_up
+
+            warm_up()
+        except Exception as e:
+            if not isinstance(e, CosyError):
+                logger.exception("loading %s failed", model_dir)
+            else:
+                logger.warning("loading %s failed: %s", model_dir, e)
+            self.load_failed.emit(readable_error(e))
+            return
+        self._engine = engine
+        facts = engine.info()
+        info = ModelInfo(
+            model_dir=model_dir,
+            family=facts.family,
+            title=facts.title,
+            sample_rate=facts.sample_rate,
+            device=facts.device,
+            load_seconds=time.perf_counter() - start,
+        )
+        self._info = info
+        self.load_progress.emit(100, self.tr("Ready"))
+        logger.info("model ready: %s on %s in %.1f s", info.family, info.device, info.load_seconds)
+        self.model_loaded.emit(info)
+
+    def _run_speak(self, job: _Job) -> None:
+        request_id = job.job_id
+        with self._lock:
+            self._queued_speaks -= 1
+            dropped = self._is_cancelled_locked(request_id)
+            if not dropped:
+                self._running_speak = request_id
+        if dropped:
+            self.synthesis_cancelled.emit(SynthesisStats(request_id, cancelled=True))
+            return
+        try:
+            self._synthesize(request_id, job.payload["request"])
+        finally:
+            with self._lock:
+                self._running_speak = 0
+
+    def _is_cancelled_locked(self, request_id: int) -> bool:
+        return request_id != self._wanted_speak or request_id <= self._stopped_up_to
+
+    def _synthesize(self, request_id: int, request: SpeakRequest) -> None:
+        if self._engine is None:
+            self.synthesis_failed.emit(request_id, "No model is loaded yet; choose a model folder first.")
+            return
+        start = time.perf_counter()
+        first: float | None = None
+        audio_samples = 0
+        rate = 0
+        index = 0
+        cancelled = False
+        self.synthesis_started.emit(request_id)
+        try:
+            engine_request = _to_engine_request(_engine_module(), request)
+            chunks = self._engine.synthesize(engine_request)
+            try:
+                for raw in chunks:
+                    if self._is_cancelled(request_id):
+                        cancelled = True
+                        break
+                    chunk = _to_chunk(raw, time.perf_counter() - start)
+                    if not np.isfinite(chunk.samples).all():
+                        # Never send NaN or infinity to a sound card; say so instead.
+                        raise SynthesisError(f"The model produced invalid audio (NaN or infinite samples) in chunk "
+                                             f"{chunk.index}. Try another seed; if it persists, the model files "
+                                             "may be damaged.")
+                    if chunk.samples.size and first is None:
+                        first = chunk.elapsed
+                    audio_samples += chunk.samples.size
+                    rate = chunk.sample_rate
+                    index += 1
+                    self.chunk_ready.emit(request_id, chunk)
+            finally:
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()  # releases the generator's per-request state now, on this thread
+        except Exception as e:
+            if isinstance(e, CosyError):
+                logger.warning("synthesis %d failed: %s", request_id, e)
+            else:
+                logger.exception("synthesis %d failed", request_id)
+            self.synthesis_failed.emit(request_id, readable_error(e))
+            return
+        cancelled = cancelled or self._is_cancelled(request_id)
+        stats = SynthesisStats(
+            request_id=request_id,
+            audio_seconds=audio_samples / rate if rate else 0.0,
+            wall_seconds=time.perf_counter() - start,
+            first_audio_seconds=first,
+            chunks=index,
+            cancelled=cancelled,
+        )
+        if cancelled:
+            logger.info("synthesis %d cancelled after %d chunks", request_id, index)
+            self.synthesis_cancelled.emit(stats)
+        else:
+            logger.info("synthesis %d: %.2f s of audio in %.2f s", request_id, stats.audio_seconds,
+                        stats.wall_seconds)
+            self.synthesis_finished.emit(stats)
+
+    def _run_voice(self, job: _Job) -> None:
+        if self._engine is None:
+            self.voice_failed.emit(job.job_id, "No model is loaded yet; choose a model folder first.")
+            return
+        p = job.payload
+        try:
+            voice = self._engine.create_voice(p["audio"], p["sample_rate"], name=p["name"], transcript=p["transcript"],
+                                              language=p["language"])
+        except Exception as e:
+            if not isinstance(e, CosyError):
+                logger.exception("making voice %r failed", p["name"])
+            self.voice_failed.emit(job.job_id, readable_error(e))
+            return
+        self.voice_created.emit(job.job_id, voice, tuple(self._engine.last_warnings))
+
+
+def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
+    """Map the GUI's request onto :class:`cosycore.engine.SynthesisRequest`.
+
+    Fields that do not apply to the mode are left out rather than sent empty, because the engine
+    refuses (with a message) a transcript outside zero_shot and an instruction outside instruct.
+    """
+    return engine_mod.SynthesisRequest(
+        text=request.text,
+        mode=request.mode,
+        voice=request.voice,
+        prompt_audio=request.prompt_audio,
+        prompt_sample_rate=request.prompt_sample_rate or None,
+        prompt_text=(request.prompt_text or None) if request.mode == "zero_shot" else None,
+        instruct_text=(request.instruct_text or None) if request.mode == "instruct" else None,
+        speed=request.speed,
+        seed=request.seed,
+        stream=request.stream,
+        max_tokens=request.max_tokens,
+    )
+
+
+def _to_chunk(raw: Any, elapsed: float) -> Chunk:
+    """Copy one :class:`cosycore.engine.AudioChunk` into the GUI's :class:`Chunk`."""
+    samples = np.array(raw.samples, dtype=np.float32, copy=True).reshape(-1)  # never alias engine buffers
+    samples.setflags(write=False)
+    return Chunk(
+        samples=samples,
+        sample_rate=int(raw.sample_rate),
+        index=int(raw.index),
+        is_final=bool(raw.is_final),
+        start_time=float(raw.start_time),
+        sentence_index=int(raw.sentence_index),
+        sentence_text=str(raw.sentence_text),
+        sentence_final=bool(raw.sentence_final),
+        elapsed=elapsed,
+        tokens_so_far=int(raw.tokens_so_far),
+        warnings=tuple(str(w) for w in raw.warnings),
+    )

@@ -1,0 +1,455 @@
+"""Audio output: a sounddevice stream fed from a thread-safe ring buffer.
+
+:class:`Player` lives on the GUI thread and owns one output stream at a time. Synthesised chunks go
+into a :class:`RingBuffer`; PortAudio's callback, which runs on PortAudio's own thread, only copies
+samples out of that buffer. It never touches a widget or a Qt object: when the buffer runs dry
+before the end of the take it writes silence and counts an underrun. A ~30 Hz timer on the GUI
+thread tops the ring up, publishes the play position and notices when the stream has played out.
+
+Consecutive chunks of a take are written into the same ring, so playback is gapless. Before the
+first sample plays (and again after an underrun) the player waits until ``preroll`` seconds are
+buffered; :func:`preroll_seconds` sizes that from the engine's measured real-time factor.
+
+Without PortAudio or without any output device the player is in :attr:`PlayState.NO_DEVICE`;
+everything else in the app (synthesis, export) keeps working.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+
+logger = logging.getLogger(__name__)
+
+TICK_MS = 33  # ~30 Hz: top-up and position updates
+RING_SECONDS = 20.0  # capacity of the ring; longer takes wait in the pending queue
+MIN_PREROLL = 0.15  # seconds buffered before playback starts when synthesis outruns playback
+DEFAULT_PREROLL = 0.5  # before any real-time factor has been measured
+MAX_PREROLL = 20.0
+PREROLL_MARGIN = 1.15  # safety factor on the computed starvation-free pre-roll
+
+
+def preroll_seconds(rtf: float | None, expected_seconds: float) -> float:
+    """Seconds of audio to buffer before playing so that a take of ``expected_seconds`` plays without gaps.
+
+    With a real-time factor ``rtf`` (synthesis seconds per audio second) above 1, the remaining
+    ``D - P`` seconds take ``(D - P) * rtf`` to make while ``D`` seconds play, so ``P`` must be at least
+    ``D * (1 - 1 / rtf)``. Below 1 the engine outruns playback and a small jitter margin is enough.
+    """
+    if rtf is None or not np.isfinite(rtf) or rtf <= 0:
+        return DEFAULT_PREROLL
+    if rtf <= 1.0:
+        return MIN_PREROLL
+    need = max(0.0, expected_seconds) * (1.0 - 1.0 / rtf) * PREROLL_MARGIN
+    return float(min(MAX_PREROLL, max(MIN_PREROLL, need + MIN_PREROLL)))
+
+
+class RingBuffer:
+    """A fixed-capacity float32 FIFO shared by one writer thread and one reader thread.
+
+    The lock is held only for the copies, which are a few thousand samples, so the audio callback
+    never waits long.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if capacity <= 0:
+            raise ValueError("capacity must be positive")
+        self._buf = np.zeros(capacity, dtype=np.float32)
+        self._lock = threading.Lock()
+        self._read = 0  # total samples read since the last clear
+        self._written = 0  # total samples written since the last clear
+
+    @property
+    def capacity(self) -> int:
+        return self._buf.shape[0]
+
+    @property
+    def available(self) -> int:
+        with self._lock:
+            return self._written - self._read
+
+    @property
+    def free(self) -> int:
+        return self.capacity - self.available
+
+    def clear(self) -> None:
+        with self._lock:
+            self._read = self._written = 0
+
+    def write(self, samples: np.ndarray) -> int:
+        """Append as many samples as fit; return how many were taken."""
+        with self._lock:
+            n = min(samples.shape[0], self.capacity - (self._written - self._read))
+            if n <= 0:
+                return 0
+            start = self._written % self.capacity
+            first = min(n, self.capacity - start)
+            self._buf[start:start + first] = samples[:first]
+            if n > first:
+                self._buf[: n - first] = samples[first:n]
+            self._written += n
+            return n
+
+    def read_into(self, out: np.ndarray) -> int:
+        """Copy up to ``len(out)`` samples into ``out``; return how many were copied."""
+        with self._lock:
+            n = min(out.shape[0], self._written - self._read)
+            if n <= 0:
+                return 0
+            start = self._read % self.capacity
+            first = min(n, self.capacity - start)
+            out[:first] = self._buf[start:start + first]
+            if n > first:
+                out[first:n] = self._buf[: n - first]
+            self._read += n
+            return n
+
+
+class PlayState(enum.Enum):
+    NO_DEVICE = "no_device"  # no PortAudio or no output device: playback is unavailable
+    STOPPED = "stopped"
+    BUFFERING = "buffering"  # stream open, waiting for the pre-roll
+    PLAYING = "playing"
+
+
+@dataclass(frozen=True)
+class AudioDevice:
+    """One PortAudio device as offered in a device picker."""
+
+    index: int  # PortAudio device index (valid until PortAudio is re-initialised)
+    name: str
+    hostapi: str
+    channels: int  # max output (or input) channels
+    default_samplerate: float
+
+
+def load_sounddevice() -> Any | None:
+    """The sounddevice module, or None when the PortAudio library is missing."""
+    try:
+        import sounddevice
+    except OSError as e:  # raised by sounddevice when libportaudio cannot be loaded
+        logger.warning("audio is unavailable: %s", e)
+        return None
+    return sounddevice
+
+
+def list_devices(kind: str) -> list[AudioDevice]:
+    """Devices with ``kind`` ("output" or "input") channels; empty without PortAudio or devices."""
+    sd = load_sounddevice()
+    if sd is None:
+        return []
+    key = "max_output_channels" if kind == "output" else "max_input_channels"
+    try:
+        devices = sd.query_devices()
+        apis = sd.query_hostapis()
+    except Exception as e:  # PortAudio reports device problems with its own error type
+        logger.warning("cannot list audio devices: %s", e)
+        return []
+    found = []
+    for index, info in enumerate(devices):
+        if int(info[key]) > 0:
+            api = apis[info["hostapi"]]["name"] if info["hostapi"] < len(apis) else ""
+            found.append(AudioDevice(index, str(info["name"]), str(api), int(info[key]),
+                                     float(info["default_samplerate"])))
+    return found
+
+
+def default_device(kind: str) -> AudioDevice | None:
+    """The system's default device of ``kind``, else the first one, else None."""
+    devices = list_devices(kind)
+    if not devices:
+        return None
+    sd = load_sounddevice()
+    try:
+        pair = sd.default.device if sd is not None else (-1, -1)
+        wanted = int(pair[1] if kind == "output" else pair[0])
+    except (TypeError, ValueError, IndexError):
+        wanted = -1
+    return next((d for d in devices if d.index == wanted), devices[0])
+
+
+def find_device(kind: str, name: str) -> AudioDevice | None:
+    """The device called ``name`` (settings store names, since indices change), or the default."""
+    if name:
+        match = next((d for d in list_devices(kind) if d.name == name), None)
+        if match is not None:
+            return match
+    return default_device(kind)
+
+
+class _Feed:
+    """What the audio callback reads: the ring and a few flags. Shared with PortAudio's thread."""
+
+    def __init__(self, capacity: int, preroll: int) -> None:
+        self.ring = RingBuffer(capacity)
+        self.preroll = preroll  # samples to buffer before (re)starting
+        self.started = False  # pre-roll reached; cleared again by an underrun
+        self.end_of_input = False  # no more samples will be written
+        self.drained = False  # end of input reached and everything was handed to the device
+        self.frames_played = 0  # real samples handed to the device (not silence)
+        self.underruns = 0
+
+    def fill(self, out: np.ndarray) -> bool:
+        """Fill ``out`` (mono float32) for the device; return False once the take has played out."""
+        if not self.started:
+            if self.ring.available >= self.preroll or self.end_of_input:
+                self.started = True
+            else:
+                out.fill(0.0)
+                return True
+        n = self.ring.read_into(out)
+        self.frames_played += n
+        if n < out.shape[0]:
+            out[n:] = 0.0
+            if self.end_of_input and self.ring.available == 0:
+                self.drained = True
+                return False
+            self.underruns += 1
+            self.started = False  # wait for the pre-roll again instead of stuttering
+        return True
+
+
+def _make_callback(sd: Any, feed: _Feed):
+    """The PortAudio callback: a closure over the feed only, so it cannot reach the player or any Qt object."""
+
+    def callback(outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        if not feed.fill(outdata[:, 0]):
+            raise sd.CallbackStop
+
+    return callback
+
+
+class Player(QObject):
+    """Plays takes on the chosen output device. Owned by the main window; GUI thread only.
+
+    Use :meth:`begin` / :meth:`feed` / :meth:`end_input` to play a take while it is synthesised, or
+    :meth:`play` for finished audio.
+    """
+
+    state_changed = Signal(object)  # PlayState
+    position_changed = Signal(float)  # seconds into the take
+    playback_finished = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None, device_name: str = "") -> None:
+        super().__init__(parent)
+        self._sd = load_sounddevice()
+        self._device: AudioDevice | None = find_device("output", device_name)
+        self._state = PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE
+        self._stream: Any = None
+        self._feed: _Feed | None = None
+        self._pending: collections.deque[np.ndarray] = collections.deque()
+        self._pending_samples = 0
+        self._end_pending = False  # end_input() came while samples still wait in the pending queue
+        self._resampler: Any = None
+        self._sample_rate = 0  # of the take
+        self._device_rate = 0  # of the open stream
+        self._offset = 0.0  # seconds into the take where this playback started
+        self._underruns_total = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._on_timer_tick)
+
+    # -- devices ---------------------------------------------------------------------------
+    @property
+    def device(self) -> AudioDevice | None:
+        return self._device
+
+    def refresh_devices(self) -> list[AudioDevice]:
+        """Re-read the device list (after a device was plugged in) and keep the chosen one if present."""
+        name = self._device.name if self._device else ""
+        self._device = find_device("output", name)
+        if self._device is None:
+            self.stop()
+            self._set_state(PlayState.NO_DEVICE)
+        elif self._state is PlayState.NO_DEVICE:
+            self._set_state(PlayState.STOPPED)
+        return list_devices("output")
+
+    def set_device(self, name: str) -> None:
+        self.stop()
+        self._device = find_device("output", name)
+        self._set_state(PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE)
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def state(self) -> PlayState:
+        return self._state
+
+    @property
+    def available(self) -> bool:
+        return self._device is not None and self._sd is not None
+
+    @property
+    def buffered_seconds(self) -> float:
+        """Audio waiting to be played (ring and pending queue), in seconds of the take."""
+        if self._feed is None or not self._device_rate:
+            return 0.0
+        # Pending samples are already at the device rate (resampled in feed()).
+        return (self._feed.ring.available + self._pending_samples) / self._device_rate
+
+    @property
+    def underruns(self) -> int:
+        """Underruns since the player was created."""
+        return self._underruns_total + (self._feed.underruns if self._feed else 0)
+
+    @property
+    def position(self) -> float:
+        """Seconds into the take of the sample last handed to the device."""
+        if self._feed is None or not self._device_rate:
+            return self._offset
+        return self._offset + self._feed.frames_played / self._device_rate
+
+    def _set_state(self, state: PlayState) -> None:
+        if state is not self._state:
+            self._state = state
+            self.state_changed.emit(state)
+
+    # -- playing ---------------------------------------------------------------------------
+    def begin(self, sample_rate: int, preroll: float = DEFAULT_PREROLL, offset: float = 0.0) -> bool:
+        """Open a stream for a new take; samples follow with :meth:`feed`. False if there is no device."""
+        self.stop()
+        if not self.available:
+            self._set_state(PlayState.NO_DEVICE)
+            return False
+        self._sample_rate = int(sample_rate)
+        self._offset = float(offset)
+        try:
+            self._open_stream(preroll)
+        except Exception as e:  # PortAudio errors have their own type; any failure means no playback
+            logger.exception("cannot open the output device")
+            self._close_stream()
+            self.failed.emit(f"Cannot play on {self._device.name if self._device else 'the output device'}: {e}")
+            return False
+        self._set_state(PlayState.BUFFERING)
+        self._timer.start()
+        return True
+
+    def _open_stream(self, preroll: float) -> None:
+        assert self._device is not None and self._sd is not None
+        sd = self._sd
+        rates = [self._sample_rate]
+        if int(self._device.default_samplerate) not in rates:
+            rates.append(int(self._device.default_samplerate))
+        last_error: Exception | None = None
+        for rate in rates:
+            try:
+                sd.check_output_settings(device=self._device.index, channels=1, dtype="float32", samplerate=rate)
+            except Exception as e:  # this rate is not supported: try the device's own
+                last_error = e
+                continue
+            self._device_rate = rate
+            self._resampler = None
+            if rate != self._sample_rate:
+                import soxr
+
+                self._resampler = soxr.ResampleStream(self._sample_rate, rate, 1, dtype="float32")
+                logger.info("resampling playback %d -> %d Hz for %s", self._sample_rate, rate, self._device.name)
+            self._feed = _Feed(int(RING_SECONDS * rate), max(1, int(preroll * rate)))
+            self._stream = sd.OutputStream(
+                samplerate=rate, channels=1, dtype="float32", device=self._device.index,
+                callback=_make_callback(sd, self._feed), latency="high",
+            )
+            self._stream.start()
+            return
+        raise RuntimeError(str(last_error) if last_error else "no usable sample rate")
+
+    def feed(self, samples: np.ndarray) -> None:
+        """Queue more samples of the current take (GUI thread)."""
+        if self._feed is None or self._feed.end_of_input:
+            return
+        x = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
+        if self._resampler is not None:
+            x = self._resampler.resample_chunk(x)
+        if x.size:
+            self._pending.append(x)
+            self._pending_samples += x.size
+        self._top_up()
+
+    def end_input(self) -> None:
+        """No more samples will come for this take: play out what is buffered, then stop."""
+        if self._feed is None:
+            return
+        if self._resampler is not None:
+            tail = self._resampler.resample_chunk(np.zeros(0, np.float32), last=True)
+            if tail.size:
+                self._pending.append(tail)
+                self._pending_samples += tail.size
+        self._top_up()
+        if not self._pending:
+            self._feed.end_of_input = True
+        else:
+            self._end_pending = True
+
+    def play(self, samples: np.ndarray, sample_rate: int, start: float = 0.0) -> bool:
+        """Play finished audio from ``start`` seconds."""
+        first = int(max(0.0, start) * sample_rate)
+        if not self.begin(sample_rate, preroll=MIN_PREROLL, offset=first / sample_rate):
+            return False
+        self.feed(np.asarray(samples, dtype=np.float32)[first:])
+        self.end_input()
+        return True
+
+    def stop(self) -> None:
+        """Stop at once and drop what is buffered."""
+        self._timer.stop()
+        if self._feed is not None:
+            self._underruns_total += self._feed.underruns
+        self._close_stream()
+        self._pending.clear()
+        self._pending_samples = 0
+        self._end_pending = False
+        if self._state not in (PlayState.NO_DEVICE, PlayState.STOPPED):
+            self._set_state(PlayState.STOPPED)
+
+    def _close_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        self._feed = None
+        self._resampler = None
+        if stream is not None:
+            try:
+                stream.abort()
+                stream.close()
+            except Exception:  # closing a stream whose device vanished can fail; nothing is left to do
+                logger.exception("error while closing the output stream")
+
+    def _top_up(self) -> None:
+        feed = self._feed
+        if feed is None:
+            return
+        while self._pending:
+            head = self._pending[0]
+            n = feed.ring.write(head)
+            self._pending_samples -= n
+            if n == head.shape[0]:
+                self._pending.popleft()
+            else:
+                self._pending[0] = head[n:]
+                break
+        if self._end_pending and not self._pending:
+            feed.end_of_input = True
+            self._end_pending = False
+
+    def _on_timer_tick(self) -> None:
+        feed = self._feed
+        if feed is None:
+            return
+        self._top_up()
+        self._set_state(PlayState.PLAYING if feed.started else PlayState.BUFFERING)
+        self.position_changed.emit(self.position)
+        stream_done = self._stream is not None and not self._stream.active
+        if feed.drained and stream_done:
+            position = self.position
+            self._timer.stop()
+            self._underruns_total += feed.underruns
+            self._close_stream()
+            self._offset = position
+            self._set_state(PlayState.STOPPED)
+            self.playback_finished.emit()

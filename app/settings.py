@@ -1,0 +1,266 @@
+"""Typed access to the app's persistent settings and file locations.
+
+:class:`Settings` is the only code that touches :class:`QSettings` keys. Each setting is a typed
+property with a default, so a missing, stale or hand-edited value can never reach the rest of the
+app as the wrong type. The store carries a ``settings_version`` key; :meth:`Settings.migrate` brings
+older stores up to :data:`SETTINGS_VERSION` once, when the settings are opened.
+
+File locations (saved voices, logs, cache) come from ``platformdirs`` and can be redirected for
+tests or portable installs with the ``COSY_STUDIO_HOME`` environment variable.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+from PySide6.QtCore import QByteArray, QSettings
+
+logger = logging.getLogger(__name__)
+
+APP_NAME = "Cosy Studio"
+APP_AUTHOR = "CosyStudio"
+SETTINGS_VERSION = 1
+HOME_ENV = "COSY_STUDIO_HOME"
+MODES = ("zero_shot", "cross_lingual", "instruct")
+LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
+SPEED_RANGE = (0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class AppPaths:
+    """Folders the app writes to. Created on first use, never at import time."""
+
+    data: Path  # saved voices live in data / "voices"
+    cache: Path
+    logs: Path
+
+    @property
+    def voices(self) -> Path:
+        return self.data / "voices"
+
+    @classmethod
+    def default(cls) -> AppPaths:
+        home = os.environ.get(HOME_ENV)
+        if home:
+            root = Path(home)
+            return cls(data=root / "data", cache=root / "cache", logs=root / "logs")
+        return cls(
+            data=Path(platformdirs.user_data_dir(APP_NAME, APP_AUTHOR)),
+            cache=Path(platformdirs.user_cache_dir(APP_NAME, APP_AUTHOR)),
+            logs=Path(platformdirs.user_log_dir(APP_NAME, APP_AUTHOR)),
+        )
+
+
+def _as_bool(value: object, default: bool) -> bool:
+    # INI-backed QSettings hands booleans back as the strings "true"/"false".
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value.lower() in ("true", "1", "yes"):
+            return True
+        if value.lower() in ("false", "0", "no"):
+            return False
+    if isinstance(value, int):
+        return bool(value)
+    return default
+
+
+def _as_int(value: object, default: int) -> int:
+    try:
+        return int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return default
+
+
+def _as_float(value: object, default: float) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+
+
+KNOWN_KEYS = frozenset({
+    "settings_version", "model/folder", "model/device", "ui/language", "ui/geometry", "ui/export_folder",
+    "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
+    "audio/output", "audio/input",
+})
+
+
+def _to_v1(store: QSettings) -> None:
+    """Unversioned stores predate typed settings: keep the keys this version reads, drop the rest."""
+    for key in store.allKeys():
+        if key not in KNOWN_KEYS:
+            store.remove(key)
+
+
+# (version reached, step) in order; a new storage change appends a step here and bumps SETTINGS_VERSION.
+_MIGRATIONS = ((1, _to_v1),)
+
+
+class Settings:
+    """The app's settings, one typed property per key. Owned by the application object.
+
+    Pass a ``QSettings`` (for example an INI file in a temporary folder) to keep tests away from
+    the user's real settings.
+    """
+
+    def __init__(self, store: QSettings | None = None, paths: AppPaths | None = None) -> None:
+        if store is None:
+            home = os.environ.get(HOME_ENV)
+            if home:
+                store = QSettings(str(Path(home) / "settings.ini"), QSettings.Format.IniFormat)
+            else:
+                store = QSettings(APP_AUTHOR, APP_NAME)
+        self._s = store
+        self.paths = paths or AppPaths.default()
+        self.migrate()
+
+    # -- versioning ------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return _as_int(self._s.value("settings_version"), 0)
+
+    def migrate(self) -> None:
+        """Bring a store written by an older version up to date, one step at a time."""
+        version = self.version
+        if version > SETTINGS_VERSION:
+            logger.warning("settings were written by a newer Cosy Studio (version %d); reading what is known",
+                           version)
+            return
+        for target, step in _MIGRATIONS:
+            if version < target:
+                step(self._s)
+                logger.info("settings migrated from version %d to %d", version, target)
+                version = target
+        self._s.setValue("settings_version", SETTINGS_VERSION)
+        self._s.sync()
+
+    def sync(self) -> None:
+        self._s.sync()
+
+    # -- model -----------------------------------------------------------------------------
+    @property
+    def model_folder(self) -> Path | None:
+        raw = self._s.value("model/folder")
+        return Path(str(raw)) if raw else None
+
+    @model_folder.setter
+    def model_folder(self, folder: Path | None) -> None:
+        if folder is None:
+            self._s.remove("model/folder")
+        else:
+            self._s.setValue("model/folder", str(Path(folder)))
+
+    @property
+    def device(self) -> str:
+        """Torch device for the engine: "auto", "cpu", "cuda", …"""
+        return str(self._s.value("model/device", "auto") or "auto")
+
+    @device.setter
+    def device(self, value: str) -> None:
+        self._s.setValue("model/device", value)
+
+    # -- interface -------------------------------------------------------------------------
+    @property
+    def language(self) -> str:
+        """Interface language override: "" follows the system, else "en" or "zh_CN"."""
+        value = str(self._s.value("ui/language", "") or "")
+        return value if value in LANGUAGES else ""
+
+    @language.setter
+    def language(self, value: str) -> None:
+        if value not in LANGUAGES:
+            raise ValueError(f"language must be one of {LANGUAGES}, got {value!r}")
+        self._s.setValue("ui/language", value)
+
+    @property
+    def window_geometry(self) -> QByteArray | None:
+        value = self._s.value("ui/geometry")
+        return value if isinstance(value, QByteArray) else None
+
+    @window_geometry.setter
+    def window_geometry(self, value: QByteArray) -> None:
+        self._s.setValue("ui/geometry", value)
+
+    @property
+    def last_export_folder(self) -> Path | None:
+        raw = self._s.value("ui/export_folder")
+        return Path(str(raw)) if raw else None
+
+    @last_export_folder.setter
+    def last_export_folder(self, folder: Path) -> None:
+        self._s.setValue("ui/export_folder", str(folder))
+
+    # -- synthesis -------------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        value = str(self._s.value("synthesis/mode", "zero_shot"))
+        return value if value in MODES else "zero_shot"
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        if value not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {value!r}")
+        self._s.setValue("synthesis/mode", value)
+
+    @property
+    def speed(self) -> float:
+        lo, hi = SPEED_RANGE
+        return min(hi, max(lo, _as_float(self._s.value("synthesis/speed"), 1.0)))
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        self._s.setValue("synthesis/speed", float(value))
+
+    @property
+    def seed(self) -> int | None:
+        """Fixed seed, or None for a fresh random seed per take."""
+        raw = self._s.value("synthesis/seed")
+        if raw is None or raw == "":
+            return None
+        return _as_int(raw, 0)
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        if value is None:
+            self._s.remove("synthesis/seed")
+        else:
+            self._s.setValue("synthesis/seed", int(value))
+
+    @property
+    def stream(self) -> bool:
+        return _as_bool(self._s.value("synthesis/stream"), True)
+
+    @stream.setter
+    def stream(self, value: bool) -> None:
+        self._s.setValue("synthesis/stream", bool(value))
+
+    @property
+    def voice_name(self) -> str:
+        return str(self._s.value("synthesis/voice", "") or "")
+
+    @voice_name.setter
+    def voice_name(self, value: str) -> None:
+        self._s.setValue("synthesis/voice", value)
+
+    # -- audio devices -----------------------------------------------------------------------
+    @property
+    def output_device(self) -> str:
+        """Name of the chosen output device; "" means the system default."""
+        return str(self._s.value("audio/output", "") or "")
+
+    @output_device.setter
+    def output_device(self, name: str) -> None:
+        self._s.setValue("audio/output", name)
+
+    @property
+    def input_device(self) -> str:
+        return str(self._s.value("audio/input", "") or "")
+
+    @input_device.setter
+    def input_device(self, name: str) -> None:
+        self._s.setValue("audio/input", name)

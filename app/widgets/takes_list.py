@@ -1,0 +1,169 @@
+"""The session's takes: select one to see it, play it, compare two (A/B), export or remove them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGridLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..takes import Take, TakeList, TakeState
+
+
+class TakesList(QWidget):
+    """A view of a :class:`TakeList`. Owned by the main window, which acts on its requests."""
+
+    take_activated = Signal(object)  # Take to show
+    play_requested = Signal(object)  # Take
+    export_requested = Signal(object)  # Take
+    compare_requested = Signal(object, object)  # Take now playing (A), Take to switch to (B)
+
+    def __init__(self, takes: TakeList, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.takes = takes
+        title = QLabel(self.tr("Takes"), self)
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        self.list = QListWidget(self)
+        self.list.setObjectName("takesList")
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.list.setToolTip(self.tr("Takes of this session; select two (Ctrl+click) to compare them"))
+        self.list.setWordWrap(True)
+        self.list.currentItemChanged.connect(self._on_list_current_changed)
+        self.list.itemSelectionChanged.connect(self._update_buttons)
+        self.list.itemActivated.connect(lambda item: self.play_requested.emit(self._take(item)))
+
+        self.play_button = QPushButton(self.tr("Play"), self)
+        self.play_button.setToolTip(self.tr("Play the selected take from the start (Enter)"))
+        self.play_button.clicked.connect(self._on_play_clicked)
+        self.compare_button = QPushButton(self.tr("A/B"), self)
+        self.compare_button.setToolTip(self.tr("Switch playback between the two selected takes at the same moment"))
+        self.compare_button.clicked.connect(self._on_compare_clicked)
+        self.export_button = QPushButton(self.tr("Export…"), self)
+        self.export_button.setToolTip(self.tr("Save the selected take as WAV, FLAC or SRT subtitles (Ctrl+E)"))
+        self.export_button.clicked.connect(self._on_export_clicked)
+        self.remove_button = QPushButton(self.tr("Remove"), self)
+        self.remove_button.setToolTip(self.tr("Remove the selected takes from this session"))
+        self.remove_button.clicked.connect(self._on_remove_clicked)
+
+        buttons = QGridLayout()
+        buttons.addWidget(self.play_button, 0, 0)
+        buttons.addWidget(self.compare_button, 0, 1)
+        buttons.addWidget(self.export_button, 1, 0)
+        buttons.addWidget(self.remove_button, 1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+
+        self._b_side: Take | None = None  # which of the two compared takes plays now
+        takes.take_added.connect(self._on_takes_take_added)
+        takes.take_changed.connect(self._on_takes_take_changed)
+        takes.take_removed.connect(self._on_takes_take_removed)
+        for take in takes:
+            self._on_takes_take_added(take)
+        self._update_buttons()
+
+    # -- items -----------------------------------------------------------------------------
+    @staticmethod
+    def _take(item: QListWidgetItem) -> Take:
+        return item.data(Qt.ItemDataRole.UserRole)
+
+    def _item(self, take: Take) -> QListWidgetItem | None:
+        for i in range(self.list.count()):
+            if self._take(self.list.item(i)) is take:
+                return self.list.item(i)
+        return None
+
+    def label(self, take: Take) -> str:
+        modes = {"zero_shot": self.tr("Clone"), "cross_lingual": self.tr("Cross-lingual"),
+                 "instruct": self.tr("Instruct")}
+        states = {TakeState.STREAMING: self.tr("making…"), TakeState.CANCELLED: self.tr("stopped"),
+                  TakeState.FAILED: self.tr("failed"), TakeState.DONE: ""}
+        flags = [s for s in (states[take.state], self.tr("partial export") if take.exported_partial else "") if s]
+        head = self.tr("Take {0} · {1:.1f} s · {2}").format(take.number, take.duration, modes.get(take.mode, take.mode))
+        if flags:
+            head += f" · {', '.join(flags)}"
+        return f"{head}\n{take.title()}"
+
+    def _on_takes_take_added(self, take: Take) -> None:
+        item = QListWidgetItem(self.label(take))
+        item.setData(Qt.ItemDataRole.UserRole, take)
+        item.setToolTip(take.text)
+        self.list.addItem(item)
+        self._update_buttons()
+
+    def _on_takes_take_changed(self, take: Take) -> None:
+        item = self._item(take)
+        if item is not None:
+            item.setText(self.label(take))
+
+    def _on_takes_take_removed(self, take: Take) -> None:
+        item = self._item(take)
+        if item is not None:
+            self.list.takeItem(self.list.row(item))
+        self._update_buttons()
+
+    def select(self, take: Take) -> None:
+        item = self._item(take)
+        if item is not None and self.list.currentItem() is not item:
+            # Keep a multi-selection (A/B) intact when the current take changes within it.
+            flag = (QItemSelectionModel.SelectionFlag.NoUpdate if item.isSelected()
+                    else QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            self.list.blockSignals(True)
+            self.list.setCurrentItem(item, flag)
+            self.list.blockSignals(False)
+            self._update_buttons()
+
+    def selected(self) -> list[Take]:
+        return [self._take(i) for i in sorted(self.list.selectedItems(), key=self.list.row)]
+
+    # -- buttons ---------------------------------------------------------------------------
+    def _update_buttons(self) -> None:
+        chosen = self.selected()
+        one = len(chosen) >= 1
+        self.play_button.setEnabled(one)
+        self.export_button.setEnabled(len(chosen) == 1)
+        self.remove_button.setEnabled(one and all(t.state is not TakeState.STREAMING for t in chosen))
+        self.compare_button.setEnabled(len(chosen) == 2)
+
+    def _on_list_current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is not None:
+            self.take_activated.emit(self._take(current))
+
+    def _on_play_clicked(self) -> None:
+        chosen = self.selected()
+        if chosen:
+            self.play_requested.emit(chosen[0])
+
+    def _on_compare_clicked(self) -> None:
+        chosen = self.selected()
+        if len(chosen) != 2:
+            return
+        a, b = chosen
+        # Each press switches to the other take of the pair.
+        if self._b_side is b:
+            self._b_side = a
+            self.compare_requested.emit(b, a)
+        else:
+            self._b_side = b
+            self.compare_requested.emit(a, b)
+
+    def _on_export_clicked(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            self.export_requested.emit(chosen[0])
+
+    def _on_remove_clicked(self) -> None:
+        for take in self.selected():
+            if take.state is not TakeState.STREAMING:
+                self.takes.remove(take)

@@ -1,0 +1,245 @@
+"""The text to speak: an editor with tag highlighting, a tag palette, a character count and a
+preview of how the engine will split the text into sentences.
+
+The preview runs :func:`cosycore.text.iter_sentences` (text normalisation, no model state) on a
+worker thread a moment after typing stops, because the first call loads text-normalisation data
+and can take seconds. Results of an outdated text are dropped by a generation counter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import threading
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QMenu,
+    QPlainTextEdit,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cosycore.text import DEFAULT_MAX_CHARS, PAIRED_TAGS, PROTECTED_TAGS, iter_sentences, japanese_note
+from cosycore.tokenizer import PARALINGUISTIC_TOKENS
+
+logger = logging.getLogger(__name__)
+
+PREVIEW_DELAY_MS = 400
+QUICK_TAGS = ("[breath]", "[laughter]", "<strong>", "[sigh]")  # get their own buttons; the rest are in a menu
+_TAG_RE = re.compile("|".join(re.escape(t) for t in sorted(PROTECTED_TAGS, key=len, reverse=True)))
+_SPAN_RE = re.compile("|".join(f"{re.escape(o)}(.*?){re.escape(c)}" for o, c in PAIRED_TAGS.items()), re.DOTALL)
+
+
+class TagHighlighter(QSyntaxHighlighter):
+    """Colours every tag the models know and emphasises the text inside paired tags."""
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self.tag_format = QTextCharFormat()
+        self.tag_format.setForeground(QColor("#9a4fd1"))
+        self.tag_format.setBackground(QColor(154, 79, 209, 30))
+        self.tag_format.setFontWeight(QFont.Weight.DemiBold)
+        self.span_format = QTextCharFormat()
+        self.span_format.setFontUnderline(True)
+        self.span_format.setForeground(QColor("#1f6fb2"))
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        for m in _SPAN_RE.finditer(text):
+            group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None)
+            self.setFormat(m.start(group), m.end(group) - m.start(group), self.span_format)
+        for m in _TAG_RE.finditer(text):
+            self.setFormat(m.start(), m.end() - m.start(), self.tag_format)
+
+
+def find_tags(text: str) -> list[str]:
+    """The known tags in ``text``, in order (what the highlighter colours)."""
+    return _TAG_RE.findall(text)
+
+
+class _PreviewRelay(QObject):
+    """Carries preview results from the worker thread to the GUI thread (queued signal)."""
+
+    done = Signal(int, object, str)  # generation, list of sentences, error message ("" if none)
+
+
+class TextEditor(QWidget):
+    """Editor for the text to speak. Owned by the main window; GUI thread only."""
+
+    text_changed = Signal()
+    preview_updated = Signal(list)  # the sentences the engine will speak, one string each
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.edit = QPlainTextEdit(self)
+        self.edit.setObjectName("textEdit")
+        self.edit.setPlaceholderText(self.tr("Type or paste the text to speak…"))
+        self.edit.setToolTip(self.tr("The text to speak. Tags such as [laughter] or <strong>…</strong> "
+                                     "are spoken as sounds or emphasis."))
+        self.edit.setTabChangesFocus(True)
+        self.highlighter = TagHighlighter(self.edit.document())
+
+        palette_row = QHBoxLayout()
+        palette_row.setContentsMargins(0, 0, 0, 0)
+        palette_row.addWidget(QLabel(self.tr("Insert:"), self))
+        self.tag_buttons: dict[str, QToolButton] = {}
+        for tag in QUICK_TAGS:
+            button = QToolButton(self)
+            button.setText(f"{tag}…{PAIRED_TAGS[tag]}" if tag in PAIRED_TAGS else tag)
+            button.setToolTip(self._tag_tooltip(tag))
+            button.clicked.connect(lambda _=False, t=tag: self.insert_tag(t))
+            palette_row.addWidget(button)
+            self.tag_buttons[tag] = button
+        self.more_tags = QToolButton(self)
+        self.more_tags.setText(self.tr("More tags") + " ▾")
+        self.more_tags.setStyleSheet("QToolButton::menu-indicator { image: none; }")  # the ▾ says it instead
+        self.more_tags.setToolTip(self.tr("Every sound and emphasis tag the models understand"))
+        self.more_tags.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.more_tags)
+        closers = set(PAIRED_TAGS.values())
+        for tag in PARALINGUISTIC_TOKENS:
+            if tag in closers:
+                continue
+            action = menu.addAction(f"{tag}…{PAIRED_TAGS[tag]}" if tag in PAIRED_TAGS else tag)
+            action.setToolTip(self._tag_tooltip(tag))
+            action.triggered.connect(lambda _=False, t=tag: self.insert_tag(t))
+        self.more_tags.setMenu(menu)
+        palette_row.addWidget(self.more_tags)
+        palette_row.addStretch(1)
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("charCount")
+        self.count_label.setToolTip(self.tr("Characters in the text, and the sentences it will be spoken in"))
+        palette_row.addWidget(self.count_label)
+
+        self.note_label = QLabel(self)
+        self.note_label.setObjectName("textNote")
+        self.note_label.setWordWrap(True)
+        self.note_label.setStyleSheet("color: #a05a00;")
+        self.note_label.hide()
+
+        self.preview = QListWidget(self)
+        self.preview.setObjectName("sentencePreview")
+        self.preview.setToolTip(self.tr("How the text will be split and read, after normalisation "
+                                        "(numbers and dates are written out)"))
+        self.preview.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.preview.setAlternatingRowColors(True)
+        self.preview.setWordWrap(True)
+        preview_box = QWidget(self)
+        preview_layout = QVBoxLayout(preview_box)
+        preview_layout.setContentsMargins(0, 0, 0, 0)
+        self.preview_title = QLabel(self.tr("Sentence preview"), preview_box)
+        preview_layout.addWidget(self.preview_title)
+        preview_layout.addWidget(self.preview)
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.edit)
+        splitter.addWidget(preview_box)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(palette_row)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.note_label)
+
+        self._sentences: list[str] = []
+        self._generation = 0
+        self._relay = _PreviewRelay(self)
+        self._relay.done.connect(self._on_preview_done)
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self._start_preview)
+        self.edit.textChanged.connect(self._on_edit_text_changed)
+        self._update_count()
+
+    # -- text ------------------------------------------------------------------------------
+    def text(self) -> str:
+        return self.edit.toPlainText()
+
+    def set_text(self, text: str) -> None:
+        self.edit.setPlainText(text)
+
+    @property
+    def sentences(self) -> list[str]:
+        """The last finished sentence preview."""
+        return list(self._sentences)
+
+    def _tag_tooltip(self, tag: str) -> str:
+        if tag in PAIRED_TAGS:
+            return self.tr("Wrap the selection in {0}…{1}").format(tag, PAIRED_TAGS[tag])
+        return self.tr("Insert {0} at the cursor").format(tag)
+
+    def insert_tag(self, tag: str) -> None:
+        """Insert ``tag`` at the cursor; paired tags wrap the selection (or an empty span to type into)."""
+        cursor = self.edit.textCursor()
+        if tag in PAIRED_TAGS:
+            selected = cursor.selectedText()
+            cursor.insertText(f"{tag}{selected}{PAIRED_TAGS[tag]}")
+            if not selected:
+                cursor.movePosition(QTextCursor.MoveOperation.Left, n=len(PAIRED_TAGS[tag]))
+        else:
+            cursor.insertText(tag)
+        self.edit.setTextCursor(cursor)
+        self.edit.setFocus()
+
+    # -- count and preview -------------------------------------------------------------------
+    def _update_count(self) -> None:
+        n = len(self.text())
+        parts = [self.tr("%n character(s)", "", n)]
+        if self._sentences:
+            parts.append(self.tr("%n sentence(s)", "", len(self._sentences)))
+        self.count_label.setText(" · ".join(parts))
+        too_long = n > DEFAULT_MAX_CHARS
+        self.count_label.setStyleSheet("color: #c0392b;" if too_long else "")
+
+    def _on_edit_text_changed(self) -> None:
+        self._update_count()
+        text = self.text()
+        note = japanese_note(text)
+        self.note_label.setText(note or "")
+        self.note_label.setVisible(bool(note))
+        self._preview_timer.start()
+        self.text_changed.emit()
+
+    def refresh_preview_now(self) -> None:
+        """Start the preview without waiting for typing to pause."""
+        self._preview_timer.stop()
+        self._start_preview()
+
+    def _start_preview(self) -> None:
+        self._generation += 1
+        generation, text, relay = self._generation, self.text(), self._relay
+
+        def work() -> None:
+            try:
+                sentences, error = list(iter_sentences(text)), ""
+            except Exception as e:  # a preview must never take the app down; show why it failed
+                logger.exception("sentence preview failed")
+                sentences, error = [], str(e)
+            with contextlib.suppress(RuntimeError):  # the editor was closed while this ran
+                relay.done.emit(generation, sentences, error)
+
+        threading.Thread(target=work, name="sentence-preview", daemon=True).start()
+
+    def _on_preview_done(self, generation: int, sentences: list[str], error: str) -> None:
+        if generation != self._generation:
+            return
+        self._sentences = sentences
+        self.preview.clear()
+        for i, sentence in enumerate(sentences, 1):
+            self.preview.addItem(f"{i}. {sentence}")
+        if error:
+            self.preview.addItem(self.tr("Cannot preview: {0}").format(error))
+        self._update_count()
+        self.preview_updated.emit(sentences)

@@ -1,0 +1,301 @@
+"""The voice library: saved voices on disk, the chosen voice, its transcript and its waveform.
+
+Voices are ``.cosyvoice`` files in the app's data folder, managed by :class:`cosycore.voices.VoiceLibrary`.
+Making a voice from a recording needs the model (speech tokenizer and speaker encoder), so the panel
+asks for it through :attr:`VoicePanel.record_requested` / :attr:`VoicePanel.file_requested` and the
+main window hands the result back with :meth:`VoicePanel.add_voice`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from cosycore.errors import CosyError
+from cosycore.voices import VOICE_SUFFIX, Voice, VoiceInfo, VoiceLibrary, load_voice, save_voice
+
+from .waveform import WaveformView
+
+logger = logging.getLogger(__name__)
+
+FAMILY_SHORT = {"cosyvoice2": "CV2", "cosyvoice3": "CV3"}
+
+
+class VoicePanel(QWidget):
+    """Lists the saved voices and holds the current one. Owned by the main window; GUI thread only."""
+
+    voice_changed = Signal(object)  # Voice or None
+    record_requested = Signal()  # open the recorder
+    file_requested = Signal()  # make a voice from an audio file
+    play_requested = Signal(object, int)  # samples, sample rate: audition the current voice
+
+    def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self._voice: Voice | None = None
+        self._family = ""
+
+        title = QLabel(self.tr("Voices"), self)
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        self.list = QListWidget(self)
+        self.list.setObjectName("voiceList")
+        self.list.setToolTip(self.tr("Saved voices; the selected one speaks the text"))
+        self.list.currentItemChanged.connect(self._on_list_current_changed)
+
+        self.record_button = QPushButton(self.tr("Record…"), self)
+        self.record_button.setToolTip(self.tr("Record a new voice with the microphone (3-30 s)"))
+        self.record_button.clicked.connect(self.record_requested)
+        self.file_button = QPushButton(self.tr("From file…"), self)
+        self.file_button.setToolTip(self.tr("Make a new voice from an audio file"))
+        self.file_button.clicked.connect(self.file_requested)
+        self.import_button = QPushButton(self.tr("Import…"), self)
+        self.import_button.setToolTip(self.tr("Add a saved voice (.cosyvoice file) to the library"))
+        self.import_button.clicked.connect(self._on_import_clicked)
+        self.export_button = QPushButton(self.tr("Export…"), self)
+        self.export_button.setToolTip(self.tr("Save the selected voice as a .cosyvoice file to share"))
+        self.export_button.clicked.connect(self._on_export_clicked)
+        self.rename_button = QPushButton(self.tr("Rename…"), self)
+        self.rename_button.setToolTip(self.tr("Give the selected voice another name"))
+        self.rename_button.clicked.connect(self._on_rename_clicked)
+        self.delete_button = QPushButton(self.tr("Delete"), self)
+        self.delete_button.setToolTip(self.tr("Delete the selected voice from the library"))
+        self.delete_button.clicked.connect(self._on_delete_clicked)
+
+        self.transcript_label = QLabel(self.tr("Transcript:"), self)
+        self.transcript_edit = QLineEdit(self)
+        self.transcript_edit.setObjectName("transcriptEdit")
+        self.transcript_edit.setPlaceholderText(self.tr("Exactly what is said in the voice's recording"))
+        self.transcript_edit.setToolTip(self.tr("Clone mode reads the recording together with its transcript; "
+                                                "it must match what is said"))
+        self.transcript_label.setBuddy(self.transcript_edit)
+        self.info_label = QLabel(self)
+        self.info_label.setObjectName("voiceInfo")
+        self.info_label.setWordWrap(True)
+        self.waveform = WaveformView(self, show_axis=False)
+        self.waveform.setObjectName("voiceWaveform")
+        self.waveform.setToolTip(self.tr("The selected voice's recording"))
+        self.waveform.setFixedHeight(70)
+        self.play_button = QPushButton(self.tr("Listen"), self)
+        self.play_button.setToolTip(self.tr("Play the selected voice's recording"))
+        self.play_button.clicked.connect(self._on_play_clicked)
+
+        make_row = QHBoxLayout()
+        make_row.addWidget(self.record_button)
+        make_row.addWidget(self.file_button)
+        manage_row = QHBoxLayout()
+        for b in (self.import_button, self.export_button, self.rename_button, self.delete_button):
+            manage_row.addWidget(b)
+        listen_row = QHBoxLayout()
+        listen_row.addWidget(self.info_label, 1)
+        listen_row.addWidget(self.play_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(make_row)
+        layout.addLayout(manage_row)
+        layout.addWidget(self.waveform)
+        layout.addLayout(listen_row)
+        layout.addWidget(self.transcript_label)
+        layout.addWidget(self.transcript_edit)
+        self.reload()
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def voice(self) -> Voice | None:
+        return self._voice
+
+    @property
+    def transcript(self) -> str:
+        return self.transcript_edit.text().strip()
+
+    def set_family(self, family: str) -> None:
+        """Mark voices made for another model family than the loaded one."""
+        self._family = family
+        self.reload(select=self._voice.name if self._voice else None)
+
+    def set_transcript_visible(self, visible: bool) -> None:
+        self.transcript_label.setVisible(visible)
+        self.transcript_edit.setVisible(visible)
+
+    def _selected_info(self) -> VoiceInfo | None:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def reload(self, select: str | None = None) -> None:
+        """Re-read the library folder; keep (or make) ``select`` the current voice."""
+        infos = self.library.list()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for info in infos:
+            tag = FAMILY_SHORT.get(info.family, info.family)
+            item = QListWidgetItem(self.tr("{0}  ({1:.1f} s, {2})").format(info.name, info.duration, tag))
+            item.setData(Qt.ItemDataRole.UserRole, info)
+            tip = info.transcript or self.tr("(no transcript)")
+            if self._family and info.family != self._family:
+                item.setForeground(Qt.GlobalColor.darkYellow)
+                tip += "\n" + self.tr("Made for another model; it is re-made from its recording when used.")
+            item.setToolTip(tip)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        row = next((i for i, info in enumerate(infos) if select and info.name.casefold() == select.casefold()), None)
+        if row is None and infos:
+            row = 0
+        if row is None:
+            self._show_voice(None)
+        else:
+            self.list.setCurrentRow(row)
+            self._on_list_current_changed(self.list.currentItem(), None)
+        self._update_buttons()
+
+    def names(self) -> list[str]:
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole).name for i in range(self.list.count())]
+
+    def select(self, name: str) -> None:
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole).name.casefold() == name.casefold():
+                self.list.setCurrentRow(i)
+                return
+        raise KeyError(name)
+
+    def add_voice(self, voice: Voice) -> VoiceInfo:
+        """Store a newly made voice and make it current. Raises StorageError/InputError."""
+        info = self.library.add(voice)
+        self.reload(select=info.name)
+        return info
+
+    # -- slots -----------------------------------------------------------------------------
+    def _on_list_current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is None:
+            self._show_voice(None)
+            return
+        info: VoiceInfo = current.data(Qt.ItemDataRole.UserRole)
+        try:
+            voice = load_voice(info.path)
+        except CosyError as e:
+            logger.warning("cannot open voice %s: %s", info.path, e)
+            self._show_voice(None)
+            self.info_label.setText(str(e))
+            return
+        self._show_voice(voice)
+
+    def _show_voice(self, voice: Voice | None) -> None:
+        self._voice = voice
+        if voice is None:
+            self.waveform.clear()
+            self.info_label.setText(self.tr("No voice yet: record one or make one from a file."))
+            self.transcript_edit.clear()
+        else:
+            self.waveform.set_audio(voice.audio_24k, voice.sample_rate)
+            self.transcript_edit.setText(voice.transcript)
+            self.transcript_edit.setCursorPosition(0)  # show the beginning of a long transcript
+            parts = [self.tr("{0:.1f} s").format(voice.duration)]
+            if voice.language:
+                parts.append(self.tr("language {0}").format(voice.language))
+            parts.append(FAMILY_SHORT.get(voice.family, voice.family))
+            self.info_label.setText(" · ".join(parts))
+        self._update_buttons()
+        self.voice_changed.emit(voice)
+
+    def _update_buttons(self) -> None:
+        has = self._voice is not None
+        for b in (self.export_button, self.rename_button, self.delete_button, self.play_button):
+            b.setEnabled(has)
+
+    def _on_play_clicked(self) -> None:
+        if self._voice is not None:
+            self.play_requested.emit(self._voice.audio_24k, self._voice.sample_rate)
+
+    def _error(self, title: str, e: Exception) -> None:
+        QMessageBox.warning(self, title, str(e))
+
+    def _on_import_clicked(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Import voices"), "",
+                                                self.tr("Cosy Studio voices (*{0})").format(VOICE_SUFFIX))
+        self.import_files([Path(p) for p in paths])
+
+    def import_files(self, paths: list[Path]) -> list[VoiceInfo]:
+        added = []
+        for path in paths:
+            try:
+                added.append(self.library.add(load_voice(path)))
+            except CosyError as e:
+                self._error(self.tr("Cannot import {0}").format(path.name), e)
+        if added:
+            self.reload(select=added[-1].name)
+        return added
+
+    def _on_export_clicked(self) -> None:
+        if self._voice is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export voice"), f"{self._voice.name}{VOICE_SUFFIX}",
+                                              self.tr("Cosy Studio voices (*{0})").format(VOICE_SUFFIX))
+        if path:
+            self.export_to(Path(path))
+
+    def export_to(self, path: Path) -> bool:
+        if self._voice is None:
+            return False
+        if path.suffix != VOICE_SUFFIX:
+            path = path.with_name(path.name + VOICE_SUFFIX)
+        try:
+            save_voice(path, self._voice)
+        except CosyError as e:
+            self._error(self.tr("Cannot export the voice"), e)
+            return False
+        return True
+
+    def _on_rename_clicked(self) -> None:
+        if self._voice is None:
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Rename voice"), self.tr("New name:"), text=self._voice.name)
+        if ok and name.strip():
+            self.rename_current(name)
+
+    def rename_current(self, name: str) -> bool:
+        if self._voice is None:
+            return False
+        try:
+            info = self.library.rename(self._voice.name, name)
+        except CosyError as e:
+            self._error(self.tr("Cannot rename the voice"), e)
+            return False
+        self.reload(select=info.name)
+        return True
+
+    def _on_delete_clicked(self) -> None:
+        if self._voice is None:
+            return
+        question = self.tr("Delete the voice “{0}”? This cannot be undone.").format(self._voice.name)
+        answer = QMessageBox.question(self, self.tr("Delete voice"), question)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.delete_current()
+
+    def delete_current(self) -> bool:
+        if self._voice is None:
+            return False
+        try:
+            self.library.remove(self._voice.name)
+        except CosyError as e:
+            self._error(self.tr("Cannot delete the voice"), e)
+            return False
+        self.reload()
+        return True

@@ -1,0 +1,273 @@
+"""Waveform view of a take: grows while chunks arrive, shows a playhead and chunk seams.
+
+Chunks only update a min/max envelope (:class:`PeakEnvelope`, one pair per :data:`BLOCK` samples),
+which costs O(chunk). Drawing happens on a ~30 Hz timer and only when something changed: the
+envelope is reduced once more to about one min/max pair per horizontal pixel of the visible range,
+so a redraw costs O(width) however long the take is. A click on a finished take asks to seek there.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QMouseEvent
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+logger = logging.getLogger(__name__)
+
+BLOCK = 64  # samples per envelope pair (2.7 ms at 24 kHz)
+REDRAW_MS = 33  # ~30 Hz
+MIN_VIEW_SECONDS = 2.0  # the x range never shows less than this while a take grows
+
+
+class PeakEnvelope:
+    """Running min/max of a growing signal, one pair per ``block`` samples. Not thread-safe."""
+
+    def __init__(self, block: int = BLOCK) -> None:
+        self.block = block
+        self.clear()
+
+    def clear(self) -> None:
+        self._mins = np.zeros(0, np.float32)
+        self._maxs = np.zeros(0, np.float32)
+        self._count = 0  # number of complete blocks in _mins/_maxs
+        self._tail = np.zeros(0, np.float32)  # samples of the incomplete last block
+        self.samples = 0
+
+    def append(self, samples: np.ndarray) -> None:
+        x = np.asarray(samples, dtype=np.float32).reshape(-1)
+        if not x.size:
+            return
+        self.samples += x.size
+        x = np.concatenate([self._tail, x]) if self._tail.size else x
+        whole = (x.size // self.block) * self.block
+        if whole:
+            blocks = x[:whole].reshape(-1, self.block)
+            self._grow(blocks.shape[0])
+            self._mins[self._count:self._count + blocks.shape[0]] = blocks.min(axis=1)
+            self._maxs[self._count:self._count + blocks.shape[0]] = blocks.max(axis=1)
+            self._count += blocks.shape[0]
+        self._tail = x[whole:].copy()
+
+    def _grow(self, extra: int) -> None:
+        need = self._count + extra
+        if need > self._mins.shape[0]:
+            size = max(need, 2 * self._mins.shape[0], 1024)
+            self._mins = np.resize(self._mins, size)
+            self._maxs = np.resize(self._maxs, size)
+
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mins, maxs) of every block, the incomplete last block included."""
+        mins, maxs = self._mins[: self._count], self._maxs[: self._count]
+        if self._tail.size:
+            mins = np.append(mins, self._tail.min())
+            maxs = np.append(maxs, self._tail.max())
+        return mins, maxs
+
+
+def peak_polyline(mins: np.ndarray, maxs: np.ndarray, block_seconds: float, x0: float, x1: float,
+                  width_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Points of a zig-zag line through min and max of each pixel column between ``x0`` and ``x1`` seconds.
+
+    Only blocks inside the view are used (clip to view); when there are more blocks than pixels,
+    groups of blocks are reduced to their min and max, so no peak is lost at any zoom.
+    """
+    n = mins.shape[0]
+    if n == 0 or x1 <= x0:
+        return np.zeros(0), np.zeros(0)
+    first = max(0, int(np.floor(x0 / block_seconds)))
+    last = min(n, int(np.ceil(x1 / block_seconds)) + 1)
+    if last <= first:
+        return np.zeros(0), np.zeros(0)
+    lo, hi = mins[first:last], maxs[first:last]
+    group = max(1, int(np.ceil(lo.shape[0] / max(1, width_px))))
+    if group > 1:
+        pad = (-lo.shape[0]) % group
+        if pad:
+            lo = np.concatenate([lo, np.full(pad, lo[-1], lo.dtype)])
+            hi = np.concatenate([hi, np.full(pad, hi[-1], hi.dtype)])
+        lo = lo.reshape(-1, group).min(axis=1)
+        hi = hi.reshape(-1, group).max(axis=1)
+    t = (first + (np.arange(lo.shape[0]) + 0.5) * group) * block_seconds
+    x = np.repeat(t, 2)
+    y = np.empty(2 * lo.shape[0], dtype=np.float32)
+    y[0::2] = lo
+    y[1::2] = hi
+    return x, y
+
+
+class WaveformView(QWidget):
+    """Plot of one take (or one voice prompt). Owned by the panel that shows it; GUI thread only."""
+
+    seek_requested = Signal(float)  # seconds; only for finished audio
+
+    def __init__(self, parent: QWidget | None = None, *, show_axis: bool = True) -> None:
+        super().__init__(parent)
+        self._env = PeakEnvelope()
+        self._rate = 24000
+        self._expected = 0.0
+        self._finished = False
+        self._seams: list[float] = []
+        self._seam_lines: list[pg.InfiniteLine] = []
+        self._playhead: float | None = None
+        self._dirty = False
+        self.redraw_count = 0  # how many times the curve was redrawn (tests check the timer works)
+
+        self.plot = pg.PlotWidget(self, background=None)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setYRange(-1.0, 1.0, padding=0.02)
+        self.plot.getPlotItem().hideAxis("left")
+        if not show_axis:
+            self.plot.getPlotItem().hideAxis("bottom")
+        else:
+            self.plot.getPlotItem().getAxis("bottom").setLabel(self.tr("seconds"))
+        self.plot.setMinimumHeight(60)
+        self._curve = self.plot.plot(pen=pg.mkPen(QColor("#2f7dd1"), width=1))
+        self._playhead_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(QColor("#d1462f"), width=2))
+        self._playhead_line.setVisible(False)
+        self.plot.addItem(self._playhead_line)
+        self._placeholder = pg.TextItem("", color=QColor(140, 140, 140), anchor=(0.5, 0.5))
+        self._placeholder.setVisible(False)
+        self.plot.addItem(self._placeholder, ignoreBounds=True)
+        self.plot.viewport().installEventFilter(self)
+        self.plot.viewport().setCursor(Qt.CursorShape.ArrowCursor)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self._on_timer_tick)
+        self._timer.start()
+        self._set_x_range()
+
+    # -- content ---------------------------------------------------------------------------
+    @property
+    def sample_rate(self) -> int:
+        return self._rate
+
+    @property
+    def duration(self) -> float:
+        return self._env.samples / self._rate
+
+    @property
+    def seams(self) -> list[float]:
+        """Times (s) where one chunk ended and the next began."""
+        return list(self._seams)
+
+    @property
+    def is_finished(self) -> bool:
+        return self._finished
+
+    @property
+    def playhead(self) -> float | None:
+        return self._playhead
+
+    def clear(self) -> None:
+        self.begin(self._rate)
+        self._finished = False
+
+    def begin(self, sample_rate: int, expected_seconds: float = 0.0) -> None:
+        """Start an empty take that will grow with :meth:`append`."""
+        self._env.clear()
+        self._rate = int(sample_rate)
+        self._expected = max(0.0, float(expected_seconds))
+        self._finished = False
+        self._seams = []
+        for line in self._seam_lines:
+            self.plot.removeItem(line)
+        self._seam_lines = []
+        self._playhead = None
+        self._dirty = True
+
+    def append(self, samples: np.ndarray) -> None:
+        """Add one chunk; a seam marker goes where it starts (except for the first)."""
+        if self._env.samples:
+            self._seams.append(self.duration)
+        self._env.append(samples)
+        self._dirty = True
+
+    def finish(self) -> None:
+        self._finished = True
+        self._dirty = True
+
+    def set_audio(self, samples: np.ndarray, sample_rate: int, seams: list[float] | tuple[float, ...] = (),
+                  *, finished: bool = True) -> None:
+        """Show audio at once (a replayed take or a voice prompt); ``finished=False`` lets it keep growing."""
+        self.begin(sample_rate)
+        self._env.append(samples)
+        self._seams = [float(s) for s in seams]
+        self._finished = finished
+
+    def set_placeholder(self, text: str) -> None:
+        """Text shown in the middle of the view while there is no audio."""
+        self._placeholder.setText(text)
+        self._dirty = True
+
+    def set_playhead(self, seconds: float | None) -> None:
+        self._playhead = seconds
+        self._dirty = True
+
+    # -- drawing ---------------------------------------------------------------------------
+    def _set_x_range(self) -> None:
+        span = max(MIN_VIEW_SECONDS, self.duration if self._finished else max(self._expected, self.duration * 1.25))
+        self.plot.setXRange(0.0, span, padding=0.0)
+
+    def _on_timer_tick(self) -> None:
+        if not self._dirty or not self.isVisible():
+            return
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Redraw now (the timer calls this at most ~30 times a second)."""
+        self._dirty = False
+        self.redraw_count += 1
+        self._set_x_range()
+        (x0, x1), _ = self.plot.getPlotItem().viewRange()
+        mins, maxs = self._env.pairs()
+        x, y = peak_polyline(mins, maxs, self._env.block / self._rate, x0, x1, max(1, self.plot.width()))
+        self._curve.setData(x, y)
+        self._placeholder.setVisible(self._env.samples == 0 and bool(self._placeholder.toPlainText()))
+        self._placeholder.setPos((x0 + x1) / 2, 0.0)
+        while len(self._seam_lines) < len(self._seams):
+            line = pg.InfiniteLine(angle=90, movable=False,
+                                   pen=pg.mkPen(QColor(128, 128, 128, 150), width=1, style=Qt.PenStyle.DashLine))
+            self.plot.addItem(line)
+            self._seam_lines.append(line)
+        for line, t in zip(self._seam_lines, self._seams):
+            line.setValue(t)
+        if self._playhead is None:
+            self._playhead_line.setVisible(False)
+        else:
+            self._playhead_line.setValue(self._playhead)
+            self._playhead_line.setVisible(True)
+
+    def curve_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The points last drawn (x in seconds, y in [-1, 1])."""
+        x, y = self._curve.getData()
+        return (np.zeros(0), np.zeros(0)) if x is None else (np.asarray(x), np.asarray(y))
+
+    # -- seeking ---------------------------------------------------------------------------
+    def time_at(self, x_px: float) -> float:
+        """Seconds under the viewport x coordinate ``x_px``."""
+        scene = self.plot.mapToScene(int(x_px), 0)
+        return float(self.plot.getPlotItem().vb.mapSceneToView(QPointF(scene)).x())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if (
+            watched is self.plot.viewport()
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and isinstance(event, QMouseEvent)
+            and event.button() == Qt.MouseButton.LeftButton
+            and self._finished
+            and self.duration > 0
+        ):
+            t = min(max(0.0, self.time_at(event.position().x())), self.duration)
+            self.seek_requested.emit(t)
+            return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,142 @@
+"""Drive the real app on a virtual screen and capture the screenshots in this folder.
+
+    Xvfb :99 -screen 0 1400x900x24 &
+    python -m cosycore.testing.tiny_model /tmp/tiny-cv2 --family cosyvoice2
+    DISPLAY=:99 .venv/bin/python docs/screenshots/take_screenshots.py /tmp/tiny-cv2 docs/screenshots
+    DISPLAY=:99 .venv/bin/python docs/screenshots/take_screenshots.py /tmp/tiny-cv2 docs/screenshots --language zh_CN
+
+Each shot is the whole X screen (``import -window root``). The app runs with a throw-away home
+folder, a voice made from an espeak-ng recording, and ALSA's null device as the sound card.
+The tiny model has random weights, so the speech is noise-like; the layout is what matters here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TEXT = ("Welcome to Cosy Studio. [breath] This take is being spoken while you read it, "
+        "chunk by chunk, <strong>straight</strong> from the engine. The dashed lines mark where "
+        "the chunks were joined. [laughter] It works in Chinese too.")
+PROMPT = "Hello, this is a short recording of my voice, made for testing the studio."
+
+
+def _null_alsa(folder: Path) -> None:
+    conf = folder / "asound.conf"
+    conf.write_text(
+        "</usr/share/alsa/alsa.conf>\n"
+        'pcm.!default { type plug slave.pcm "tee2file" }\n'
+        f'pcm.tee2file {{ type file slave.pcm "nullsink" file "{folder / "PLAYED.raw"}" format "raw" }}\n'
+        "pcm.nullsink { type null }\n",
+        encoding="utf-8",
+    )
+    os.environ["ALSA_CONFIG_PATH"] = str(conf)
+
+
+def _prompt_wav(folder: Path) -> Path:
+    wav = folder / "prompt.wav"
+    subprocess.run(["espeak-ng", "-w", str(wav), PROMPT], check=True)
+    return wav
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="cosy-shots-"))
+    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
+    _null_alsa(work)
+    sys.path.insert(0, str(REPO))
+
+    import soundfile as sf
+    import torch
+
+    torch.set_num_threads(1)
+    from cosycore.engine import Engine
+    from cosycore.voices import VoiceLibrary
+
+    wav = _prompt_wav(work)
+    engine = Engine(args.model, device="cpu")
+    voice = engine.create_voice(wav, transcript=PROMPT, name="Narrator" if args.language == "en" else "旁白")
+    del engine
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.engine_thread import EngineThread
+    from app.main import install_translators, keep_singletons_alive
+    from app.main_window import MainWindow
+    from app.settings import Settings
+
+    keep_singletons_alive()
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Cosy Studio")
+    install_translators(app, args.language)
+    settings = Settings()
+    VoiceLibrary(settings.paths.voices).add(voice)
+    window = MainWindow(settings, model_dir=args.model, engine=EngineThread(torch_threads=1))
+    window.move(10, 10)
+    window.resize(1380, 870)
+    window.show()
+    suffix = "" if args.language == "en" else "-zh"
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def shot(name: str) -> None:
+        window.waveform.redraw()  # draw now rather than on the next 30 Hz tick
+        for _ in range(3):
+            app.processEvents()
+        target = args.out / f"{name}{suffix}.png"
+        subprocess.run(["import", "-window", "root", str(target)], check=True)
+        print("wrote", target)
+
+    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+
+    def when(ready: Callable[[], bool], action: Callable[[], None]) -> None:
+        steps.append((ready, action))
+
+    def speak() -> None:
+        window.controls.set_mode("cross_lingual")
+        window.editor.set_text(TEXT if args.language == "en" else "欢迎使用 Cosy Studio。[breath] 这段话正在一边生成一边播放。"
+                               "虚线标出了分块衔接的位置。[laughter]")
+        window.editor.refresh_preview_now()
+        window.speak()
+
+    def open_recorder() -> None:
+        audio, rate = sf.read(wav, dtype="float32")
+        rec = window.open_recorder(audio, rate)
+        rec.name_edit.setText("Narrator 2" if args.language == "en" else "旁白 2")
+        rec.transcript_edit.setText(PROMPT)
+        rec.set_trim(0.3, audio.shape[0] / rate - 0.2)
+        rec.move(380, 200)
+
+    when(lambda: window.model_info is not None and window.editor.sentences == [], lambda: shot("main-empty"))
+    when(lambda: True, speak)
+    when(lambda: bool(window.takes) and window.takes[-1].chunk_count >= 2, lambda: shot("streaming"))
+    when(lambda: window.takes[-1].chunk_count >= 4, window.stop)
+    when(lambda: not window.engine.busy, lambda: None)
+    when(lambda: True, open_recorder)
+    when(lambda: True, lambda: shot("recorder"))
+    when(lambda: True, app.quit)
+
+    def tick() -> None:
+        if steps and steps[0][0]():
+            steps.pop(0)[1]()
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(150)
+    app.exec()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

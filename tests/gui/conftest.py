@@ -1,0 +1,272 @@
+"""Fixtures of the desktop-app tests.
+
+Audio: at import time (before any test imports sounddevice) ALSA is pointed at a configuration
+whose default device is a null sink that also writes everything played to ``PLAYED.raw``, so the
+tests can check what really reached the audio device. Its capture side reads ``MIC.raw`` (float32,
+mono, 48 kHz, what the recorder asks for): the null plugin alone hands back uninitialised memory
+when recorded from, so the file plugin's ``infile`` gives the "microphone" known content instead.
+``no_audio_device`` switches PortAudio to the plain ALSA configuration, which has no device on a
+machine without a sound card.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+
+_ALSA_DIR = Path(tempfile.mkdtemp(prefix="cosy-alsa-"))
+atexit.register(shutil.rmtree, _ALSA_DIR, True)
+PLAYED = _ALSA_DIR / "PLAYED.raw"
+MIC = _ALSA_DIR / "MIC.raw"
+MIC_RATE = 48000
+NULL_ALSA_CONF = _ALSA_DIR / "asound.conf"
+NULL_ALSA_CONF.write_text(
+    "</usr/share/alsa/alsa.conf>\n"
+    'pcm.!default { type plug slave.pcm "tee2file" }\n'
+    f'pcm.tee2file {{ type file slave.pcm "nullsink" file "{PLAYED}" infile "{MIC}" format "raw" }}\n'
+    "pcm.nullsink { type null }\n",
+    encoding="utf-8",
+)
+PLAIN_ALSA_CONF = "/usr/share/alsa/alsa.conf"
+os.environ["ALSA_CONFIG_PATH"] = str(NULL_ALSA_CONF)
+MIC.write_bytes(b"")
+
+from app.engine_thread import Chunk, ModelInfo, SpeakRequest, SynthesisStats  # noqa: E402
+from app.main import keep_singletons_alive  # noqa: E402
+from app.settings import AppPaths, Settings  # noqa: E402
+from cosycore.voices import Voice  # noqa: E402
+
+SR = 24000
+# PySide6 6.12 on Python 3.11 loses a reference to None with every void Qt call; a long test session
+# makes enough such calls to abort the interpreter (see app.main.keep_singletons_alive).
+keep_singletons_alive()
+
+
+def _reinit_portaudio(config: str) -> None:
+    import sounddevice as sd
+
+    sd._terminate()
+    os.environ["ALSA_CONFIG_PATH"] = config
+    sd._initialize()
+
+
+@pytest.fixture
+def null_audio() -> Iterator[Path]:
+    """The null ALSA device is the default output; yields the file that records what was played.
+
+    Its microphone plays :func:`speechlike` audio (see :func:`mic_input`).
+    """
+    _reinit_portaudio(str(NULL_ALSA_CONF))
+    PLAYED.unlink(missing_ok=True)
+    mic_input(speechlike(MAX_MIC_SECONDS, sr=MIC_RATE, seed=11))
+    yield PLAYED
+
+
+MAX_MIC_SECONDS = 35.0
+
+
+def mic_input(samples: np.ndarray) -> None:
+    """What the null device's microphone delivers from the next opened stream on (float32 at MIC_RATE)."""
+    np.asarray(samples, dtype=np.float32).tofile(MIC)
+
+
+@pytest.fixture
+def no_audio_device() -> Iterator[None]:
+    """PortAudio without any device, as on a machine with no sound card."""
+    _reinit_portaudio(PLAIN_ALSA_CONF)
+    import sounddevice as sd
+
+    assert len(sd.query_devices()) == 0, "this machine has a real sound card; the no-device test needs none"
+    yield
+    _reinit_portaudio(str(NULL_ALSA_CONF))
+
+
+def played_samples(path: Path = PLAYED) -> np.ndarray:
+    return np.fromfile(path, dtype=np.float32) if path.exists() else np.zeros(0, np.float32)
+
+
+def played_offset(played: np.ndarray, audio: np.ndarray) -> int:
+    """Where ``audio`` starts in what the device received: after the leading zeros of PortAudio's prefill."""
+    lead_played = int(np.flatnonzero(played)[0])
+    lead_audio = int(np.flatnonzero(audio)[0])
+    return lead_played - lead_audio
+
+
+@contextlib.contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run torch with ``n`` intra-op threads: on two shared cores, one thread avoids OpenMP stalls."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings in a temporary INI file, with data folders under tmp_path."""
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    paths = AppPaths(data=tmp_path / "data", cache=tmp_path / "cache", logs=tmp_path / "logs")
+    return Settings(store, paths)
+
+
+def speechlike(seconds: float, sr: int = SR, level: float = 0.3, seed: int = 0) -> np.ndarray:
+    """A voiced, syllable-modulated harmonic signal: loud enough, not clipped, not silent."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * sr)) / sr
+    f0 = 120 + 20 * np.sin(2 * math.pi * 0.7 * t)
+    phase = 2 * math.pi * np.cumsum(f0) / sr
+    x = sum(np.sin(k * phase) / k for k in range(1, 12))
+    envelope = 0.5 * (1 + np.sin(2 * math.pi * 4 * t)) ** 2
+    x = x * envelope + 0.01 * rng.standard_normal(t.shape)
+    return (level * x / np.max(np.abs(x))).astype(np.float32)
+
+
+@pytest.fixture(scope="session")
+def tiny_engine_voice(tiny_cv2_model: Path) -> Voice:
+    """A saved voice made by the real engine on the tiny CosyVoice2 model."""
+    from cosycore.engine import Engine
+
+    with torch_threads(1):
+        engine = Engine(tiny_cv2_model, device="cpu")
+        return engine.create_voice(speechlike(4.0), SR, transcript="Hello, this is my test voice.", name="Tester")
+
+
+@pytest.fixture(scope="session")
+def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice) -> list[Chunk]:
+    """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine`."""
+    from app.engine_thread import _to_chunk
+    from cosycore.engine import Engine, SynthesisRequest
+
+    request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual", voice=tiny_engine_voice,
+                               seed=3, stream=True)
+    with torch_threads(1):
+        engine = Engine(tiny_cv2_model, device="cpu")
+        return [_to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
+
+
+class FakeEngine(QObject):
+    """Test double of :class:`app.engine_thread.EngineThread` that replays recorded chunks on a timer.
+
+    Same signals and methods; no thread, no model. ``interval_ms`` spaces the chunks.
+    """
+
+    load_started = Signal(str)
+    load_progress = Signal(int, str)
+    model_loaded = Signal(object)
+    load_failed = Signal(str)
+    synthesis_started = Signal(int)
+    chunk_ready = Signal(int, object)
+    synthesis_finished = Signal(object)
+    synthesis_cancelled = Signal(object)
+    synthesis_failed = Signal(int, str)
+    voice_created = Signal(int, object, object)
+    voice_failed = Signal(int, str)
+
+    def __init__(self, chunks: list[Chunk], *, interval_ms: int = 20, family: str = "cosyvoice2",
+                 voice_factory=None) -> None:
+        super().__init__()
+        self.chunks = chunks
+        self.interval_ms = interval_ms
+        self.family = family
+        self.requests: list[SpeakRequest] = []
+        self.voice_factory = voice_factory
+        self._next = 0
+        self._running: int | None = None
+        self._pos = 0
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._emit_next)
+        self.model_info: ModelInfo | None = None
+        self.shut_down = False
+
+    @property
+    def busy(self) -> bool:
+        return self._running is not None
+
+    def load_model(self, model_dir, device: str = "auto") -> int:
+        self._next += 1
+        self.load_started.emit(str(model_dir))
+        self.load_progress.emit(50, "Loading weights")
+        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01)
+        QTimer.singleShot(0, lambda: self.model_loaded.emit(self.model_info))
+        return self._next
+
+    def speak(self, request: SpeakRequest) -> int:
+        self._next += 1
+        if self._running is not None:
+            self._cancel()
+        self.requests.append(request)
+        self._running = self._next
+        self._pos = 0
+        self.synthesis_started.emit(self._next)
+        self._timer.start(self.interval_ms)
+        return self._next
+
+    def _cancel(self) -> None:
+        rid, self._running = self._running, None
+        self._timer.stop()
+        audio = sum(c.samples.shape[0] for c in self.chunks[: self._pos]) / SR
+        self.synthesis_cancelled.emit(SynthesisStats(rid, audio, 0.1, 0.1 if self._pos else None, self._pos, True))
+
+    def stop(self) -> None:
+        if self._running is not None:
+            self._cancel()
+
+    def _emit_next(self) -> None:
+        rid = self._running
+        if rid is None:
+            return
+        chunk = self.chunks[self._pos]
+        self._pos += 1
+        self.chunk_ready.emit(rid, chunk)
+        if self._pos == len(self.chunks):
+            self._timer.stop()
+            self._running = None
+            audio = sum(c.samples.shape[0] for c in self.chunks) / SR
+            self.synthesis_finished.emit(SynthesisStats(rid, audio, audio * 0.5, self.chunks[0].elapsed,
+                                                        len(self.chunks), False))
+
+    def create_voice(self, audio, sample_rate, name, transcript, language="") -> int:
+        self._next += 1
+        job = self._next
+        voice = self.voice_factory(name, transcript)
+        QTimer.singleShot(0, lambda: self.voice_created.emit(job, voice, ()))
+        return job
+
+    def shutdown(self, timeout_ms: int = 0) -> bool:
+        self.stop()
+        self.shut_down = True
+        return True
+
+
+@pytest.fixture
+def fake_engine(recorded_chunks: list[Chunk], tiny_engine_voice: Voice) -> FakeEngine:
+    def make_voice(name: str, transcript: str) -> Voice:
+        return Voice(name=name, transcript=transcript, language="en", family="cosyvoice2",
+                     speech_tokenizer_sha256=tiny_engine_voice.speech_tokenizer_sha256,
+                     audio_24k=tiny_engine_voice.audio_24k, speech_tokens=tiny_engine_voice.speech_tokens,
+                     embedding=tiny_engine_voice.embedding, prompt_mel=tiny_engine_voice.prompt_mel)
+
+    return FakeEngine(recorded_chunks, voice_factory=make_voice)
+
+
+@pytest.fixture
+def library_with_voice(settings: Settings, tiny_engine_voice: Voice):
+    from cosycore.voices import VoiceLibrary
+
+    lib = VoiceLibrary(settings.paths.voices)
+    lib.add(tiny_engine_voice)
+    return lib

@@ -1,0 +1,197 @@
+"""The main window with a test double of the engine thread that replays a real take's chunks:
+mode-dependent fields, request building, streaming into the waveform, HUD and takes list, the
+status bar, shortcuts, tooltips and keyboard focus, settings kept across restarts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QComboBox,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+)
+
+from app.main_window import MainWindow, expected_seconds
+from app.takes import TakeState
+
+
+@pytest.fixture
+def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    return w
+
+
+def _visible(widget) -> bool:
+    return not widget.isHidden()
+
+
+def test_fields_follow_the_mode(qtbot, window: MainWindow) -> None:
+    w = window
+    assert w.controls.mode == "zero_shot"
+    assert _visible(w.voice_panel.transcript_edit) and not _visible(w.controls.instruct_row)
+    qtbot.mouseClick(w.controls.mode_buttons["cross_lingual"], Qt.MouseButton.LeftButton)
+    assert not _visible(w.voice_panel.transcript_edit) and not _visible(w.controls.instruct_row)
+    qtbot.mouseClick(w.controls.mode_buttons["instruct"], Qt.MouseButton.LeftButton)
+    assert not _visible(w.voice_panel.transcript_edit) and _visible(w.controls.instruct_row)
+
+
+def test_presets_fill_the_instruction(qtbot, window: MainWindow) -> None:
+    c = window.controls
+    assert c.preset_ids() == ["dialect.sichuanese.cv2"]  # the CosyVoice2 presets only
+    c.set_family("cosyvoice3")
+    assert "emotion.happy" in c.preset_ids() and "dialect.sichuanese.cv2" not in c.preset_ids()
+    c.choose_preset("emotion.happy")
+    assert c.instruct_text == "请非常开心地说一句话。"
+    c.instruct_edit.setText("Speak like a pirate.")
+    assert c.instruct_text == "Speak like a pirate."
+
+
+def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: MainWindow) -> None:
+    w = window
+    assert w.build_request() is None  # no text: a status-bar hint, no dialog
+    assert w.last_message is None
+    w.editor.set_text("Hello.")
+    w.voice_panel.transcript_edit.clear()
+    assert w.build_request() is None and "transcript" in w.last_message[1]
+    w.controls.set_mode("instruct")
+    assert w.build_request() is None and "instruction" in w.last_message[1]
+    w.controls.instruct_edit.setText("Please speak very happily.")
+    req = w.build_request()
+    assert req.mode == "instruct" and req.instruct_text == "Please speak very happily." and req.voice.name == "Tester"
+    w.controls.set_mode("zero_shot")
+    w.voice_panel.transcript_edit.setText("Hello, this is my test voice.")
+    req = w.build_request()
+    assert req.prompt_text == "" and req.voice is not None  # the voice's own transcript is used
+    w.voice_panel.transcript_edit.setText("A corrected transcript.")
+    assert w.build_request().prompt_text == "A corrected transcript."
+    w.controls.set_speed(1.5)
+    w.controls.set_seed(12)
+    w.controls.set_stream(False)
+    req = w.build_request()
+    assert (req.speed, req.seed, req.stream) == (1.5, 12, False)
+
+
+def test_voice_of_the_other_family_is_remade_from_its_audio(qtbot, window: MainWindow) -> None:
+    w = window
+    w.engine.model_info = w.model_info = type(w.model_info)(w.model_info.model_dir, "cosyvoice3", "Fun-CosyVoice3",
+                                                            24000, "cpu", 0.0)
+    w.editor.set_text("Hello.")
+    req = w.build_request()
+    assert req.voice is None and req.prompt_audio is w.voice_panel.voice.audio_24k
+    assert req.prompt_text == "Hello, this is my test voice."
+
+
+def test_streaming_take_fills_waveform_hud_list_and_status(qtbot, window: MainWindow, recorded_chunks) -> None:
+    w = window
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Hello there. How are you today?")
+    durations: list[float] = []
+    w.engine.chunk_ready.connect(lambda rid, c: durations.append(w.waveform.duration))
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        rid = w.speak()
+        assert w.controls.stop_button.isEnabled() and _visible(w.hud)
+        take = w.takes[-1]
+        assert take.request_id == rid and take.state is TakeState.STREAMING
+        assert "making" in w.takes_view.list.item(0).text()
+    ends = np.cumsum([c.samples.shape[0] for c in recorded_chunks]) / 24000
+    assert durations == pytest.approx(list(ends))
+    assert take.state is TakeState.DONE and np.array_equal(take.audio(), np.concatenate(
+        [c.samples for c in recorded_chunks]))
+    assert not w.controls.stop_button.isEnabled()
+    assert f"chunks {len(recorded_chunks)}" in w.hud.text()
+    assert "Take 1" in w.takes_view.list.item(0).text() and "making" not in w.takes_view.list.item(0).text()
+    assert w.rtf_label.text() == "RTF 0.50" and w.ttfa_label.text().startswith("First audio")
+    assert w.engine.requests[-1].mode == "cross_lingual"
+
+
+def test_shortcuts_speak_and_stop(qtbot, window: MainWindow) -> None:
+    w = window
+    w.engine.interval_ms = 200
+    w.controls.set_mode("cross_lingual")
+    w.editor.edit.setFocus()
+    qtbot.keyClicks(w.editor.edit, "Some words")
+    qtbot.keyClick(w.editor.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert len(w.engine.requests) == 1 and w.editor.text() == "Some words"  # no newline typed
+    qtbot.waitUntil(lambda: w.takes[-1].chunk_count >= 1, timeout=5000)
+    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
+        qtbot.keyClick(w.editor.edit, Qt.Key.Key_Escape)
+    assert w.takes[-1].state is TakeState.CANCELLED
+    assert "stopped" in w.takes_view.list.item(0).text()
+
+
+def test_speak_again_replaces_the_running_take(qtbot, window: MainWindow) -> None:
+    w = window
+    w.engine.interval_ms = 200
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("One.")
+    first = w.speak()
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        second = w.speak()
+    assert w.takes.by_request(first) is None  # it made no audio: dropped from the list
+    assert w.takes[-1].request_id == second and len(w.takes) == 1
+
+
+def test_every_control_has_a_tooltip_and_takes_focus(qtbot, window: MainWindow) -> None:
+    w = window
+    kinds = (QAbstractButton, QComboBox, QLineEdit, QPlainTextEdit, QAbstractSlider, QAbstractSpinBox, QListWidget)
+    controls = [c for kind in kinds for c in w.findChildren(kind)
+                if c.isVisibleTo(w) and not isinstance(c.parent(), (QAbstractSpinBox, QComboBox))]  # not their parts
+    assert len(controls) > 25
+    missing = [f"{type(c).__name__} {c.objectName() or getattr(c, 'text', lambda: '')()}" for c in controls
+               if not c.toolTip()]
+    assert missing == []
+    unfocusable = [c for c in controls if c.focusPolicy() == Qt.FocusPolicy.NoFocus]
+    assert unfocusable == []
+
+
+def test_tab_reaches_speak_from_the_text(qtbot, window: MainWindow) -> None:
+    w = window
+    w.activateWindow()
+    w.editor.edit.setFocus()
+    seen = []
+    for _ in range(40):
+        w.focusNextChild()
+        seen.append(w.focusWidget())
+        if w.focusWidget() is w.controls.speak_button:
+            break
+    assert w.controls.speak_button in seen
+    w.editor.set_text("Keyboard only.")
+    w.controls.set_mode("cross_lingual")
+    qtbot.keyClick(w.controls.speak_button, Qt.Key.Key_Space)
+    assert len(w.engine.requests) == 1
+
+
+def test_settings_survive_a_restart(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> None:
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
+    qtbot.addWidget(w)
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    w.controls.set_mode("instruct")
+    w.controls.set_speed(0.75)
+    w.controls.set_seed(99)
+    w.controls.set_stream(False)
+    w.close()
+    assert fake_engine.shut_down
+    again = MainWindow(settings, engine=type(fake_engine)(fake_engine.chunks))
+    qtbot.addWidget(again)
+    c = again.controls
+    assert (c.mode, c.speed, c.seed, c.stream) == ("instruct", 0.75, 99, False)
+    assert settings.model_folder == tiny_cv2_model
+    assert again.voice_panel.voice.name == "Tester"
+
+
+def test_expected_seconds() -> None:
+    assert expected_seconds("a" * 150) == pytest.approx(10.0)
+    assert expected_seconds("你好" * 9) == pytest.approx(4.0)
+    assert expected_seconds("a" * 150, speed=2.0) == pytest.approx(5.0)
