@@ -919,6 +919,11 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>VoicePanel</name>
     <message>
+        <location filename="../../app/widgets/voice_panel.py" line="150" />
+        <source>{0}  ({1:.1f} s, {2})</source>
+        <translation type="unfinished" />
+    </message>
+    <message>
         <location filename="../../app/widgets/voice_panel.py" line="53" />
         <source>Voices</source>
         <translation type="unfinished" />
