@@ -35,6 +35,8 @@ def _parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--model", help="release folder to load (CosyVoice2-0.5B or Fun-CosyVoice3-0.5B)")
     parser.add_argument("--language", choices=["en", "zh_CN"], help="interface language (overrides the setting)")
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this installation headless (tiny model, one sentence) and exit")
     return parser.parse_args(argv)
 
 
@@ -76,6 +78,10 @@ def install_translators(app, language: str) -> list:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
+    if args.self_test:
+        from .self_test import run_self_test
+
+        return run_self_test()
     keep_singletons_alive()
     from PySide6.QtWidgets import QApplication
 

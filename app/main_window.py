@@ -215,6 +215,7 @@ class MainWindow(QMainWindow):
         e.voice_created.connect(self._on_engine_voice_created)
         e.voice_failed.connect(self._on_engine_voice_failed)
         self.model_screen.folder_accepted.connect(self._on_model_screen_folder_accepted)
+        self.model_screen.download_requested.connect(self._on_model_screen_download_requested)
         self.controls.speak_clicked.connect(self.speak)
         self.controls.stop_clicked.connect(self.stop)
         self.controls.mode_changed.connect(self._apply_mode)
@@ -276,6 +277,13 @@ class MainWindow(QMainWindow):
         """Check a release folder and, if it is usable, load it on the engine thread."""
         self.stack.setCurrentWidget(self.model_screen)
         return self.model_screen.check_folder(Path(path)) is not None
+
+    def _on_model_screen_download_requested(self) -> None:
+        from .widgets.models_dialog import ModelsDialog
+
+        dialog = ModelsDialog(self.settings.paths.data / "models", self)
+        dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
+        dialog.exec()
 
     def _on_model_screen_folder_accepted(self, cfg: ModelConfig) -> None:
         self.settings.model_folder = Path(cfg.model_dir)

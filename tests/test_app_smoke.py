@@ -27,7 +27,30 @@ def test_window_without_model(qtbot, settings: Settings) -> None:
     assert w.stack.currentWidget() is w.model_screen
     assert w.model_screen.title.text() == "No model loaded"
     assert w.model_screen.choose_button.isEnabled()
-    assert not w.model_screen.download_button.isEnabled()  # the downloader is a later issue
+    assert w.model_screen.download_button.isEnabled()
+
+
+def test_download_button_opens_the_models_dialog(qtbot, settings: Settings, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch, cv2_dir: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    from app.widgets.models_dialog import ModelsDialog
+
+    opened: list[ModelsDialog] = []
+
+    def fake_exec(dialog: ModelsDialog) -> int:
+        opened.append(dialog)
+        dialog.model_chosen.emit(cv2_dir)  # the user picks a model in the dialog
+        return 0
+
+    monkeypatch.setattr(ModelsDialog, "exec", fake_exec)
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.mouseClick(w.model_screen.download_button, Qt.MouseButton.LeftButton)
+    assert len(opened) == 1
+    assert opened[0].models_dir == tmp_path / "data" / "models"
+    qtbot.waitUntil(lambda: settings.model_folder == cv2_dir, timeout=10_000)
 
 
 def test_bad_folder_shows_message(qtbot, settings: Settings, tmp_path: Path) -> None:

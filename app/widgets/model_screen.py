@@ -52,13 +52,10 @@ class ModelScreen(QWidget):
         self.choose_button.setObjectName("chooseModelButton")
         self.choose_button.setToolTip(self.tr("Pick a release folder you already have on disk"))
         self.choose_button.clicked.connect(self.choose_folder)
-        # Placeholder for the model downloader (a later issue): visible so the layout is final,
-        # disabled until the checksum-verified download exists.
         self.download_button = QPushButton(self.tr("Download…"), self)
         self.download_button.setObjectName("downloadModelButton")
-        self.download_button.setToolTip(self.tr("Downloading a release from inside the app is not available yet; "
-                                                "download it with your browser or huggingface-cli"))
-        self.download_button.setEnabled(False)
+        self.download_button.setToolTip(self.tr("Download a release from Hugging Face or ModelScope, "
+                                                "with progress, resume and verification"))
         self.download_button.clicked.connect(self.download_requested)
         self.error_label = QLabel(self)
         self.error_label.setObjectName("modelError")

@@ -395,6 +395,11 @@
 <context>
     <name>ModelScreen</name>
     <message>
+        <location filename="../../app/widgets/model_screen.py" line="58" />
+        <source>Download a release from Hugging Face or ModelScope, with progress, resume and verification</source>
+        <translation>从 Hugging Face 或 ModelScope 下载模型，显示进度，支持断点续传和校验</translation>
+    </message>
+    <message>
         <location filename="../../app/widgets/model_screen.py" line="36" />
         <location filename="../../app/widgets/model_screen.py" line="126" />
         <source>No model loaded</source>
