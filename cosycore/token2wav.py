@@ -80,6 +80,7 @@ class FlowLike(Protocol):
         n_steps: int | None = None,
         cfg_rate: float | None = None,
         capture: dict[str, Any] | None = None,
+        autocast: torch.dtype | None = None,
     ) -> torch.Tensor: ...
 
 
@@ -99,6 +100,7 @@ class CachedFlowLike(FlowLike, Protocol):
         finalize: bool,
         n_steps: int | None = None,
         cfg_rate: float | None = None,
+        autocast: torch.dtype | None = None,
     ) -> torch.Tensor: ...
 
 
@@ -135,6 +137,7 @@ class Token2WavStream:
     cfg_rate: float | None = None  # CFG strength (None = the release's 0.7)
     stretch: MelStretchStream | None = None  # speed change while streaming (cosycore.speed)
     flow_cache: FlowCacheMode = "off"  # "off" = exact; see the module docstring
+    flow_autocast: torch.dtype | None = None  # e.g. torch.bfloat16: approximate, faster estimator
     record_calls: bool = False
     tokens: list[int] = field(default_factory=list)
     token_offset: int = 0
@@ -184,6 +187,10 @@ class Token2WavStream:
         dev = self.prompt_token.device
         return torch.tensor([self.tokens[:end]], dtype=torch.int32, device=dev)  # [1, end]
 
+    def _autocast_kwargs(self) -> dict[str, Any]:
+        # Passed only when set, so flows without the option (test doubles) keep working.
+        return {} if self.flow_autocast is None else {"autocast": self.flow_autocast}
+
     def _cached(self, *, streaming: bool) -> bool:
         if self.flow_cache == "off" or not streaming:
             return False
@@ -203,6 +210,7 @@ class Token2WavStream:
             finalize=finalize,
             n_steps=self.n_steps,
             cfg_rate=self.cfg_rate,
+            **self._autocast_kwargs(),
         )  # [1, C, T_gen]
         new = mel[:, :, self.token_offset * self.token_mel_ratio :]
         if self.record_calls:
@@ -223,6 +231,7 @@ class Token2WavStream:
             finalize=finalize,
             n_steps=self.n_steps,
             cfg_rate=self.cfg_rate,
+            **self._autocast_kwargs(),
         )  # [1, C, T_new]
         first_gen_token = max(0, cached_before - int(self.prompt_token.shape[1]))
         if first_gen_token != self.token_offset:

@@ -28,6 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import FlowConfig
+from .cache import FlowCache, StepCache
 from .cfm import CFMSampler
 
 logger = logging.getLogger(__name__)
@@ -61,11 +62,13 @@ class CFMDecoder(nn.Module):
         n_steps: int | None = None,
         cfg_rate: float | None = None,
         on_first_call: Callable[[dict[str, torch.Tensor]], None] | None = None,
+        cache: FlowCache | None = None,
+        autocast: torch.dtype | None = None,
     ) -> torch.Tensor:
         """mu, cond: [1, C, T]; spks: [1, C] -> mel [1, C, T] (float32)."""
         return self.sampler.sample(
             self.estimator, mu, spks, cond, streaming=streaming, n_steps=n_steps,
-            cfg_rate=cfg_rate, on_first_call=on_first_call,
+            cfg_rate=cfg_rate, on_first_call=on_first_call, cache=cache, autocast=autocast,
         )
 
 
@@ -92,6 +95,11 @@ class FlowModel(nn.Module):
         T = token_mel_ratio * (N - pre_lookahead_len); otherwise T = token_mel_ratio * N.
         ``streaming=True`` switches attention to static chunk masks.
         """
+        raise NotImplementedError
+
+    def encode_cached(self, emb: torch.Tensor, state: StepCache, *, finalize: bool) -> torch.Tensor:
+        """Cached streaming :meth:`encode`: emb holds the tokens after the ``state.start`` cached
+        ones (plus the look-ahead tokens unless ``finalize``); returns only their frames."""
         raise NotImplementedError
 
     def prepare_state_dict(
@@ -144,6 +152,7 @@ class FlowModel(nn.Module):
         n_steps: int | None = None,
         cfg_rate: float | None = None,
         capture: dict[str, torch.Tensor] | None = None,
+        autocast: torch.dtype | None = None,
     ) -> torch.Tensor:
         """Generate the mel of ``token`` (prompt frames removed).
 
@@ -152,7 +161,8 @@ class FlowModel(nn.Module):
         Returns mel [1, C, T - T_p] in float32.
 
         ``capture``, when given, receives ``mu``, ``spks``, ``cond`` and the first estimator call as
-        ``est0.{x,mask,mu,t,spks,cond,out}`` (for conformance checks).
+        ``est0.{x,mask,mu,t,spks,cond,out}`` (for conformance checks). ``autocast`` (approximate, off
+        by default) runs the estimator's matrix products in that dtype, e.g. ``torch.bfloat16``.
         """
         self._check_inputs(token, prompt_token, prompt_feat, finalize)
         device = self.input_embedding.weight.device
@@ -173,8 +183,73 @@ class FlowModel(nn.Module):
             capture.update({"mu": mu.clone(), "spks": spks.clone(), "cond": cond.clone()})
             hook = _est0_recorder(capture)
         mel = self.decoder(mu, spks, cond, streaming=streaming, n_steps=n_steps, cfg_rate=cfg_rate,
-                           on_first_call=hook)  # [1, C, T]
+                           on_first_call=hook, autocast=autocast)  # [1, C, T]
         return mel[:, :, t_p:].float()  # [1, C, T - T_p]
+
+    @torch.inference_mode()
+    def inference_cached(
+        self,
+        token: torch.Tensor,
+        prompt_token: torch.Tensor,
+        prompt_feat: torch.Tensor,
+        embedding: torch.Tensor,
+        *,
+        cache: FlowCache,
+        finalize: bool,
+        n_steps: int | None = None,
+        cfg_rate: float | None = None,
+        autocast: torch.dtype | None = None,
+    ) -> torch.Tensor:
+        """A ``streaming=True`` call that computes only the frames ``cache`` does not hold yet.
+
+        Same inputs as :meth:`inference` (all tokens so far), but returns only the generated mel
+        frames that are new since the previous call with this cache: [1, C, T_new]. These equal
+        the matching frames of ``inference(..., streaming=True)`` up to float rounding (the
+        per-layer states of the earlier frames are reused, see :mod:`cosycore.flow.cache`).
+
+        Every non-final call must end on a chunk boundary of the whole (prompt + generated)
+        sequence, as the release schedule does; ``finalize=True`` ends the stream (no look-ahead
+        tokens, chunk-causal attention) and the cache accepts no further call.
+        """
+        if cache.finished:
+            raise ValueError("this flow cache belongs to a stream that has already finished")
+        self._check_inputs(token, prompt_token, prompt_feat, finalize)
+        device = self.input_embedding.weight.device
+        ratio, look = self.cfg.token_mel_ratio, self.cfg.pre_lookahead_len
+        n_tokens = prompt_token.shape[1] + token.shape[1]
+        end = n_tokens if finalize else n_tokens - look  # tokens that produce frames in this call
+        start = cache.tokens
+        chunk_tokens = self._chunk_tokens()
+        if end < start:
+            raise ValueError(f"the flow cache holds {start} tokens but this call covers only {end}")
+        if not finalize and end % chunk_tokens:
+            raise ValueError(
+                f"a cached non-final call must end on a {chunk_tokens}-token chunk boundary of the whole "
+                f"sequence (prompt included); this one ends at token {end}. Pad the first hop as the "
+                "release schedule does, or stream without the flow cache."
+            )
+        t_p = prompt_feat.shape[1]
+        if ratio * end < t_p:
+            raise ValueError(f"the call yields {ratio * end} mel frames, fewer than the {t_p} prompt frames")
+        spks = self.speaker(embedding.to(device))  # [1, C]
+        emb = self.embed_tokens(prompt_token.to(device), token.to(device))[:, start:]  # [1, n (+K), D]
+        cache.encoder.start = start
+        h = self.encode_cached(emb, cache.encoder, finalize=finalize)  # [1, T_new, C]
+        f_start = ratio * start
+        mu = h.transpose(1, 2).contiguous()  # [1, C, T_new]
+        cond = self.build_cond(prompt_feat.to(device), f_start + h.shape[1], h.dtype)[:, :, f_start:]  # [1, C, T_new]
+        mel = self.decoder(mu, spks, cond, streaming=True, n_steps=n_steps, cfg_rate=cfg_rate,
+                           cache=cache, autocast=autocast)  # [1, C, T_new]
+        cache.tokens, cache.frames = end, ratio * end
+        cache.finished = finalize
+        return mel[:, :, max(0, t_p - f_start):].float()  # generated frames only
+
+    def _chunk_tokens(self) -> int:
+        """Static attention chunk of the streaming masks, in tokens."""
+        est_chunk = int(getattr(self.cfg.estimator, "static_chunk_size", 0))
+        if est_chunk <= 0 or est_chunk % self.cfg.token_mel_ratio:
+            raise ValueError(f"the estimator's static chunk ({est_chunk} frames) does not allow caching")
+        return est_chunk // self.cfg.token_mel_ratio
 
     def _check_inputs(self, token: torch.Tensor, prompt_token: torch.Tensor, prompt_feat: torch.Tensor,
                       finalize: bool) -> None:

@@ -17,6 +17,7 @@ from typing import ClassVar
 import torch
 
 from ..config import CFMConfig
+from .cache import FlowCache, StepCache
 
 # estimator(x, mask, mu, t, spks, cond, streaming) -> velocity; all batch 2 (cond row 0, uncond row 1)
 Estimator = Callable[..., torch.Tensor]
@@ -69,16 +70,26 @@ class CFMSampler:
         n_steps: int | None = None,
         cfg_rate: float | None = None,
         on_first_call: Callable[[dict[str, torch.Tensor]], None] | None = None,
+        cache: FlowCache | None = None,
+        autocast: torch.dtype | None = None,
     ) -> torch.Tensor:
         """mu, cond: [1, C, T]; spks: [1, C]. Returns the mel [1, C, T] in float32.
 
         ``cfg_rate=0`` skips the unconditional branch (batch 1), a faster approximate mode.
         ``on_first_call`` receives the estimator inputs/outputs of the first step (conformance).
+        With ``cache`` (cached streaming) mu and cond hold only the T frames after the
+        ``cache.frames`` cached ones; each ODE step runs the estimator with its own layer states.
+        ``autocast`` (e.g. ``torch.bfloat16``, approximate) runs the estimator's matrix products in
+        that dtype; the ODE state, the time steps and the guidance stay float32.
         """
         n = self.cfg.n_timesteps if n_steps is None else n_steps
         w = self.cfg.inference_cfg_rate if cfg_rate is None else cfg_rate
         _, c, t_len = mu.shape
-        x = self.noise(t_len, mu.device, mu.dtype)
+        start = 0
+        if cache is not None:
+            cache.bind(n, w, autocast)
+            start = cache.frames
+        x = self.noise(start + t_len, mu.device, mu.dtype)[:, :, start:]  # noise of the absolute frames
         t_span = cosine_t_span(n, mu.dtype, mu.device)
         guided = w != 0.0
         b = 2 if guided else 1
@@ -98,7 +109,16 @@ class CFMSampler:
         for step in range(1, n + 1):
             x_in[:] = x
             t_in[:] = t
-            v = estimator(x_in, mask_in, mu_in, t_in, spks_in, cond_in, streaming)  # [b, C, T]
+            kwargs: dict[str, StepCache] = {}
+            if cache is not None:
+                kwargs["state"] = state = cache.steps[step - 1]
+                state.start = start
+            if autocast is None:
+                v = estimator(x_in, mask_in, mu_in, t_in, spks_in, cond_in, streaming, **kwargs)  # [b, C, T]
+            else:
+                with torch.autocast(mu.device.type, dtype=autocast):
+                    v = estimator(x_in, mask_in, mu_in, t_in, spks_in, cond_in, streaming, **kwargs)
+                v = v.to(x_in.dtype)
             if on_first_call is not None and step == 1:
                 on_first_call({"x": x_in.clone(), "mask": mask_in.clone(), "mu": mu_in.clone(),
                                "t": t_in.clone(), "spks": spks_in.clone(), "cond": cond_in.clone(),

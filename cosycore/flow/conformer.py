@@ -22,8 +22,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import ConformerEncoderConfig
+from .cache import StepCache
 from .lookahead import PreLookaheadLayer
-from .masks import attention_mask
+from .masks import attention_mask, chunk_mask_rows
 
 logger = logging.getLogger(__name__)
 
@@ -130,8 +131,15 @@ class RelPositionMultiHeadedAttention(nn.Module):
         b, length, _ = x.shape
         return x.view(b, length, self.h, self.d_k)  # [B, L, H, d]
 
-    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-        """x: [B, L, D]; pos_emb: [1, 2L - 1, D]; mask: [L, L] bool (True = attend) or None."""
+    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None,
+                state: StepCache | None = None) -> torch.Tensor:
+        """x: [B, L, D]; pos_emb: [1, 2L - 1, D]; mask: [L, L] bool (True = attend) or None.
+
+        With ``state`` (cached streaming) x holds only the n new positions, pos_emb covers the
+        whole sequence of S = cached + n positions ([1, 2S - 1, D]) and mask is [n, S].
+        """
+        if state is not None:
+            return self._forward_cached(x, pos_emb, mask, state)
         b, length, _ = x.shape
         q = self._heads(self.linear_q(x))  # [B, L, H, d]
         k = self._heads(self.linear_k(x)).transpose(1, 2)  # [B, H, L, d]
@@ -148,6 +156,32 @@ class RelPositionMultiHeadedAttention(nn.Module):
         else:
             attn = torch.softmax(scores, dim=-1)
         out = torch.matmul(attn, v).transpose(1, 2).reshape(b, length, self.h * self.d_k)  # [B, L, D]
+        return self.linear_out(out)
+
+    def _forward_cached(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None,
+                        state: StepCache) -> torch.Tensor:
+        b, n, _ = x.shape
+        q = self._heads(self.linear_q(x))  # [B, n, H, d]
+        k_new = self._heads(self.linear_k(x)).transpose(1, 2)  # [B, H, n, d]
+        v_new = self._heads(self.linear_v(x)).transpose(1, 2)  # [B, H, n, d]
+        k, v = state.kv(self).append(k_new, v_new)  # [B, H, S, d]
+        s = k.shape[2]
+        # Query a (absolute position s - n + a) against key j needs relative position s - n + a - j,
+        # which is row (n - 1 - a) + j of the table; rows 0 .. n + s - 2 are all that is used.
+        p = self._heads(self.linear_pos(pos_emb[:, : n + s - 1])).transpose(1, 2)  # [1, H, n + s - 1, d]
+        q_u = (q + self.pos_bias_u).transpose(1, 2)  # [B, H, n, d]
+        q_v = (q + self.pos_bias_v).transpose(1, 2)  # [B, H, n, d]
+        ac = torch.matmul(q_u, k.transpose(-2, -1))  # [B, H, n, S]
+        rows = torch.arange(n - 1, -1, -1, device=x.device)[:, None] + torch.arange(s, device=x.device)  # [n, S]
+        bd_all = torch.matmul(q_v, p.transpose(-2, -1))  # [B, H, n, n + s - 1]
+        bd = bd_all.gather(-1, rows.expand(b, self.h, n, s))  # [B, H, n, S]
+        scores = (ac + bd) / math.sqrt(self.d_k)
+        if mask is not None:
+            blocked = ~mask  # [n, S]
+            attn = torch.softmax(scores.masked_fill(blocked, -float("inf")), dim=-1).masked_fill(blocked, 0.0)
+        else:
+            attn = torch.softmax(scores, dim=-1)
+        out = torch.matmul(attn, v).transpose(1, 2).reshape(b, n, self.h * self.d_k)  # [B, n, D]
         return self.linear_out(out)
 
 
@@ -173,9 +207,10 @@ class ConformerEncoderLayer(nn.Module):
         self.norm_ff = nn.LayerNorm(size, eps=LAYER_LN_EPS)
         self.norm_mha = nn.LayerNorm(size, eps=LAYER_LN_EPS)
 
-    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, pos_emb: torch.Tensor, mask: torch.Tensor | None,
+                state: StepCache | None = None) -> torch.Tensor:
         """x: [B, L, D] -> [B, L, D]."""
-        x = x + self.self_attn(self.norm_mha(x), pos_emb, mask)
+        x = x + self.self_attn(self.norm_mha(x), pos_emb, mask, state)
         return x + self.feed_forward(self.norm_ff(x))
 
 
@@ -187,10 +222,13 @@ class Upsample1D(nn.Module):
         self.stride = stride
         self.conv = nn.Conv1d(channels, out_channels, kernel_size=stride * 2 + 1)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: [B, D, N] -> [B, D', stride * N]."""
+    def forward(self, x: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
+        """x: [B, D, N] -> [B, D', stride * N]; ``state`` supplies the left context of a cached call."""
         y = x.repeat_interleave(self.stride, dim=2)  # [B, D, stride*N]
-        y = F.pad(y, (self.stride * 2, 0))  # [B, D, stride*N + 2*stride]
+        if state is None:
+            y = F.pad(y, (self.stride * 2, 0))  # [B, D, stride*N + 2*stride]
+        else:
+            y = state.with_history(self, y, self.stride * 2)  # [B, D, stride*N + 2*stride]
         return self.conv(y)
 
 
@@ -220,9 +258,16 @@ class UpsampleConformerEncoder(nn.Module):
         self.after_norm = nn.LayerNorm(d, eps=EMBED_LN_EPS)
 
     def forward(
-        self, xs: torch.Tensor, context: torch.Tensor | None = None, *, streaming: bool
+        self, xs: torch.Tensor, context: torch.Tensor | None = None, *, streaming: bool,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
-        """xs: [1, N, input_size]; context: [1, K, input_size] or None -> [1, stride * N, output_size]."""
+        """xs: [1, N, input_size]; context: [1, K, input_size] or None -> [1, stride * N, output_size].
+
+        With ``state`` (a cached streaming call, :mod:`cosycore.flow.cache`) xs holds only the
+        tokens after the ``state.start`` cached ones and the output only their frames.
+        """
+        if state is not None:
+            return self._forward_cached(xs, context, state)
         chunk = self.cfg.static_chunk_size if streaming else 0
         xs, pos_emb = self.embed(xs)  # [1, N, D], [1, 2N - 1, D]
         ctx = self.embed(context)[0] if context is not None and context.shape[1] > 0 else None  # [1, K, D]
@@ -235,4 +280,25 @@ class UpsampleConformerEncoder(nn.Module):
         mask = attention_mask(xs.shape[1], chunk * self.cfg.upsample_stride, xs.device)  # [T, T] or None
         for layer in self.up_encoders:
             xs = layer(xs, pos_emb, mask)
+        return self.after_norm(xs)
+
+    def _forward_cached(self, xs: torch.Tensor, context: torch.Tensor | None, state: StepCache) -> torch.Tensor:
+        chunk, stride = self.cfg.static_chunk_size, self.cfg.upsample_stride
+        if chunk <= 0:
+            raise ValueError("a cached encoder call needs static chunk masks (static_chunk_size > 0)")
+        start, n = state.start, xs.shape[1]
+        xs, _ = self.embed(xs)  # [1, n, D]
+        ctx = self.embed(context)[0] if context is not None and context.shape[1] > 0 else None  # [1, K, D]
+        pos_emb = self.embed.pos_enc.position_table(start + n, xs.device, xs.dtype)  # [1, 2S - 1, D]
+        mask = chunk_mask_rows(start, n, start + n, chunk, xs.device)  # [n, S]
+        xs = self.pre_lookahead_layer(xs, ctx, state)
+        for layer in self.encoders:
+            xs = layer(xs, pos_emb, mask, state)
+        xs = self.up_layer(xs.transpose(1, 2), state).transpose(1, 2)  # [1, stride * n, D]
+        xs, _ = self.up_embed(xs)
+        f_start, f_n = stride * start, stride * n
+        pos_emb = self.up_embed.pos_enc.position_table(f_start + f_n, xs.device, xs.dtype)
+        mask = chunk_mask_rows(f_start, f_n, f_start + f_n, chunk * stride, xs.device)  # [stride*n, stride*S]
+        for layer in self.up_encoders:
+            xs = layer(xs, pos_emb, mask, state)
         return self.after_norm(xs)

@@ -31,7 +31,8 @@ from torch import nn
 
 from ..config import DiTConfig
 from ..errors import StateDictMismatchError
-from .masks import attention_mask
+from .cache import StepCache
+from .masks import attention_mask, chunk_mask_rows
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +87,12 @@ class CausalConvPositionEmbedding(nn.Module):
         self.conv1 = nn.Sequential(nn.Conv1d(dim, dim, kernel_size, groups=groups), nn.Mish())
         self.conv2 = nn.Sequential(nn.Conv1d(dim, dim, kernel_size, groups=groups), nn.Mish())
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
         y = x.transpose(1, 2)  # [B, D, T]
+        if state is not None:  # cached streaming: the left context comes from earlier calls
+            y = self.conv1(state.with_history(self.conv1, y, self.kernel_size - 1))  # [B, D, T]
+            y = self.conv2(state.with_history(self.conv2, y, self.kernel_size - 1))  # [B, D, T]
+            return y.transpose(1, 2)  # [B, T, D]
         y = self.conv1(F.pad(y, (self.kernel_size - 1, 0)))  # [B, D, T]
         y = self.conv2(F.pad(y, (self.kernel_size - 1, 0)))  # [B, D, T]
         return y.transpose(1, 2)  # [B, T, D]
@@ -102,11 +107,12 @@ class InputEmbedding(nn.Module):
         self.conv_pos_embed = CausalConvPositionEmbedding(dim)
 
     def forward(
-        self, x: torch.Tensor, cond: torch.Tensor, mu: torch.Tensor, spks: torch.Tensor
+        self, x: torch.Tensor, cond: torch.Tensor, mu: torch.Tensor, spks: torch.Tensor,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
         spk_frames = spks.unsqueeze(1).expand(-1, x.shape[1], -1)  # [B, T, S]
         h = self.proj(torch.cat([x, cond, mu, spk_frames], dim=-1))  # [B, T, D]
-        return self.conv_pos_embed(h) + h
+        return self.conv_pos_embed(h, state) + h
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,16 +250,23 @@ class Attention(nn.Module):
         rope: tuple[torch.Tensor, torch.Tensor],
         attn_mask: torch.Tensor | None,
         row_keep: torch.Tensor | None,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
         """x: [B, T, D]; attn_mask: bool, broadcastable to [B, H, T, T] (True = attend) or None;
-        row_keep: bool [B, T] rows to keep (others zeroed) or None."""
+        row_keep: bool [B, T] rows to keep (others zeroed) or None.
+
+        With ``state`` (cached streaming) x and rope cover the T new frames only, attn_mask is
+        [T, S] over all S = cached + T keys, and the new keys/values are appended to the cache.
+        """
         cos, sin = rope
         q = apply_partial_rope(self.to_q(x), cos, sin)  # [B, T, I]
         k = apply_partial_rope(self.to_k(x), cos, sin)  # [B, T, I]
         v = self.to_v(x)  # [B, T, I]
-        out = F.scaled_dot_product_attention(
-            self.split_heads(q), self.split_heads(k), self.split_heads(v), attn_mask=attn_mask
-        )  # [B, H, T, Dh]
+        if state is None:
+            keys, values = self.split_heads(k), self.split_heads(v)  # [B, H, T, Dh]
+        else:
+            keys, values = state.kv(self).append(self.split_heads(k), self.split_heads(v))  # [B, H, S, Dh]
+        out = F.scaled_dot_product_attention(self.split_heads(q), keys, values, attn_mask=attn_mask)  # [B, H, T, Dh]
         out = out.transpose(1, 2).flatten(2)  # [B, T, I]
         out = self.to_out[0](out)  # [B, T, D]
         if row_keep is not None:
@@ -293,9 +306,10 @@ class DiTBlock(nn.Module):
         rope: tuple[torch.Tensor, torch.Tensor],
         attn_mask: torch.Tensor | None,
         row_keep: torch.Tensor | None,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
         shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = self.attn_norm(temb)  # 6 x [B, D]
-        attn_out = self.attn(modulate(x, shift_msa, scale_msa), rope, attn_mask, row_keep)
+        attn_out = self.attn(modulate(x, shift_msa, scale_msa), rope, attn_mask, row_keep, state)
         x = x + gate_msa.unsqueeze(1) * attn_out
         ff_out = self.ff(modulate(x, shift_mlp, scale_mlp))
         return x + gate_mlp.unsqueeze(1) * ff_out
@@ -361,17 +375,30 @@ class DiT(nn.Module):
         spks: torch.Tensor,
         cond: torch.Tensor,
         streaming: bool = False,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
-        """x, mu, cond: [B, M, T]; mask: [B, 1, T]; t: [B] or scalar; spks: [B, S] -> v [B, M_out, T]."""
+        """x, mu, cond: [B, M, T]; mask: [B, 1, T]; t: [B] or scalar; spks: [B, S] -> v [B, M_out, T].
+
+        With ``state`` (a cached streaming call, :mod:`cosycore.flow.cache`) the frame inputs
+        hold only the T frames after the ``state.start`` cached ones, and mask must be all ones.
+        """
         batch, _, length = x.shape
         if t.ndim == 0:
             t = t.repeat(batch)  # [B]
         temb = self.time_embed(t)  # [B, D]
-        h = self.input_embed(x.transpose(1, 2), cond.transpose(1, 2), mu.transpose(1, 2), spks)  # [B, T, D]
-        rope = self.rotary_embed(length, x.device)  # 2 x [T, Dh]
+        h = self.input_embed(x.transpose(1, 2), cond.transpose(1, 2), mu.transpose(1, 2), spks, state)  # [B, T, D]
         chunk = self.cfg.static_chunk_size if streaming else None
-        attn_mask, row_keep = build_attention_mask(mask, chunk)
+        if state is None:
+            rope = self.rotary_embed(length, x.device)  # 2 x [T, Dh]
+            attn_mask, row_keep = build_attention_mask(mask, chunk)
+        else:
+            if chunk is None or chunk <= 0:
+                raise ValueError("a cached DiT call needs streaming=True (chunk masks)")
+            start = state.start
+            cos, sin = self.rotary_embed(start + length, x.device)  # 2 x [S, Dh]
+            rope = (cos[start:], sin[start:])  # the new frames' absolute positions
+            attn_mask, row_keep = chunk_mask_rows(start, length, start + length, chunk, x.device), None  # [T, S]
         for block in self.transformer_blocks:
-            h = block(h, temb, rope, attn_mask, row_keep)  # [B, T, D]
+            h = block(h, temb, rope, attn_mask, row_keep, state)  # [B, T, D]
         h = self.norm_out(h, temb)  # [B, T, D]
         return self.proj_out(h).transpose(1, 2)  # [B, M_out, T]

@@ -20,6 +20,7 @@ import torch
 from ..config import DiTConfig, FlowConfig
 from ..errors import ConfigError
 from .base import FlowModel
+from .cache import StepCache
 from .dit import DiT
 from .lookahead import PreLookaheadLayer
 
@@ -62,3 +63,12 @@ class CausalMaskedDiffWithDiT(FlowModel):
         else:
             h = self.pre_lookahead_layer(emb[:, :-k], context=emb[:, -k:])  # [1, N - K, D]
         return h.repeat_interleave(self.cfg.token_mel_ratio, dim=1)  # [1, R * tokens, D]
+
+    def encode_cached(self, emb: torch.Tensor, state: StepCache, *, finalize: bool) -> torch.Tensor:
+        """Cached streaming encode of the new tokens (see :meth:`FlowModel.encode_cached`)."""
+        k = self.cfg.pre_lookahead_len
+        if finalize:
+            h = self.pre_lookahead_layer(emb, state=state)  # [1, n, D]
+        else:
+            h = self.pre_lookahead_layer(emb[:, :-k], context=emb[:, -k:], state=state)  # [1, n, D]
+        return h.repeat_interleave(self.cfg.token_mel_ratio, dim=1)  # [1, R * n, D]

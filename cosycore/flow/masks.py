@@ -26,3 +26,14 @@ def attention_mask(length: int, chunk: int | None, device: torch.device | str | 
     if chunk is None or chunk <= 0:
         return None
     return chunk_mask(length, chunk, device)
+
+
+def chunk_mask_rows(start: int, rows: int, keys: int, chunk: int,
+                    device: torch.device | str | None = None) -> torch.Tensor:
+    """The rows ``start .. start + rows - 1`` of :func:`chunk_mask` over keys ``0 .. keys - 1``: [rows, keys].
+
+    Used by cached streaming calls, whose queries are only the new positions at the end.
+    """
+    q = torch.arange(start, start + rows, device=device)  # [rows]
+    limit = (q // chunk + 1) * chunk  # [rows]
+    return torch.arange(keys, device=device)[None, :] < limit[:, None]

@@ -25,7 +25,8 @@ from torch import nn
 
 from ..config import UNetConfig
 from ..errors import ConfigError
-from .masks import chunk_mask
+from .cache import StepCache
+from .masks import chunk_mask, chunk_mask_rows
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +63,10 @@ class CausalConv1d(nn.Conv1d):
         super().__init__(in_channels, out_channels, kernel_size)
         self.causal_padding = kernel_size - 1
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: [B, C_in, T] -> [B, C_out, T]."""
+    def forward(self, x: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
+        """x: [B, C_in, T] -> [B, C_out, T]; ``state`` supplies the left context of a cached call."""
+        if state is not None:
+            return super().forward(state.with_history(self, x, self.causal_padding))
         return super().forward(F.pad(x, (self.causal_padding, 0)))
 
 
@@ -91,9 +94,14 @@ class CausalBlock1D(nn.Module):
             nn.Mish(),
         )
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
         """x: [B, dim, T]; mask: [B, 1, T] -> [B, dim_out, T]."""
-        return self.block(x * mask) * mask
+        if state is None:
+            return self.block(x * mask) * mask
+        h = cast(CausalConv1d, self.block[0])(x * mask, state)
+        for layer in list(self.block)[1:]:
+            h = layer(h)
+        return h * mask
 
 
 class CausalResnetBlock1D(nn.Module):
@@ -106,11 +114,12 @@ class CausalResnetBlock1D(nn.Module):
         self.block2 = CausalBlock1D(dim_out, dim_out)
         self.res_conv = nn.Conv1d(dim, dim_out, 1)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor, temb: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, temb: torch.Tensor,
+                state: StepCache | None = None) -> torch.Tensor:
         """x: [B, dim, T]; mask: [B, 1, T]; temb: [B, E] -> [B, dim_out, T]."""
-        h = self.block1(x, mask)
+        h = self.block1(x, mask, state)
         h = h + self.mlp(temb).unsqueeze(-1)  # [B, dim_out, 1] broadcast over T
-        h = self.block2(h, mask)
+        h = self.block2(h, mask, state)
         return h + self.res_conv(x * mask)
 
 
@@ -131,10 +140,16 @@ class SelfAttention(nn.Module):
         b, t, _ = x.shape
         return x.view(b, t, self.heads, self.head_dim).transpose(1, 2)  # [B, H, T, d]
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        """x: [B, T, dim]; bias: [B, H, T, T] additive -> [B, T, dim]."""
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
+        """x: [B, T, dim]; bias: [B, H, T, T] additive -> [B, T, dim].
+
+        With ``state`` (cached streaming) x holds the n new frames, bias is [B, H, n, S] over all
+        S = cached + n keys, and the new keys/values are appended to the cache.
+        """
         b, t, _ = x.shape
         q, k, v = self._split(self.to_q(x)), self._split(self.to_k(x)), self._split(self.to_v(x))
+        if state is not None:
+            k, v = state.kv(self).append(k, v)  # [B, H, S, d]
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=0.0)  # [B, H, T, d]
         y = y.transpose(1, 2).reshape(b, t, self.heads * self.head_dim)  # [B, T, H*d]
         return self.to_out[0](y)
@@ -174,20 +189,20 @@ class BasicTransformerBlock(nn.Module):
         self.norm3 = nn.LayerNorm(dim)
         self.ff = FeedForward(dim)
 
-    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, bias: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
         """x: [B, T, dim]; bias: [B, H, T, T] -> [B, T, dim]."""
-        x = self.attn1(self.norm1(x), bias) + x
+        x = self.attn1(self.norm1(x), bias, state) + x
         return self.ff(self.norm3(x)) + x
 
 
 class TransformerStack(nn.ModuleList):
     """``n_blocks`` transformer blocks applied to a channel-first tensor."""
 
-    def run(self, h: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    def run(self, h: torch.Tensor, bias: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
         """h: [B, F, T] -> [B, F, T]."""
         x = h.transpose(1, 2).contiguous()  # [B, T, F]
         for block in self:
-            x = block(x, bias)
+            x = block(x, bias, state)
         return x.transpose(1, 2).contiguous()  # [B, F, T]
 
 
@@ -195,16 +210,17 @@ class UNetStage(nn.ModuleList):
     """One U-Net stage: ``[0]`` resnet block, ``[1]`` transformer stack, optionally ``[2]`` causal conv."""
 
     def run(
-        self, h: torch.Tensor, mask: torch.Tensor, temb: torch.Tensor, bias: torch.Tensor
+        self, h: torch.Tensor, mask: torch.Tensor, temb: torch.Tensor, bias: torch.Tensor,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
         """h: [B, F_in, T] -> [B, F, T] (resnet, then transformers)."""
         resnet = cast(CausalResnetBlock1D, self[0])
         stack = cast(TransformerStack, self[1])
-        return stack.run(resnet(h, mask, temb), bias)
+        return stack.run(resnet(h, mask, temb, state), bias, state)
 
-    def conv(self, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def conv(self, h: torch.Tensor, mask: torch.Tensor, state: StepCache | None = None) -> torch.Tensor:
         """The stage's stride-1 causal conv on the masked input: [B, F, T] -> [B, F, T]."""
-        return cast(CausalConv1d, self[2])(h * mask)
+        return cast(CausalConv1d, self[2])(h * mask, state)
 
 
 def attention_bias(mask: torch.Tensor, heads: int, chunk: int, dtype: torch.dtype) -> torch.Tensor:
@@ -218,6 +234,17 @@ def attention_bias(mask: torch.Tensor, heads: int, chunk: int, dtype: torch.dtyp
         allowed = allowed & chunk_mask(t, chunk, mask.device)
     bias = (1.0 - allowed.to(dtype)) * MASK_BIAS  # [B, T, T]
     return bias.unsqueeze(1).expand(b, heads, t, t)  # [B, H, T, T]
+
+
+def attention_bias_rows(batch: int, heads: int, start: int, rows: int, chunk: int, dtype: torch.dtype,
+                        device: torch.device) -> torch.Tensor:
+    """Bias of the new query rows of a cached streaming call (no padding): [B, H, rows, start + rows].
+
+    The same values as the matching rows of :func:`attention_bias` with an all-valid mask.
+    """
+    allowed = chunk_mask_rows(start, rows, start + rows, chunk, device)  # [rows, S]
+    bias = (1.0 - allowed.to(dtype)) * MASK_BIAS  # [rows, S]
+    return bias.expand(batch, heads, rows, start + rows)
 
 
 class CausalConditionalDecoder(nn.Module):
@@ -268,21 +295,32 @@ class CausalConditionalDecoder(nn.Module):
         spks: torch.Tensor,
         cond: torch.Tensor,
         streaming: bool = False,
+        state: StepCache | None = None,
     ) -> torch.Tensor:
-        """x, mu, cond: [B, C, T]; mask: [B, 1, T]; t: [B]; spks: [B, C] -> velocity [B, C, T]."""
+        """x, mu, cond: [B, C, T]; mask: [B, 1, T]; t: [B]; spks: [B, C] -> velocity [B, C, T].
+
+        With ``state`` (a cached streaming call, :mod:`cosycore.flow.cache`) the frame inputs
+        hold only the T frames after the ``state.start`` cached ones, and mask must be all ones.
+        """
         temb = self.time_mlp(sinusoidal_time_embedding(t, self.cfg.in_channels))  # [B, E]
         spk = spks.unsqueeze(-1).expand(-1, -1, x.shape[-1])  # [B, C, T]
         h = torch.cat([x, mu, spk, cond], dim=1)  # [B, I, T]; order x, mu, spks, cond
         chunk = self.cfg.static_chunk_size if streaming else 0
-        bias = attention_bias(mask, self.cfg.num_heads, chunk, h.dtype)  # [B, H, T, T]
+        if state is None:
+            bias = attention_bias(mask, self.cfg.num_heads, chunk, h.dtype)  # [B, H, T, T]
+        else:
+            if chunk <= 0:
+                raise ValueError("a cached estimator call needs streaming=True (chunk masks)")
+            bias = attention_bias_rows(h.shape[0], self.cfg.num_heads, state.start, h.shape[2], chunk,
+                                       h.dtype, h.device)  # [B, H, T, S]
 
         down = cast(UNetStage, self.down_blocks[0])
-        skip = down.run(h, mask, temb, bias)  # [B, F, T]
-        h = down.conv(skip, mask)
+        skip = down.run(h, mask, temb, bias, state)  # [B, F, T]
+        h = down.conv(skip, mask, state)
         for mid in self.mid_blocks:
-            h = cast(UNetStage, mid).run(h, mask, temb, bias)
+            h = cast(UNetStage, mid).run(h, mask, temb, bias, state)
         up = cast(UNetStage, self.up_blocks[0])
         h = torch.cat([h[:, :, : skip.shape[-1]], skip], dim=1)  # [B, 2F, T]
-        h = up.conv(up.run(h, mask, temb, bias), mask)
-        h = self.final_block(h, mask)
+        h = up.conv(up.run(h, mask, temb, bias, state), mask, state)
+        h = self.final_block(h, mask, state)
         return self.final_proj(h * mask) * mask  # [B, C, T]

@@ -18,6 +18,7 @@ from torch import nn
 from ..config import ConformerEncoderConfig, FlowConfig, UNetConfig
 from ..errors import ConfigError
 from .base import FlowModel
+from .cache import StepCache
 from .conformer import UpsampleConformerEncoder
 from .unet import CausalConditionalDecoder
 
@@ -47,3 +48,15 @@ class CausalMaskedDiffWithXvec(FlowModel):
             k = self.cfg.pre_lookahead_len
             h = self.encoder(emb[:, :-k], emb[:, -k:], streaming=streaming)  # [1, 2(N-K), E]
         return self.encoder_proj(h)  # [1, T, C]
+
+    def encode_cached(self, emb: torch.Tensor, state: StepCache, *, finalize: bool) -> torch.Tensor:
+        """Cached streaming encode of the new tokens (see :meth:`FlowModel.encode_cached`)."""
+        enc_chunk = self.encoder.cfg.static_chunk_size
+        if enc_chunk != self._chunk_tokens():
+            raise ValueError(f"encoder chunk {enc_chunk} tokens differs from the estimator's; cannot cache")
+        if finalize:
+            h = self.encoder(emb, streaming=True, state=state)  # [1, 2n, E]
+        else:
+            k = self.cfg.pre_lookahead_len
+            h = self.encoder(emb[:, :-k], emb[:, -k:], streaming=True, state=state)  # [1, 2n, E]
+        return self.encoder_proj(h)  # [1, 2n, C]

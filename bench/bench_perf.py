@@ -1,0 +1,585 @@
+"""Speed modes of the engine, one scenario per command, on the full-size architectures with random weights.
+
+    # one synthesis request, streamed, with the per-stage split (exact mode)
+    .venv/bin/python bench/bench_perf.py request --family cosyvoice2 --threads 2
+    # the same with the speed options (any combination)
+    .venv/bin/python bench/bench_perf.py request --quant int8 --draft --flow-cache full --warmup
+    # LM decode speed, float32 and the int8 kernels side by side
+    .venv/bin/python bench/bench_perf.py llm-speed --family cosyvoice2 --threads 2
+    # int8 LM: logit agreement with float32 (random full-size LM, or a model folder)
+    .venv/bin/python bench/bench_perf.py llm-accuracy --family cosyvoice2
+    .venv/bin/python bench/bench_perf.py llm-accuracy --model-dir ../shared/conformance/cosyvoice2-tiny
+    # flow step counts: token-to-audio speed and mel difference from the exact 10-step CFG flow
+    .venv/bin/python bench/bench_perf.py draft --family cosyvoice3
+    # float32 matmul precision / bfloat16 autocast on the flow
+    .venv/bin/python bench/bench_perf.py precision --family cosyvoice2
+    # the CUDA path (reports cleanly when there is no GPU)
+    .venv/bin/python bench/bench_perf.py request --device cuda
+
+``request`` prints time to first audio, real-time factor, LM tokens/s, peak memory and the time
+spent in each stage: frontend (text normalisation, tokenisation, prompt mel/fbank features; the two
+ONNX frontend networks are not part of a random-weights setup), LM prefill, LM decode (including
+sampling), flow and vocoder. The first request of a process is reported on its own (cold start),
+then the median of the later ones. Random weights never stop on their own, so every request
+generates exactly ``--audio-seconds`` of tokens. Nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from bench_core import build_random_model  # the sibling script (bench/ is the script's directory)
+
+from cosycore.config import load_model_config
+from cosycore.errors import ModelLoadError
+from cosycore.features import prompt_mel, speaker_fbank, whisper_log_mel
+from cosycore.llm import RasSampler, SpeechLM, load_llm
+from cosycore.model import CosyModel, resolve_device
+from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_text
+from cosycore.quant import LLM_QUANT_MODES, logit_agreement
+from cosycore.testing.presets import release_config
+from cosycore.text import normalize_text
+from cosycore.token2wav import FLOW_CACHE_MODES, StreamSchedule, Token2WavStream
+from cosycore.tokenizer import get_text_tokenizer
+
+ENDOFPROMPT_ID = 151646
+TEXT = ("The quick brown fox jumps over the lazy dog, and then it runs away! It is ten thirty in the "
+        "morning, and the temperature is three degrees.")
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def peak_memory(device: torch.device) -> dict[str, float]:
+    out = {"peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+    if device.type == "cuda":
+        out["peak_cuda_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# request: one synthesis with the per-stage split
+# --------------------------------------------------------------------------------------------
+
+
+class TimedFlow:
+    """Forwards to a flow model and adds up the seconds its calls take."""
+
+    def __init__(self, flow: Any, device: torch.device) -> None:
+        self.flow = flow
+        self.device = device
+        self.seconds = 0.0
+        self.calls: list[tuple[int, float]] = []  # (new frames, seconds) per call
+
+    def _timed(self, fn: Callable[..., torch.Tensor], *args: Any, **kwargs: Any) -> torch.Tensor:
+        sync(self.device)
+        t0 = time.perf_counter()
+        mel = fn(*args, **kwargs)
+        sync(self.device)
+        dt = time.perf_counter() - t0
+        self.seconds += dt
+        self.calls.append((int(mel.shape[2]), dt))
+        return mel
+
+    def inference(self, *args: Any, **kwargs: Any) -> torch.Tensor:
+        return self._timed(self.flow.inference, *args, **kwargs)
+
+    def inference_cached(self, *args: Any, **kwargs: Any) -> torch.Tensor:
+        return self._timed(self.flow.inference_cached, *args, **kwargs)
+
+
+class TimedVocoder:
+    """Forwards to a vocoder stream and adds up the seconds its pushes take."""
+
+    def __init__(self, inner: Any, device: torch.device) -> None:
+        self.inner = inner
+        self.device = device
+        self.seconds = 0.0
+
+    def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
+        sync(self.device)
+        t0 = time.perf_counter()
+        audio = self.inner.push(mel, finalize=finalize)
+        sync(self.device)
+        self.seconds += time.perf_counter() - t0
+        return audio
+
+
+@dataclass
+class RequestInputs:
+    """Made-up request inputs: the text, a prompt recording and its (random) speech tokens."""
+
+    text: str
+    prompt_text_ids: list[int]
+    prompt_speech: list[int]
+    prompt_wav_24k: np.ndarray
+    prompt_wav_16k: np.ndarray
+    embedding: torch.Tensor  # [1, 192]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def make_inputs(family: str, prompt_s: float, seed: int = 4) -> RequestInputs:
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    n_prompt = int(prompt_s * 25)
+    ptext = torch.randint(0, 6000, (20,), generator=gen).tolist()
+    if family == "cosyvoice3":
+        ptext[-1] = ENDOFPROMPT_ID
+    wav = (0.1 * torch.randn(int(prompt_s * 24000), generator=gen)).numpy()
+    return RequestInputs(
+        text=TEXT,
+        prompt_text_ids=ptext,
+        prompt_speech=torch.randint(0, 6561, (n_prompt,), generator=gen).tolist(),
+        prompt_wav_24k=wav.astype(np.float32),
+        prompt_wav_16k=wav[:: 3][: int(prompt_s * 16000)].astype(np.float32),
+        embedding=torch.randn(1, 192, generator=gen),
+    )
+
+
+def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_tokens: int, stream: bool,
+                flow: FlowSettings, flow_cache: str, seed: int = 0) -> dict[str, float]:
+    """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated."""
+    dev = model.device
+    cfg = model.cfg
+    lm = model.llm
+    t_start = time.perf_counter()
+    # frontend: text normalisation + tokenisation + prompt features
+    text_ids = tokenizer.encode(normalize_text(inputs.text, "en"))
+    feat = prompt_mel(torch.from_numpy(inputs.prompt_wav_24k), cfg.mel).transpose(1, 2)  # [1, T, 80]
+    speaker_fbank(torch.from_numpy(inputs.prompt_wav_16k))
+    whisper_log_mel(torch.from_numpy(inputs.prompt_wav_16k))
+    n_prompt = len(inputs.prompt_speech)
+    feat = feat[:, : 2 * n_prompt].to(dev)
+    if feat.shape[1] < 2 * n_prompt:  # the random prompt audio is a hair short of 2 frames per token
+        feat = torch.nn.functional.pad(feat, (0, 0, 0, 2 * n_prompt - feat.shape[1]))
+    t_front = time.perf_counter() - t_start
+
+    timed_flow = TimedFlow(model.flow, dev)
+    timed_voc = TimedVocoder(model.vocoder_stream(torch.Generator(device=dev).manual_seed(seed)), dev)
+    t2w = Token2WavStream(
+        flow=timed_flow, vocoder=timed_voc,
+        prompt_token=torch.tensor([inputs.prompt_speech], dtype=torch.int32, device=dev),
+        prompt_feat=feat, embedding=inputs.embedding.to(dev), token_mel_ratio=cfg.token_mel_ratio,
+        schedule=StreamSchedule(chunk=cfg.chunk_size, lookahead=cfg.flow.pre_lookahead_len),
+        drop_silent_runs=False, n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
+        flow_cache=flow_cache,  # type: ignore[arg-type]
+        flow_autocast=flow.autocast,
+    )
+    sampler = RasSampler.from_config(cfg.llm)
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    first_audio: float | None = None
+    samples = 0
+    cache_peak = 0
+    decode_s = 0.0
+    with torch.inference_mode():
+        sync(dev)
+        t0 = time.perf_counter()
+        lm_input = lm.build_lm_input(text_ids, inputs.prompt_text_ids, inputs.prompt_speech)
+        kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev)
+        h = lm.prefill(lm_input, kv)
+        sync(dev)
+        prefill_s = time.perf_counter() - t0
+        decoded: list[int] = []
+        for i in range(n_tokens):
+            t0 = time.perf_counter()
+            scores = lm.scores(lm.logits(h[0]), ignore_eos=True, eos_rule="all_specials")
+            tok = sampler(scores, decoded, gen)
+            decoded.append(tok)
+            if i + 1 < n_tokens:
+                h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], kv)
+            sync(dev)
+            decode_s += time.perf_counter() - t0
+            if stream:
+                for audio in t2w.push(tok):
+                    if audio.size and first_audio is None:
+                        first_audio = time.perf_counter() - t_start
+                    samples += audio.size
+                if t2w.cache is not None:
+                    cache_peak = max(cache_peak, t2w.cache.nbytes())
+            else:
+                t2w.accept(tok)
+        if t2w.cache is not None:
+            cache_peak = max(cache_peak, t2w.cache.nbytes())
+        tail = t2w.finish()
+        if tail.size and first_audio is None:
+            first_audio = time.perf_counter() - t_start
+        samples += tail.size
+    total = time.perf_counter() - t_start
+    audio_s = samples / cfg.sample_rate
+    return {
+        "time_to_first_audio_s": float(first_audio if first_audio is not None else total),
+        "total_s": total,
+        "audio_s": audio_s,
+        "rtf": total / audio_s,
+        "llm_tokens_per_s": (n_tokens - 1) / decode_s,
+        "frontend_s": t_front,
+        "llm_prefill_s": prefill_s,
+        "llm_decode_s": decode_s,
+        "flow_s": timed_flow.seconds,
+        "vocoder_s": timed_voc.seconds,
+        "flow_calls": float(len(timed_flow.calls)),
+        "flow_cache_peak_mb": cache_peak / 1e6,
+    }
+
+
+def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    model = load_or_build(args, dev)
+    cfg = model.cfg
+    if args.quant:
+        model.llm.quantize_int8(args.quant)
+    load_s = time.perf_counter() - t0
+    flow = flow_settings(args)
+    warm_s = warm_up_text() + warm_up(model, flow=flow, flow_cache=args.flow_cache) if args.warmup else 0.0
+    inputs = make_inputs(cfg.family, args.prompt_seconds)
+    with tempfile.TemporaryDirectory() as tmp:
+        from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
+
+        write_tiny_qwen_tokenizer(Path(tmp))
+        tokenizer = get_text_tokenizer(Path(tmp), cfg.family)
+        n_tokens = int(args.audio_seconds * cfg.token_frame_rate)
+        runs = []
+        for i in range(args.runs):
+            res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=not args.offline, flow=flow,
+                              flow_cache=args.flow_cache, seed=i)
+            runs.append(res)
+            print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
+    later = runs[1:] or runs
+    return {
+        "settings": {"quant": args.quant, "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate,
+                     "flow_autocast": str(flow.autocast),
+                     "flow_cache": args.flow_cache, "warmup": args.warmup, "stream": not args.offline,
+                     "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds},
+        "load_s": load_s,
+        "warmup_s": warm_s,
+        "first_request": runs[0],
+        "median_later_requests": {k: statistics.median(r[k] for r in later) for k in later[0]},
+    }
+
+
+def summary(res: dict[str, float]) -> str:
+    keys = ("time_to_first_audio_s", "rtf", "llm_tokens_per_s", "frontend_s", "llm_prefill_s", "llm_decode_s",
+            "flow_s", "vocoder_s", "audio_s", "flow_cache_peak_mb")
+    return ", ".join(f"{k}={res[k]:.3f}" for k in keys)
+
+
+# --------------------------------------------------------------------------------------------
+# llm-accuracy: int8 against float32
+# --------------------------------------------------------------------------------------------
+
+
+def scenario_llm_accuracy(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    if args.model_dir:
+        lm = load_llm(load_model_config(args.model_dir), device=dev)
+        family = lm.cfg.family
+    else:
+        family = args.family
+        torch.manual_seed(0)
+        with torch.device(dev):
+            lm = SpeechLM(release_config(family).llm)
+        lm.eval().requires_grad_(False)
+    gen = torch.Generator().manual_seed(5)
+    text = torch.randint(0, 5000, (30,), generator=gen).tolist()
+    ptext = [*torch.randint(0, 5000, (20,), generator=gen).tolist(), ENDOFPROMPT_ID]
+    pspeech = torch.randint(0, 6561, (75,), generator=gen).tolist()
+    n = args.steps
+    out: dict[str, Any] = {"family": family, "model": str(args.model_dir or "random full-size"), "steps": n}
+    with torch.inference_mode():
+        lm_input = lm.build_lm_input(text, ptext, pspeech)
+        greedy32 = list(lm.generate(text, ptext, pspeech, greedy=True, min_len=n, max_len=n))
+        ref = lm.teacher_force(lm_input, greedy32[:-1], min_len=0).logits
+    for mode in LLM_QUANT_MODES:
+        if mode == "int8":
+            continue  # same kernel as int8-dynamic
+        q = copy.deepcopy(lm)
+        q.quantize_int8(mode)
+        with torch.inference_mode():
+            logits = q.teacher_force(q.build_lm_input(text, ptext, pspeech), greedy32[:-1], min_len=0).logits
+            greedy_q = list(q.generate(text, ptext, pspeech, greedy=True, min_len=n, max_len=n))
+        agree = logit_agreement(ref, logits)
+        first = next((i for i, (a, b) in enumerate(zip(greedy_q, greedy32)) if a != b), n)
+        same = sum(a == b for a, b in zip(greedy_q, greedy32))
+        print(f"{mode}: teacher-forced on the float32 greedy tokens: {agree.summary()}; "
+              f"free-running greedy: {same}/{n} tokens equal, first difference at step {first}", flush=True)
+        out[mode] = {**agree.__dict__, "greedy_equal": same, "greedy_first_difference": first}
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# llm-speed: decode tokens/s of float32 and int8 side by side
+# --------------------------------------------------------------------------------------------
+
+
+def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    """Decode steps at a ``--context``-position context, the variants interleaved round by round."""
+    torch.manual_seed(0)
+    with torch.device(dev):
+        base = SpeechLM(release_config(args.family).llm)
+    base.eval().requires_grad_(False)
+    variants: dict[str, SpeechLM] = {"float32": base}
+    for mode in ("int8-dynamic", "int8-weight-only"):
+        q = copy.deepcopy(base)
+        q.quantize_int8(mode)
+        variants[mode] = q
+    d = base.cfg.qwen.hidden_size
+    gen = torch.Generator().manual_seed(1)
+    x = (torch.randn(1, args.context, d, generator=gen) * 0.02).to(dev)
+    step_in = (torch.randn(1, d, generator=gen) * 0.02).to(dev)
+    steps = 16
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    prefill: dict[str, list[float]] = {k: [] for k in variants}
+    with torch.inference_mode():
+        for rnd in range(args.runs + 1):  # round 0 warms up
+            for name, lm in variants.items():
+                cache = lm.new_cache(args.context + steps + 1, device=dev)
+                sync(dev)
+                t0 = time.perf_counter()
+                lm.prefill(x, cache)
+                sync(dev)
+                t1 = time.perf_counter()
+                for _ in range(steps):
+                    lm.logits(lm.decode_one_token(step_in, cache)).argmax()
+                sync(dev)
+                t2 = time.perf_counter()
+                if rnd:
+                    prefill[name].append(t1 - t0)
+                    times[name].append((t2 - t1) / steps)
+    out: dict[str, Any] = {"family": args.family, "context": args.context, "threads": torch.get_num_threads()}
+    for name in variants:
+        ms = 1e3 * statistics.median(times[name])
+        out[name] = {"decode_ms_per_token": ms, "decode_tokens_per_s": 1e3 / ms,
+                     "decode_ms_min": 1e3 * min(times[name]), "prefill_s": statistics.median(prefill[name])}
+        print(f"{name}: decode {ms:.1f} ms/token ({1e3 / ms:.1f} tokens/s, best {1e3 * min(times[name]):.1f} ms), "
+              f"prefill of {args.context} positions {statistics.median(prefill[name]):.2f} s", flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# draft: flow steps / CFG against the exact flow
+# --------------------------------------------------------------------------------------------
+
+# The exact flow, then the draft candidates; 10 steps without CFG and 4 with it separate the two
+# effects; the last two add bfloat16 estimator autocast.
+DRAFT_SETTINGS = (EXACT_FLOW, FlowSettings(10, 0.0), FlowSettings(4, None), FlowSettings(4, 0.0),
+                  FlowSettings(3, 0.0), FlowSettings(2, 0.0), FlowSettings(4, 0.0, torch.bfloat16),
+                  FlowSettings(2, 0.0, torch.bfloat16))
+
+
+def setting_name(f: FlowSettings) -> str:
+    if f.exact:
+        return "exact (10 steps, CFG 0.7)"
+    name = f"{f.n_steps or 10} steps, " + ("no CFG" if f.cfg_rate == 0.0 else "CFG 0.7")
+    return name + (", bf16 autocast" if f.autocast is torch.bfloat16 else "")
+
+
+def flow_case(model: CosyModel, prompt_s: float, audio_s: float) -> tuple[torch.Tensor, ...]:
+    """Random prompt tokens, prompt mel, speaker embedding and speech tokens at the given lengths."""
+    dev = model.device
+    rate = model.cfg.token_frame_rate
+    p, n = int(prompt_s * rate), int(audio_s * rate)
+    gen = torch.Generator(device="cpu").manual_seed(2)
+    ptok = torch.randint(0, 6561, (1, p), generator=gen, dtype=torch.int32).to(dev)
+    tok = torch.randint(0, 6561, (1, n), generator=gen, dtype=torch.int32).to(dev)
+    feat = torch.randn(1, 2 * p, 80, generator=gen).to(dev)
+    emb = torch.randn(1, 192, generator=gen).to(dev)
+    return tok, ptok, feat, emb
+
+
+def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
+    if args.model_dir:
+        return CosyModel.load(args.model_dir, device=dev)
+    return build_random_model(release_config(args.family), dev)
+
+
+def run_t2w(model: CosyModel, case: tuple[torch.Tensor, ...], flow: FlowSettings) -> tuple[torch.Tensor, float, float]:
+    """One offline flow call and one vocoder pass: (mel, flow seconds, vocoder seconds)."""
+    dev = model.device
+    tok, ptok, feat, emb = case
+    with torch.inference_mode():
+        sync(dev)
+        t0 = time.perf_counter()
+        mel = model.flow.inference(tok, ptok, feat, emb, streaming=False, finalize=True,
+                                   n_steps=flow.n_steps, cfg_rate=flow.cfg_rate, autocast=flow.autocast)
+        sync(dev)
+        t1 = time.perf_counter()
+        model.vocoder_stream(torch.Generator(device=dev).manual_seed(3)).push(mel, finalize=True)
+        sync(dev)
+        t2 = time.perf_counter()
+    return mel, t1 - t0, t2 - t1
+
+
+def mel_difference(mel: torch.Tensor, ref: torch.Tensor) -> dict[str, float]:
+    d = (mel.float() - ref.float()).cpu()
+    return {"mel_max_abs_diff": float(d.abs().max()), "mel_rms_diff": float(d.pow(2).mean().sqrt()),
+            "exact_mel_rms": float(ref.float().pow(2).mean().sqrt())}
+
+
+@dataclass
+class Variant:
+    """A named setting entered before and left after each timed run."""
+
+    name: str
+    flow: FlowSettings
+    enter: Callable[[], None] = lambda: None
+    leave: Callable[[], None] = lambda: None
+    flow_s: list[float] = field(default_factory=list)
+    voc_s: list[float] = field(default_factory=list)
+    mel: torch.Tensor | None = None
+
+
+def compare_variants(model: CosyModel, case: tuple[torch.Tensor, ...], variants: list[Variant], runs: int,
+                     ref: torch.Tensor, audio_s: float) -> dict[str, Any]:
+    """Round-robin over the variants (round 0 warms up), so they share the machine's load."""
+    for rnd in range(runs + 1):
+        for v in variants:
+            v.enter()
+            try:
+                mel, t_flow, t_voc = run_t2w(model, case, v.flow)
+            finally:
+                v.leave()
+            if rnd:
+                v.flow_s.append(t_flow)
+                v.voc_s.append(t_voc)
+                v.mel = mel
+    out: dict[str, Any] = {}
+    for v in variants:
+        assert v.mel is not None
+        t_flow, t_voc = statistics.median(v.flow_s), statistics.median(v.voc_s)
+        res = {"flow_s_per_audio_s": t_flow / audio_s, "hift_s_per_audio_s": t_voc / audio_s,
+               "t2w_rtf": (t_flow + t_voc) / audio_s, **mel_difference(v.mel, ref)}
+        print(f"{v.name}: " + ", ".join(f"{k}={x:.4g}" for k, x in res.items()), flush=True)
+        out[v.name] = res
+    return out
+
+
+def scenario_draft(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    model = load_or_build(args, dev)
+    case = flow_case(model, args.prompt_seconds, args.audio_seconds)
+    ref, *_ = run_t2w(model, case, EXACT_FLOW)
+    variants = [Variant(setting_name(f), f) for f in DRAFT_SETTINGS]
+    out: dict[str, Any] = {"family": model.cfg.family, "model": str(args.model_dir or "random full-size"),
+                           "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds}
+    out.update(compare_variants(model, case, variants, args.runs, ref, args.audio_seconds))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# precision: matmul precision and autocast on the flow
+# --------------------------------------------------------------------------------------------
+
+
+class _Autocast:
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.ctx: Any = None
+
+    def enter(self) -> None:
+        self.ctx = torch.autocast(self.device.type, dtype=torch.bfloat16)
+        self.ctx.__enter__()
+
+    def leave(self) -> None:
+        self.ctx.__exit__(None, None, None)
+
+
+def scenario_precision(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    model = load_or_build(args, dev)
+    case = flow_case(model, args.prompt_seconds, args.audio_seconds)
+    flow = flow_settings(args)
+    ref, *_ = run_t2w(model, case, flow)
+
+    def precision(level: str) -> Callable[[], None]:
+        return lambda: torch.set_float32_matmul_precision(level)
+
+    autocast = _Autocast(dev)
+    variants = [
+        Variant("float32 (default)", flow),
+        Variant("matmul precision medium", flow, precision("medium"), precision("highest")),
+        Variant("matmul precision high", flow, precision("high"), precision("highest")),
+        Variant("bfloat16 autocast around the whole flow", flow, autocast.enter, autocast.leave),
+        Variant("bfloat16 autocast of the estimator only (flow_autocast)",
+                FlowSettings(flow.n_steps, flow.cfg_rate, torch.bfloat16)),
+    ]
+    out: dict[str, Any] = {"family": model.cfg.family, "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate}
+    out.update(compare_variants(model, case, variants, args.runs, ref, args.audio_seconds))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def flow_settings(args: argparse.Namespace) -> FlowSettings:
+    autocast = torch.bfloat16 if args.bf16 else None
+    if args.draft:
+        return FlowSettings(DRAFT_FLOW.n_steps, DRAFT_FLOW.cfg_rate, autocast)
+    return FlowSettings(args.steps if args.steps != 10 else None, args.cfg_rate, autocast)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("scenario", choices=["request", "llm-speed", "llm-accuracy", "draft", "precision"])
+    ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--model-dir", type=Path, default=None, help="a release folder instead of random weights")
+    ap.add_argument("--quant", choices=sorted(LLM_QUANT_MODES), default=None, help="int8 LM weights (CPU)")
+    ap.add_argument("--draft", action="store_true", help=f"draft flow: {DRAFT_FLOW.n_steps} steps, no CFG")
+    ap.add_argument("--steps", type=int, default=10, help="flow Euler steps (request: with --cfg-rate); "
+                    "llm-accuracy: decode steps compared")
+    ap.add_argument("--cfg-rate", type=float, default=None)
+    ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast of the flow estimator")
+    ap.add_argument("--flow-cache", choices=FLOW_CACHE_MODES, default="off")
+    ap.add_argument("--warmup", action="store_true", help="run cosycore.perf.warm_up() after loading")
+    ap.add_argument("--offline", action="store_true", help="request: no streaming (one flow call at the end)")
+    ap.add_argument("--context", type=int, default=300, help="llm-speed: positions before decoding")
+    ap.add_argument("--prompt-seconds", type=float, default=3.0)
+    ap.add_argument("--audio-seconds", type=float, default=10.0)
+    ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    args = ap.parse_args(argv)
+    if args.scenario == "llm-accuracy" and args.steps == 10:
+        args.steps = 300
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    try:
+        dev = resolve_device(args.device)
+    except ModelLoadError as e:
+        print(f"bench_perf: {e}; nothing was measured.", file=sys.stderr)
+        return 2
+    scenarios: dict[str, Callable[[argparse.Namespace, torch.device], dict[str, Any]]] = {
+        "request": scenario_request, "llm-speed": scenario_llm_speed, "llm-accuracy": scenario_llm_accuracy,
+        "draft": scenario_draft,
+        "precision": scenario_precision,
+    }
+    results = scenarios[args.scenario](args, dev)
+    report = {
+        "scenario": args.scenario,
+        "device": str(dev),
+        "machine": platform.processor() or platform.machine(),
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "results": results,
+        **peak_memory(dev),
+    }
+    print(json.dumps(report, indent=1, default=str))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

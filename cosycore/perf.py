@@ -1,0 +1,154 @@
+"""Speed options of the engine and the load-time warm-up, in one place.
+
+Everything here is opt-in; the defaults are the exact modes that match the original:
+
+* ``llm_quant="int8"``: int8 linear layers in the speech LM (:mod:`cosycore.quant`, CPU only);
+* ``flow=DRAFT_FLOW``: fewer Euler steps and no classifier-free guidance (mel differs from exact);
+  :func:`fast_flow` adds bfloat16 autocast of the estimator where the hardware does bfloat16
+  natively;
+* ``flow_cache="chunks"`` / ``"full"``: streamed flow calls compute only their new frames
+  (:mod:`cosycore.flow.cache`; ``"chunks"`` keeps the exact final call);
+* :func:`warm_up` / :func:`warm_up_text`: one short dummy request at load, so the first real
+  request does not pay for first-use costs (paging in memory-mapped weights, building kernels,
+  tables and buffers, importing and loading the text normaliser).
+
+The engine maps user-facing choices onto :class:`PerfOptions`; :class:`~cosycore.model.CosyModel`
+and :class:`~cosycore.token2wav.Token2WavStream` take the individual knobs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import torch
+
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
+
+if TYPE_CHECKING:
+    from .model import CosyModel
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FlowSettings:
+    """Euler steps, CFG strength and estimator autocast of the flow (None = the release's 10, 0.7, float32)."""
+
+    n_steps: int | None = None
+    cfg_rate: float | None = None
+    autocast: torch.dtype | None = None  # e.g. torch.bfloat16 for the estimator's matrix products
+
+    @property
+    def exact(self) -> bool:
+        return self.n_steps is None and self.cfg_rate is None and self.autocast is None
+
+
+EXACT_FLOW = FlowSettings()
+# Draft: 4 Euler steps without the unconditional pass, 5x fewer estimator evaluations than exact
+# (README "Performance" has the measured speed and mel difference of 2, 3 and 4 steps).
+DRAFT_FLOW = FlowSettings(n_steps=4, cfg_rate=0.0)
+
+
+def bf16_is_fast(device: torch.device | str) -> bool:
+    """Whether bfloat16 matrix products run natively: a CUDA GPU that supports them, or a CPU
+    with AVX512-BF16 or AMX. Elsewhere bfloat16 is emulated and slower than float32."""
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+    if dev.type != "cpu":
+        return False
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(bool(getattr(torch.cpu, name, lambda: False)()) for name in checks)
+
+
+def fast_flow(device: torch.device | str) -> FlowSettings:
+    """The draft flow, with bfloat16 estimator autocast where :func:`bf16_is_fast`."""
+    return FlowSettings(DRAFT_FLOW.n_steps, DRAFT_FLOW.cfg_rate, torch.bfloat16 if bf16_is_fast(device) else None)
+
+
+@dataclass(frozen=True)
+class PerfOptions:
+    """Engine speed options; the default is exact everywhere."""
+
+    llm_quant: str | None = None  # None (float weights) or "int8" / "int8-dynamic" / "int8-weight-only"
+    flow: FlowSettings = field(default_factory=FlowSettings)
+    flow_cache: FlowCacheMode = "off"
+    warm_up: bool = False  # run warm_up() after loading
+
+    @property
+    def exact(self) -> bool:
+        return self.llm_quant is None and self.flow.exact and self.flow_cache == "off"
+
+
+def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
+    """Apply the load-time options to a freshly loaded model (quantize, then warm up)."""
+    if options.llm_quant is not None:
+        model.llm.quantize_int8(options.llm_quant)
+    if options.warm_up:
+        warm_up_text()
+        warm_up(model, flow=options.flow, flow_cache=options.flow_cache)
+
+
+def warm_up_text() -> float:
+    """Normalise one short English and one short Chinese sentence; returns the seconds taken.
+
+    The first English normalisation imports the number-to-words library, whose type-checking
+    instrumentation costs several seconds once per process (about 10-20 s measured on the 2-core
+    development machine under load); the first Chinese one loads the wetext grammars.
+    """
+    from .text import normalize_text
+
+    t0 = time.perf_counter()
+    normalize_text("It is 10:30, and it costs $3.50.", "en")
+    normalize_text("今天是2024年3月5日，温度是-3.5度。", "zh")
+    seconds = time.perf_counter() - t0
+    logger.info("text frontend warm-up took %.2f s", seconds)
+    return seconds
+
+
+@torch.inference_mode()
+def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: FlowCacheMode = "off",
+            tokens: int = 40) -> float:
+    """Run one short dummy request through the LM, the flow and the vocoder; returns its seconds.
+
+    Uses made-up inputs (no prompt audio): a 16-position LM prompt and a few decode steps, then
+    ``tokens`` speech tokens through a streamed token2wav pass with one streamed chunk and the
+    final call, in the given flow settings. Nothing is kept: the model holds no request state.
+    """
+    t0 = time.perf_counter()
+    dev = model.device
+    cfg = model.cfg
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    lm = model.llm
+    d = cfg.llm.qwen.hidden_size
+    cache = lm.new_cache(32, device=dev)
+    h = lm.prefill(torch.randn(1, 16, d, generator=gen).to(dev) * 0.02, cache)  # [1, D]
+    for _ in range(4):
+        tok = int(lm.logits(h[0]).argmax()) % cfg.llm.speech_token_size
+        h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], cache)
+    speech = torch.randint(0, cfg.flow.vocab_size, (tokens,), generator=gen).tolist()
+    stream = Token2WavStream(
+        flow=model.flow,
+        vocoder=model.vocoder_stream(torch.Generator(device=dev).manual_seed(0)),
+        prompt_token=torch.zeros(1, 0, dtype=torch.int32, device=dev),
+        prompt_feat=torch.zeros(1, 0, cfg.flow.output_size, device=dev),
+        embedding=torch.randn(1, cfg.flow.spk_embed_dim, generator=gen).to(dev),
+        token_mel_ratio=cfg.token_mel_ratio,
+        schedule=StreamSchedule(chunk=cfg.chunk_size, lookahead=cfg.flow.pre_lookahead_len),
+        n_steps=flow.n_steps,
+        cfg_rate=flow.cfg_rate,
+        flow_cache=flow_cache,
+        flow_autocast=flow.autocast,
+    )
+    for tok in speech:
+        for _ in stream.push(tok):
+            pass
+    stream.finish()
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    seconds = time.perf_counter() - t0
+    logger.info("warm-up pass took %.2f s", seconds)
+    return seconds

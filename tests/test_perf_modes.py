@@ -1,0 +1,268 @@
+"""Speed modes against the exact ones: int8 LM, flow chunk cache, draft flow, warm-up.
+
+Each test states the numerical agreement it expects; none measures speed (that is bench/).
+All run on the tiny conformance models with one torch thread.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from cosycore.config import load_model_config
+from cosycore.flow import load_flow
+from cosycore.flow.base import FlowModel
+from cosycore.flow.cache import FlowCache, KVBuffer
+from cosycore.llm import SpeechLM, load_llm
+from cosycore.model import CosyModel
+from cosycore.perf import DRAFT_FLOW, warm_up
+from cosycore.quant import int8_per_channel, logit_agreement
+from cosycore.token2wav import StreamSchedule, Token2WavStream
+
+pytestmark = pytest.mark.usefixtures("single_thread")
+
+CACHE_ATOL = 1e-5  # cached vs uncached streaming=True frames (float rounding only)
+# int8 LM on the tiny models (measured: rms 0.4-1.4 %, max 1.7 %, top-1 93-100 %, KL < 6e-5 nats)
+INT8_RMS_REL = 0.03  # ||logits - float32 logits|| / ||float32 logits||
+INT8_MAX_REL = 0.05  # max |logit error| / max |float32 logit|
+INT8_TOP1 = 0.85  # same greedy pick, given the same prefix
+INT8_KL = 1e-3  # mean KL(float32 || int8), nats
+
+
+@pytest.fixture(scope="module", params=["cosyvoice2", "cosyvoice3"])
+def family_dir(request: pytest.FixtureRequest, cv2_dir: Path, cv3_dir: Path) -> Path:
+    return cv2_dir if request.param == "cosyvoice2" else cv3_dir
+
+
+@pytest.fixture(scope="module")
+def flow(family_dir: Path) -> FlowModel:
+    return load_flow(load_model_config(family_dir))
+
+
+@pytest.fixture(scope="module")
+def lm(family_dir: Path) -> SpeechLM:
+    return load_llm(load_model_config(family_dir))
+
+
+def _flow_inputs(prompt: int, generated: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator().manual_seed(seed)
+    pt = torch.randint(0, 6561, (1, prompt), generator=g, dtype=torch.int32)
+    tok = torch.randint(0, 6561, (1, generated), generator=g, dtype=torch.int32)
+    feat = torch.randn(1, 2 * prompt, 80, generator=g)
+    emb = torch.randn(1, 192, generator=g)
+    return tok, pt, feat, emb
+
+
+def _release_calls(prompt: int, generated: int) -> list[tuple[int, int]]:
+    """(token_offset, tokens given) of the streamed calls of the release schedule."""
+    sched = StreamSchedule()
+    calls, off, hop = [], 0, sched.chunk
+    while True:
+        this = hop + (sched.prompt_pad(prompt) if off == 0 else 0)
+        if off + this + sched.lookahead > generated:
+            return calls
+        calls.append((off, off + this + sched.lookahead))
+        off, hop = off + this, sched.next_hop(hop)
+
+
+# --------------------------------------------------------------------------------------------
+# int8 LM
+# --------------------------------------------------------------------------------------------
+
+
+def test_int8_per_channel_round_trip() -> None:
+    w = torch.randn(37, 19)
+    w[3] = 0.0
+    q, scale = int8_per_channel(w)
+    assert q.dtype == torch.int8 and scale.shape == (37,)
+    assert int(q.abs().max()) <= 127 and float(scale[3]) == 1.0
+    err = (q.float() * scale[:, None] - w).abs()
+    assert bool((err <= scale[:, None] / 2 + 1e-7).all())  # at most half a step per weight
+
+
+@pytest.mark.parametrize("mode", ["int8", "int8-weight-only"])
+def test_int8_logits_follow_float32(lm: SpeechLM, mode: str) -> None:
+    g = torch.Generator().manual_seed(5)
+    text = torch.randint(0, 5000, (30,), generator=g).tolist()
+    ptext = [*torch.randint(0, 5000, (20,), generator=g).tolist(), 151646]
+    pspeech = torch.randint(0, 6561, (40,), generator=g).tolist()
+    n = 120
+    with torch.inference_mode():
+        lm_input = lm.build_lm_input(text, ptext, pspeech)
+        greedy = list(lm.generate(text, ptext, pspeech, greedy=True, min_len=n, max_len=n))
+        ref = lm.teacher_force(lm_input, greedy[:-1], min_len=0).logits
+    q = copy.deepcopy(lm)
+    q.quantize_int8(mode)
+    assert q.quantization == mode and lm.quantization is None
+    with torch.inference_mode():
+        logits = q.teacher_force(q.build_lm_input(text, ptext, pspeech), greedy[:-1], min_len=0).logits
+    agree = logit_agreement(ref, logits)
+    assert agree.rms_rel < INT8_RMS_REL, agree.summary()
+    assert agree.max_rel < INT8_MAX_REL, agree.summary()
+    assert agree.top1 >= INT8_TOP1, agree.summary()
+    assert agree.kl_mean < INT8_KL, agree.summary()
+    with pytest.raises(ValueError, match="already quantized"):
+        q.quantize_int8(mode)
+
+
+def test_unknown_quant_mode_is_refused(lm: SpeechLM) -> None:
+    with pytest.raises(ValueError, match="int8-weight-only"):
+        copy.deepcopy(lm).quantize_int8("int4")
+
+
+def test_load_llm_quantize_option(cv2_dir: Path) -> None:
+    exact = load_llm(load_model_config(cv2_dir))
+    quant = load_llm(load_model_config(cv2_dir), quantize="int8")
+    assert exact.quantization is None and quant.quantization == "int8"
+    x = exact.build_lm_input([1, 2, 3], None, None)
+    with torch.inference_mode():
+        a, b = exact(x), quant(quant.build_lm_input([1, 2, 3], None, None))
+    assert torch.allclose(a, b, rtol=0.05, atol=0.05 * float(a.abs().max()))
+
+
+# --------------------------------------------------------------------------------------------
+# Flow chunk cache
+# --------------------------------------------------------------------------------------------
+
+
+def test_kv_buffer_grows_and_keeps_history() -> None:
+    buf = KVBuffer()
+    parts = [torch.randn(2, 3, n, 4) for n in (5, 70, 1, 130)]
+    for i, p in enumerate(parts):
+        k, v = buf.append(p, -p)
+        want = torch.cat(parts[: i + 1], dim=2)
+        assert torch.equal(k, want) and torch.equal(v, -want)
+    assert buf.length == 206 and buf.k is not None and buf.k.shape[2] % 64 == 0
+
+
+@pytest.mark.parametrize("prompt", [0, 17])
+def test_flow_cache_reproduces_uncached_streaming(flow: FlowModel, prompt: int) -> None:
+    generated = 190  # three streamed calls (hops 25 + pad, 50, 100) and the final one
+    tok, pt, feat, emb = _flow_inputs(prompt, generated)
+    cache = FlowCache()
+    calls = _release_calls(prompt, generated)
+    assert len(calls) >= 3
+    for off, end in calls:
+        want = flow.inference(tok[:, :end], pt, feat, emb, streaming=True, finalize=False)[:, :, 2 * off :]
+        got = flow.inference_cached(tok[:, :end], pt, feat, emb, cache=cache, finalize=False)
+        assert got.shape == want.shape
+        torch.testing.assert_close(got, want, atol=CACHE_ATOL, rtol=0)
+    final_off = cache.tokens - prompt
+    want = flow.inference(tok, pt, feat, emb, streaming=True, finalize=True)[:, :, 2 * final_off :]
+    got = flow.inference_cached(tok, pt, feat, emb, cache=cache, finalize=True)
+    torch.testing.assert_close(got, want, atol=CACHE_ATOL, rtol=0)
+    assert cache.finished
+    with pytest.raises(ValueError, match="already finished"):
+        flow.inference_cached(tok, pt, feat, emb, cache=cache, finalize=True)
+
+
+def test_flow_cache_with_draft_settings(flow: FlowModel) -> None:
+    tok, pt, feat, emb = _flow_inputs(20, 120)
+    cache = FlowCache()
+    for off, end in _release_calls(20, 120):
+        want = flow.inference(tok[:, :end], pt, feat, emb, streaming=True, finalize=False, n_steps=3,
+                              cfg_rate=0.0)[:, :, 2 * off :]
+        got = flow.inference_cached(tok[:, :end], pt, feat, emb, cache=cache, finalize=False, n_steps=3,
+                                    cfg_rate=0.0)
+        torch.testing.assert_close(got, want, atol=CACHE_ATOL, rtol=0)
+    with pytest.raises(ValueError, match="3 steps"):
+        flow.inference_cached(tok, pt, feat, emb, cache=cache, finalize=True)  # the release's 10 steps
+
+
+def test_flow_cache_refuses_a_call_off_the_chunk_grid(flow: FlowModel) -> None:
+    tok, pt, feat, emb = _flow_inputs(10, 60)
+    with pytest.raises(ValueError, match="chunk boundary"):
+        flow.inference_cached(tok[:, :30], pt, feat, emb, cache=FlowCache(), finalize=False)
+
+
+def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int) -> Token2WavStream:
+    tok, pt, feat, emb = _flow_inputs(prompt, generated, seed=3)
+
+    class _NoVocoder:
+        def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
+            return np.zeros(mel.shape[2], dtype=np.float32)
+
+    stream = Token2WavStream(flow=flow, vocoder=_NoVocoder(), prompt_token=pt, prompt_feat=feat, embedding=emb,
+                             flow_cache=mode, record_calls=True)  # type: ignore[arg-type]
+    for t in tok[0].tolist():
+        list(stream.push(t))
+    stream.finish()
+    return stream
+
+
+def test_stream_cache_modes_against_the_exact_stream(flow: FlowModel) -> None:
+    exact = _run_stream(flow, "off", 23, 200)
+    chunks = _run_stream(flow, "chunks", 23, 200)
+    full = _run_stream(flow, "full", 23, 200)
+    assert exact.cache is None and chunks.cache is None and full.cache is None
+    for a, b, c in zip(exact.calls[:-1], chunks.calls[:-1], full.calls[:-1]):
+        assert a.token_end == b.token_end == c.token_end and a.streaming and b.streaming and c.streaming
+        torch.testing.assert_close(b.mel, a.mel, atol=CACHE_ATOL, rtol=0)
+        torch.testing.assert_close(c.mel, a.mel, atol=CACHE_ATOL, rtol=0)
+    # "chunks" keeps the exact final call; "full" makes it a cached chunk-causal one.
+    assert not chunks.calls[-1].streaming and torch.equal(chunks.calls[-1].mel, exact.calls[-1].mel)
+    last = full.calls[-1]
+    assert last.streaming and last.finalize and last.mel is not None
+    assert exact.calls[-1].mel is not None and last.mel.shape == exact.calls[-1].mel.shape
+
+
+def test_full_cache_without_streamed_chunks_uses_the_exact_final_call(flow: FlowModel) -> None:
+    stream = _run_stream(flow, "full", 30, 20)  # too short for a streamed chunk
+    assert [c.streaming for c in stream.calls] == [False]
+
+
+def test_exact_mode_is_the_default() -> None:
+    stream = Token2WavStream(flow=object(), vocoder=object(), prompt_token=torch.zeros(1, 0, dtype=torch.int32),
+                             prompt_feat=torch.zeros(1, 0, 80), embedding=torch.zeros(1, 192))  # type: ignore[arg-type]
+    assert stream.flow_cache == "off" and stream.n_steps is None and stream.cfg_rate is None
+    with pytest.raises(ValueError, match="flow_cache"):
+        Token2WavStream(flow=object(), vocoder=object(), prompt_token=torch.zeros(1, 0, dtype=torch.int32),
+                        prompt_feat=torch.zeros(1, 0, 80), embedding=torch.zeros(1, 192),
+                        flow_cache="sometimes")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Draft flow, warm-up
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("steps", [2, 3, 4])
+def test_draft_flow_gives_finite_mel_of_the_right_length(flow: FlowModel, steps: int) -> None:
+    tok, pt, feat, emb = _flow_inputs(15, 40)
+    mel = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True, n_steps=steps, cfg_rate=0.0)
+    assert mel.shape == (1, 80, 2 * 40) and bool(torch.isfinite(mel).all())
+    mel = flow.inference(tok, pt, feat, emb, streaming=True, finalize=False, n_steps=steps, cfg_rate=0.0)
+    assert mel.shape == (1, 80, 2 * 37) and bool(torch.isfinite(mel).all())
+
+
+def test_bf16_estimator_autocast_stays_close_to_float32(flow: FlowModel) -> None:
+    tok, pt, feat, emb = _flow_inputs(15, 60)
+    ref = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
+    mel = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True, autocast=torch.bfloat16)
+    assert mel.dtype == torch.float32 and mel.shape == ref.shape and bool(torch.isfinite(mel).all())
+    diff = (mel - ref).abs()
+    # measured on the tiny models: max 0.016-0.033, rms 0.003-0.007 (mel rms about 1.3)
+    assert float(diff.max()) < 0.15 and float(diff.pow(2).mean().sqrt()) < 0.03
+    cache = FlowCache()
+    off, end = _release_calls(15, 60)[0]
+    got = flow.inference_cached(tok[:, :end], pt, feat, emb, cache=cache, finalize=False, autocast=torch.bfloat16)
+    want = flow.inference(tok[:, :end], pt, feat, emb, streaming=True, finalize=False, autocast=torch.bfloat16)
+    assert float((got - want[:, :, 2 * off :]).abs().max()) < 0.15
+    with pytest.raises(ValueError, match="autocast"):
+        flow.inference_cached(tok, pt, feat, emb, cache=cache, finalize=True)  # float32 this time
+
+
+def test_warm_up_leaves_the_model_as_it_was(family_dir: Path) -> None:
+    model = CosyModel.load(family_dir, device="cpu")
+    tok, pt, feat, emb = _flow_inputs(10, 30)
+    before = model.flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
+    params = {k: v.clone() for k, v in model.flow.state_dict().items()}
+    assert warm_up(model, flow=DRAFT_FLOW, flow_cache="full") > 0
+    assert warm_up(model) > 0
+    after = model.flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
+    assert torch.equal(before, after)
+    assert all(torch.equal(v, model.flow.state_dict()[k]) for k, v in params.items())
