@@ -9,10 +9,10 @@ key between the release layout and our modules lives in :func:`normalize_keys`.
 from __future__ import annotations
 
 import logging
-import pickle
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
+from pickle import UnpicklingError  # only to recognise a refused unsafe pickle
 
 import torch
 from torch import nn
@@ -44,7 +44,7 @@ def load_checkpoint(path: Path | str) -> StateDict:
             if "mmap" not in str(e):
                 raise
             sd = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as e:
+    except UnpicklingError as e:
         raise UnsafeCheckpointError(
             f"{path} contains pickled Python objects, not just tensors, so it was not loaded "
             f"(loading it could run code). Use the file from the official release. Detail: {e}"
