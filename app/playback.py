@@ -340,8 +340,10 @@ class Player(QObject):
             rates.append(int(self._device.default_samplerate))
         last_error: Exception | None = None
         for rate in rates:
+            feed = _Feed(int(RING_SECONDS * rate), max(1, int(preroll * rate)))
             try:
-                sd.check_output_settings(device=self._device.index, channels=1, dtype="float32", samplerate=rate)
+                stream = sd.OutputStream(samplerate=rate, channels=1, dtype="float32", device=self._device.index,
+                                         callback=_make_callback(sd, feed), latency="high")
             except Exception as e:  # this rate is not supported: try the device's own
                 last_error = e
                 continue
@@ -352,12 +354,8 @@ class Player(QObject):
 
                 self._resampler = soxr.ResampleStream(self._sample_rate, rate, 1, dtype="float32")
                 logger.info("resampling playback %d -> %d Hz for %s", self._sample_rate, rate, self._device.name)
-            self._feed = _Feed(int(RING_SECONDS * rate), max(1, int(preroll * rate)))
-            self._stream = sd.OutputStream(
-                samplerate=rate, channels=1, dtype="float32", device=self._device.index,
-                callback=_make_callback(sd, self._feed), latency="high",
-            )
-            self._stream.start()
+            self._feed, self._stream = feed, stream
+            stream.start()
             return
         raise RuntimeError(str(last_error) if last_error else "no usable sample rate")
 

@@ -57,11 +57,11 @@ def build_window(model: Path | None, torch_threads: int):
     from PySide6.QtWidgets import QApplication
 
     from app.engine_thread import EngineThread
-    from app.main import keep_singletons_alive
+    from app.main import prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
-    keep_singletons_alive()
+    prepare_interpreter()  # as app.main does
     app = QApplication.instance() or QApplication(sys.argv[:1])
     settings = Settings()
     VoiceLibrary(settings.paths.voices).add(voice)

@@ -49,7 +49,7 @@ from cosycore.errors import ModelLoadError
 from cosycore.features import prompt_mel, speaker_fbank, whisper_log_mel
 from cosycore.llm import RasSampler, SpeechLM, load_llm
 from cosycore.model import CosyModel, resolve_device
-from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_text
+from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_frontend
 from cosycore.quant import LLM_QUANT_MODES, logit_agreement
 from cosycore.testing.presets import release_config
 from cosycore.text import normalize_text
@@ -245,7 +245,7 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         model.llm.quantize_int8(args.quant)
     load_s = time.perf_counter() - t0
     flow = flow_settings(args)
-    warm_s = warm_up_text() + warm_up(model, flow=flow, flow_cache=args.flow_cache) if args.warmup else 0.0
+    warm_s = warm_up_frontend(cfg.mel) + warm_up(model, flow=flow, flow_cache=args.flow_cache) if args.warmup else 0.0
     inputs = make_inputs(cfg.family, args.prompt_seconds)
     with tempfile.TemporaryDirectory() as tmp:
         from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer

@@ -39,8 +39,11 @@ def main() -> int:
     parser.add_argument("--model", type=Path, help="release folder (default: a fresh tiny CosyVoice2)")
     parser.add_argument("--takes", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1, help="torch threads on the engine thread")
+    parser.add_argument("--switch-ms", type=float, help="Python's GIL switch interval (default: the app's 1 ms)")
     args = parser.parse_args()
     app, window, _ = build_window(args.model, args.threads)
+    if args.switch_ms:
+        sys.setswitchinterval(args.switch_ms / 1000)
     from PySide6.QtCore import QTimer
 
     from app.playback import PlayState
@@ -59,7 +62,8 @@ def main() -> int:
                 where = traceback.extract_stack(frame)[-4:] if frame is not None else []
                 stalled_in[" <- ".join(f"{f.name} ({Path(f.filename).name}:{f.lineno})" for f in reversed(where))] += 1
 
-    threading.Thread(target=watchdog, name="stall-watchdog", daemon=True).start()
+    watcher = threading.Thread(target=watchdog, name="stall-watchdog")
+    watcher.start()
     probe = QTimer()
     probe.setInterval(PROBE_MS)
     probe.timeout.connect(lambda: stamps.append((time.perf_counter(), time.thread_time())))
@@ -108,6 +112,7 @@ def main() -> int:
           f"p99 {all_gaps[int(0.99 * (len(all_gaps) - 1))]:.2f} ms, longest stall {all_gaps[-1]:.1f} ms "
           f"({'below' if all_gaps[-1] < 50 else 'ABOVE'} the 50 ms goal)")
     watching.clear()
+    watcher.join()
     if stalled_in:
         print("where the GUI thread was during stalls (sampled every 20 ms):")
         for where, n in stalled_in.most_common(5):

@@ -8,9 +8,9 @@ Everything here is opt-in; the defaults are the exact modes that match the origi
   natively;
 * ``flow_cache="chunks"`` / ``"full"``: streamed flow calls compute only their new frames
   (:mod:`cosycore.flow.cache`; ``"chunks"`` keeps the exact final call);
-* :func:`warm_up` / :func:`warm_up_text`: one short dummy request at load, so the first real
+* :func:`warm_up` / :func:`warm_up_frontend`: one short dummy request at load, so the first real
   request does not pay for first-use costs (paging in memory-mapped weights, building kernels,
-  tables and buffers, importing and loading the text normaliser).
+  tables and buffers, importing and loading the text normaliser and the mel filterbanks).
 
 The engine maps user-facing choices onto :class:`PerfOptions`; :class:`~cosycore.model.CosyModel`
 and :class:`~cosycore.token2wav.Token2WavStream` take the individual knobs.
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from .config import MelConfig
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
 
 if TYPE_CHECKING:
@@ -88,24 +89,31 @@ def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
     if options.llm_quant is not None:
         model.llm.quantize_int8(options.llm_quant)
     if options.warm_up:
-        warm_up_text()
+        warm_up_frontend(model.cfg.mel)
         warm_up(model, flow=options.flow, flow_cache=options.flow_cache)
 
 
-def warm_up_text() -> float:
-    """Normalise one short English and one short Chinese sentence; returns the seconds taken.
+def warm_up_frontend(mel: MelConfig | None = None) -> float:
+    """Normalise a short English and Chinese sentence and, given the release's mel settings, run the
+    prompt feature extractors on a little silence; returns the seconds taken.
 
-    The first English normalisation imports the number-to-words library, whose type-checking
-    instrumentation costs several seconds once per process (about 10-20 s measured on the 2-core
-    development machine under load); the first Chinese one loads the wetext grammars.
+    First uses that are slow (measured on the 2-core development machine under load): the first
+    English normalisation imports the number-to-words library, whose type-checking instrumentation
+    takes 10-20 s once per process; the first prompt mel builds its filterbank through librosa
+    (about 2.6 s). The Chinese grammars of wetext load in well under a second.
     """
+    from .features import prompt_mel, speaker_fbank, whisper_log_mel
     from .text import normalize_text
 
     t0 = time.perf_counter()
     normalize_text("It is 10:30, and it costs $3.50.", "en")
     normalize_text("今天是2024年3月5日，温度是-3.5度。", "zh")
+    if mel is not None:
+        prompt_mel(torch.zeros(4 * mel.win_size), mel)
+        speaker_fbank(torch.zeros(16000))
+        whisper_log_mel(torch.zeros(16000))
     seconds = time.perf_counter() - t0
-    logger.info("text frontend warm-up took %.2f s", seconds)
+    logger.info("frontend warm-up took %.2f s", seconds)
     return seconds
 
 

@@ -111,9 +111,9 @@ class WaveformView(QWidget):
         self._expected = 0.0
         self._finished = False
         self._seams: list[float] = []
-        self._seam_lines: list[pg.InfiniteLine] = []
         self._playhead: float | None = None
-        self._dirty = False
+        self._dirty = False  # the audio, seams or range changed: the curve must be rebuilt
+        self._playhead_dirty = False  # only the playhead moved
         self.redraw_count = 0  # how many times the curve was redrawn (tests check the timer works)
 
         self.plot = pg.PlotWidget(self, background=None)
@@ -128,6 +128,9 @@ class WaveformView(QWidget):
             self.plot.getPlotItem().getAxis("bottom").setLabel(self.tr("seconds"))
         self.plot.setMinimumHeight(60)
         self._curve = self.plot.plot(pen=pg.mkPen(QColor("#2f7dd1"), width=1))
+        # All seams in one item (vertical segments drawn pairwise) rather than one item per seam.
+        self._seam_marks = self.plot.plot(pen=pg.mkPen(QColor(128, 128, 128, 150), width=1,
+                                                       style=Qt.PenStyle.DashLine), connect="pairs")
         self._playhead_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(QColor("#d1462f"), width=2))
         self._playhead_line.setVisible(False)
         self.plot.addItem(self._playhead_line)
@@ -179,9 +182,6 @@ class WaveformView(QWidget):
         self._expected = max(0.0, float(expected_seconds))
         self._finished = False
         self._seams = []
-        for line in self._seam_lines:
-            self.plot.removeItem(line)
-        self._seam_lines = []
         self._playhead = None
         self._dirty = True
 
@@ -211,7 +211,7 @@ class WaveformView(QWidget):
 
     def set_playhead(self, seconds: float | None) -> None:
         self._playhead = seconds
-        self._dirty = True
+        self._playhead_dirty = True
 
     # -- drawing ---------------------------------------------------------------------------
     def _set_x_range(self) -> None:
@@ -219,12 +219,23 @@ class WaveformView(QWidget):
         self.plot.setXRange(0.0, span, padding=0.0)
 
     def _on_timer_tick(self) -> None:
-        if not self._dirty or not self.isVisible():
+        if not self.isVisible():
             return
-        self.redraw()
+        if self._dirty:
+            self.redraw()
+        elif self._playhead_dirty:
+            self._place_playhead()
+
+    def _place_playhead(self) -> None:
+        self._playhead_dirty = False
+        if self._playhead is None:
+            self._playhead_line.setVisible(False)
+        else:
+            self._playhead_line.setValue(self._playhead)
+            self._playhead_line.setVisible(True)
 
     def redraw(self) -> None:
-        """Redraw now (the timer calls this at most ~30 times a second)."""
+        """Redraw now (the timer calls this at most ~30 times a second, and only after a change)."""
         self._dirty = False
         self.redraw_count += 1
         self._set_x_range()
@@ -234,18 +245,14 @@ class WaveformView(QWidget):
         self._curve.setData(x, y)
         self._placeholder.setVisible(self._env.samples == 0 and bool(self._placeholder.toPlainText()))
         self._placeholder.setPos((x0 + x1) / 2, 0.0)
-        while len(self._seam_lines) < len(self._seams):
-            line = pg.InfiniteLine(angle=90, movable=False,
-                                   pen=pg.mkPen(QColor(128, 128, 128, 150), width=1, style=Qt.PenStyle.DashLine))
-            self.plot.addItem(line)
-            self._seam_lines.append(line)
-        for line, t in zip(self._seam_lines, self._seams):
-            line.setValue(t)
-        if self._playhead is None:
-            self._playhead_line.setVisible(False)
-        else:
-            self._playhead_line.setValue(self._playhead)
-            self._playhead_line.setVisible(True)
+        seams = np.repeat(np.asarray(self._seams, dtype=float), 2)
+        self._seam_marks.setData(seams, np.tile([-1.0, 1.0], len(self._seams)))
+        self._place_playhead()
+
+    def seam_marks(self) -> list[float]:
+        """Where seam marks are drawn (s)."""
+        x, _ = self._seam_marks.getData()
+        return [] if x is None else [float(v) for v in x[::2]]
 
     def curve_points(self) -> tuple[np.ndarray, np.ndarray]:
         """The points last drawn (x in seconds, y in [-1, 1])."""

@@ -72,11 +72,11 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.engine_thread import EngineThread
-    from app.main import install_translators, keep_singletons_alive
+    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
-    keep_singletons_alive()
+    prepare_interpreter()
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Cosy Studio")
     install_translators(app, args.language)

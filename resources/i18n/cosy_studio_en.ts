@@ -58,110 +58,110 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="116" />
+        <location filename="../../app/main_window.py" line="115" />
         <source>The take: dashed lines mark where chunks joined; click a finished take to play from there</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="119" />
+        <location filename="../../app/main_window.py" line="118" />
         <source>Takes appear here while they are spoken</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="153" />
+        <location filename="../../app/main_window.py" line="152" />
         <source>&amp;File</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="154" />
+        <location filename="../../app/main_window.py" line="153" />
         <source>Choose &amp;model folder…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="156" />
+        <location filename="../../app/main_window.py" line="155" />
         <source>&amp;Export take…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="159" />
+        <location filename="../../app/main_window.py" line="158" />
         <source>&amp;Quit</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="167" />
+        <location filename="../../app/main_window.py" line="166" />
         <source>&amp;Voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="168" />
+        <location filename="../../app/main_window.py" line="167" />
         <source>&amp;Record a voice…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="171" />
+        <location filename="../../app/main_window.py" line="170" />
         <source>Voice from &amp;file…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="174" />
+        <location filename="../../app/main_window.py" line="173" />
         <source>&amp;Settings</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="175" />
+        <location filename="../../app/main_window.py" line="174" />
         <source>&amp;Output device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="177" />
+        <location filename="../../app/main_window.py" line="176" />
         <source>&amp;Language</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="179" />
+        <location filename="../../app/main_window.py" line="178" />
         <source>System</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="186" />
+        <location filename="../../app/main_window.py" line="185" />
         <source>&amp;Help</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="187" />
+        <location filename="../../app/main_window.py" line="186" />
         <source>&amp;About Cosy Studio</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="192" />
-        <location filename="../../app/main_window.py" line="304" />
-        <location filename="../../app/main_window.py" line="318" />
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="191" />
+        <location filename="../../app/main_window.py" line="311" />
+        <location filename="../../app/main_window.py" line="325" />
+        <location filename="../../app/main_window.py" line="608" />
         <source>No model</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="193" />
+        <location filename="../../app/main_window.py" line="192" />
         <source>The loaded model</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="195" />
+        <location filename="../../app/main_window.py" line="194" />
         <source>Where the model runs</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="197" />
+        <location filename="../../app/main_window.py" line="196" />
         <source>Time to first audio of the last take</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="199" />
+        <location filename="../../app/main_window.py" line="198" />
         <source>Real-time factor of the last take: seconds of work per second of audio (below 1 is faster than real time)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="202" />
+        <location filename="../../app/main_window.py" line="201" />
         <source>The audio output</source>
         <translation type="unfinished" />
     </message>
@@ -171,223 +171,223 @@
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="289" />
+        <location filename="../../app/main_window.py" line="296" />
         <source>Loading {0}…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="294" />
+        <location filename="../../app/main_window.py" line="301" />
         <source>Device: {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="299" />
+        <location filename="../../app/main_window.py" line="306" />
         <source>Model loaded in {0:.1f} s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="318" />
+        <location filename="../../app/main_window.py" line="325" />
         <source>Load a model first.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="322" />
+        <location filename="../../app/main_window.py" line="329" />
         <source>Type some text to speak first.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="326" />
+        <location filename="../../app/main_window.py" line="333" />
         <source>No voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="326" />
+        <location filename="../../app/main_window.py" line="333" />
         <source>Record a voice or make one from a file first.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="330" />
+        <location filename="../../app/main_window.py" line="337" />
         <source>No instruction</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="331" />
+        <location filename="../../app/main_window.py" line="338" />
         <source>Instruct mode needs an instruction: pick a preset or type one.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="335" />
+        <location filename="../../app/main_window.py" line="342" />
         <source>No transcript</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="336" />
+        <location filename="../../app/main_window.py" line="343" />
         <source>Clone mode needs the transcript of the voice's recording. Type it, or use Cross-lingual mode, which needs none.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="371" />
+        <location filename="../../app/main_window.py" line="378" />
         <source>Speaking take {0}…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="399" />
-        <location filename="../../app/main_window.py" line="437" />
+        <location filename="../../app/main_window.py" line="406" />
+        <location filename="../../app/main_window.py" line="444" />
         <source>First audio {0:.2f} s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="416" />
+        <location filename="../../app/main_window.py" line="423" />
         <source>Stopped take {0} after {1:.1f} s.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="435" />
+        <location filename="../../app/main_window.py" line="442" />
         <source>RTF {0:.2f}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="439" />
+        <location filename="../../app/main_window.py" line="446" />
         <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="464" />
+        <location filename="../../app/main_window.py" line="471" />
         <source>Cannot speak</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="516" />
+        <location filename="../../app/main_window.py" line="523" />
         <source>no audio</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="516" />
+        <location filename="../../app/main_window.py" line="523" />
         <source>stopped</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="517" />
+        <location filename="../../app/main_window.py" line="524" />
         <source>buffering</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="517" />
+        <location filename="../../app/main_window.py" line="524" />
         <source>playing</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="542" />
+        <location filename="../../app/main_window.py" line="549" />
         <source>No audio device — export still works</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="544" />
+        <location filename="../../app/main_window.py" line="551" />
         <source>Output: {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="550" />
+        <location filename="../../app/main_window.py" line="557" />
         <source>No audio device</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="585" />
+        <location filename="../../app/main_window.py" line="589" />
         <source>Make a voice from an audio file</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="586" />
+        <location filename="../../app/main_window.py" line="590" />
         <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="596" />
+        <location filename="../../app/main_window.py" line="600" />
         <source>Cannot read {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="608" />
         <source>Load a model first: making a voice needs it.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="610" />
+        <location filename="../../app/main_window.py" line="613" />
         <source>Making the voice “{0}”…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="619" />
+        <location filename="../../app/main_window.py" line="621" />
         <source>Cannot save the voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="623" />
+        <location filename="../../app/main_window.py" line="625" />
         <source>Saved the voice “{0}”.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="632" />
+        <location filename="../../app/main_window.py" line="633" />
         <source>Cannot make the voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="640" />
+        <location filename="../../app/main_window.py" line="641" />
         <source>There is no take to export yet.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="646" />
+        <location filename="../../app/main_window.py" line="647" />
         <source>WAV, 16-bit PCM (*.wav)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="647" />
+        <location filename="../../app/main_window.py" line="648" />
         <source>WAV, 32-bit float (*.wav)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="648" />
+        <location filename="../../app/main_window.py" line="649" />
         <source>FLAC (*.flac)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="649" />
+        <location filename="../../app/main_window.py" line="650" />
         <source>Subtitles, SRT (*.srt)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="653" />
+        <location filename="../../app/main_window.py" line="654" />
         <source>Export take {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="668" />
+        <location filename="../../app/main_window.py" line="669" />
         <source>Export failed</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="674" />
+        <location filename="../../app/main_window.py" line="675" />
         <source> (partial: the take was not complete)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="675" />
+        <location filename="../../app/main_window.py" line="676" />
         <source>Exported {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="684" />
+        <location filename="../../app/main_window.py" line="685" />
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687" />
+        <location filename="../../app/main_window.py" line="688" />
         <source>About Cosy Studio</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="688" />
+        <location filename="../../app/main_window.py" line="689" />
         <source>Cosy Studio: voice cloning and instruction-controlled speech on CosyVoice2 and Fun-CosyVoice3.</source>
         <translation type="unfinished" />
     </message>
@@ -396,7 +396,7 @@
     <name>ModelScreen</name>
     <message>
         <location filename="../../app/widgets/model_screen.py" line="36" />
-        <location filename="../../app/widgets/model_screen.py" line="126" />
+        <location filename="../../app/widgets/model_screen.py" line="123" />
         <source>No model loaded</source>
         <translation type="unfinished" />
     </message>
@@ -417,27 +417,27 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="57" />
+        <location filename="../../app/widgets/model_screen.py" line="55" />
         <source>Download…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="59" />
-        <source>Downloading a release from inside the app is not available yet; download it with your browser or huggingface-cli</source>
+        <location filename="../../app/widgets/model_screen.py" line="57" />
+        <source>Download a release from Hugging Face or ModelScope, with progress, resume and verification</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="71" />
+        <location filename="../../app/widgets/model_screen.py" line="68" />
         <source>Loading the model</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="122" />
+        <location filename="../../app/widgets/model_screen.py" line="119" />
         <source>Loading the model…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="132" />
+        <location filename="../../app/widgets/model_screen.py" line="130" />
         <source>Choose a model release folder</source>
         <translation type="unfinished" />
     </message>
@@ -475,169 +475,169 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="105" />
+        <location filename="../../app/widgets/recorder.py" line="107" />
         <source>The microphone to record from</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="107" />
+        <location filename="../../app/widgets/recorder.py" line="109" />
         <source>Refresh</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="108" />
+        <location filename="../../app/widgets/recorder.py" line="110" />
         <source>Look for microphones again (after plugging one in)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="111" />
-        <location filename="../../app/widgets/recorder.py" line="275" />
+        <location filename="../../app/widgets/recorder.py" line="113" />
+        <location filename="../../app/widgets/recorder.py" line="277" />
         <source>Record</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="113" />
-        <location filename="../../app/widgets/recorder.py" line="276" />
+        <location filename="../../app/widgets/recorder.py" line="115" />
+        <location filename="../../app/widgets/recorder.py" line="278" />
         <source>Start recording; read a sentence or two naturally (3-30 s)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="117" />
+        <location filename="../../app/widgets/recorder.py" line="119" />
         <source>Recorded time; recording stops by itself at 30 s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="118" />
+        <location filename="../../app/widgets/recorder.py" line="120" />
         <source>Open file…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="119" />
+        <location filename="../../app/widgets/recorder.py" line="121" />
         <source>Use an audio file instead of the microphone</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="124" />
+        <location filename="../../app/widgets/recorder.py" line="126" />
         <source>Drag the shaded area's edges to trim the recording</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="135" />
+        <location filename="../../app/widgets/recorder.py" line="137" />
         <source>Play</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="136" />
+        <location filename="../../app/widgets/recorder.py" line="138" />
         <source>Listen to the trimmed recording</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="140" />
+        <location filename="../../app/widgets/recorder.py" line="142" />
         <source>e.g. Anna, calm</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="141" />
+        <location filename="../../app/widgets/recorder.py" line="143" />
         <source>A name for the new voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="144" />
+        <location filename="../../app/widgets/recorder.py" line="146" />
         <source>Exactly what is said in the recording</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="145" />
+        <location filename="../../app/widgets/recorder.py" line="147" />
         <source>Needed for Clone mode; may stay empty for Cross-lingual and Instruct</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="147" />
+        <location filename="../../app/widgets/recorder.py" line="149" />
         <source>Save as voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="149" />
+        <location filename="../../app/widgets/recorder.py" line="151" />
         <source>Make the voice from the trimmed recording and add it to the library</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="151" />
+        <location filename="../../app/widgets/recorder.py" line="153" />
         <source>Close</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="152" />
+        <location filename="../../app/widgets/recorder.py" line="154" />
         <source>Close the recorder</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="156" />
+        <location filename="../../app/widgets/recorder.py" line="158" />
         <source>Microphone:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="165" />
+        <location filename="../../app/widgets/recorder.py" line="167" />
         <source>Name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="166" />
+        <location filename="../../app/widgets/recorder.py" line="168" />
         <source>Transcript:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="200" />
+        <location filename="../../app/widgets/recorder.py" line="202" />
         <source>No microphone found</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="246" />
+        <location filename="../../app/widgets/recorder.py" line="248" />
         <source>Cannot record from {0}: {1}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="257" />
+        <location filename="../../app/widgets/recorder.py" line="259" />
         <source>Recording… speak now.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="258" />
+        <location filename="../../app/widgets/recorder.py" line="260" />
         <source>Stop</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="259" />
+        <location filename="../../app/widgets/recorder.py" line="261" />
         <source>Stop recording</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="310" />
+        <location filename="../../app/widgets/recorder.py" line="312" />
         <source>{0:.1f} s / {1:g} s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="345" />
+        <location filename="../../app/widgets/recorder.py" line="347" />
         <source>Nothing recorded yet.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="347" />
+        <location filename="../../app/widgets/recorder.py" line="349" />
         <source>✔ The recording looks good.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="382" />
+        <location filename="../../app/widgets/recorder.py" line="384" />
         <source>✖ Give the voice a name.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="390" />
+        <location filename="../../app/widgets/recorder.py" line="392" />
         <source>Making the voice…</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="394" />
+        <location filename="../../app/widgets/recorder.py" line="396" />
         <source>✔ Saved as “{0}”.</source>
         <translation type="unfinished" />
     </message>
@@ -871,47 +871,47 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="103" />
+        <location filename="../../app/widgets/text_editor.py" line="104" />
         <source>Every sound and emphasis tag the models understand</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="118" />
+        <location filename="../../app/widgets/text_editor.py" line="119" />
         <source>Characters in the text, and the sentences it will be spoken in</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="129" />
+        <location filename="../../app/widgets/text_editor.py" line="130" />
         <source>How the text will be split and read, after normalisation (numbers and dates are written out)</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="137" />
+        <location filename="../../app/widgets/text_editor.py" line="138" />
         <source>Sentence preview</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="179" />
+        <location filename="../../app/widgets/text_editor.py" line="180" />
         <source>Wrap the selection in {0}…{1}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="180" />
+        <location filename="../../app/widgets/text_editor.py" line="181" />
         <source>Insert {0} at the cursor</source>
         <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="198" />
+        <location filename="../../app/widgets/text_editor.py" line="199" />
         <source>%n character(s)</source>
         <translation><numerusform>%n character</numerusform><numerusform>%n characters</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="200" />
+        <location filename="../../app/widgets/text_editor.py" line="201" />
         <source>%n sentence(s)</source>
         <translation><numerusform>%n sentence</numerusform><numerusform>%n sentences</numerusform></translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="242" />
+        <location filename="../../app/widgets/text_editor.py" line="243" />
         <source>Cannot preview: {0}</source>
         <translation type="unfinished" />
     </message>
@@ -1034,73 +1034,73 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="213" />
+        <location filename="../../app/widgets/voice_panel.py" line="204" />
         <source>No voice yet: record one or make one from a file.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="219" />
+        <location filename="../../app/widgets/voice_panel.py" line="210" />
         <source>{0:.1f} s</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="221" />
+        <location filename="../../app/widgets/voice_panel.py" line="212" />
         <source>language {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="240" />
+        <location filename="../../app/widgets/voice_panel.py" line="231" />
         <source>Import voices</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="241" />
-        <location filename="../../app/widgets/voice_panel.py" line="259" />
+        <location filename="../../app/widgets/voice_panel.py" line="232" />
+        <location filename="../../app/widgets/voice_panel.py" line="250" />
         <source>Cosy Studio voices (*{0})</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="250" />
+        <location filename="../../app/widgets/voice_panel.py" line="241" />
         <source>Cannot import {0}</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="258" />
+        <location filename="../../app/widgets/voice_panel.py" line="249" />
         <source>Export voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="271" />
+        <location filename="../../app/widgets/voice_panel.py" line="262" />
         <source>Cannot export the voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="278" />
+        <location filename="../../app/widgets/voice_panel.py" line="269" />
         <source>Rename voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="278" />
+        <location filename="../../app/widgets/voice_panel.py" line="269" />
         <source>New name:</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="288" />
+        <location filename="../../app/widgets/voice_panel.py" line="279" />
         <source>Cannot rename the voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="296" />
+        <location filename="../../app/widgets/voice_panel.py" line="287" />
         <source>Delete the voice “{0}”? This cannot be undone.</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="297" />
+        <location filename="../../app/widgets/voice_panel.py" line="288" />
         <source>Delete voice</source>
         <translation type="unfinished" />
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="307" />
+        <location filename="../../app/widgets/voice_panel.py" line="298" />
         <source>Cannot delete the voice</source>
         <translation type="unfinished" />
     </message>

@@ -58,110 +58,110 @@
         <translation>Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="116" />
+        <location filename="../../app/main_window.py" line="115" />
         <source>The take: dashed lines mark where chunks joined; click a finished take to play from there</source>
-        <translation>当前录音：虚线标出分块衔接处；点击已完成的录音可从该处播放</translation>
+        <translation>当前合成：虚线标出分块衔接处；点击已完成的合成可从该处播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="119" />
+        <location filename="../../app/main_window.py" line="118" />
         <source>Takes appear here while they are spoken</source>
-        <translation>朗读时录音会显示在这里</translation>
+        <translation>合成的语音会在朗读时显示在这里</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="153" />
+        <location filename="../../app/main_window.py" line="152" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="154" />
+        <location filename="../../app/main_window.py" line="153" />
         <source>Choose &amp;model folder…</source>
         <translation>选择模型文件夹(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="156" />
+        <location filename="../../app/main_window.py" line="155" />
         <source>&amp;Export take…</source>
-        <translation>导出录音(&amp;E)…</translation>
+        <translation>导出合成(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="159" />
+        <location filename="../../app/main_window.py" line="158" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="167" />
+        <location filename="../../app/main_window.py" line="166" />
         <source>&amp;Voice</source>
         <translation>声音(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="168" />
+        <location filename="../../app/main_window.py" line="167" />
         <source>&amp;Record a voice…</source>
         <translation>录制声音(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="171" />
+        <location filename="../../app/main_window.py" line="170" />
         <source>Voice from &amp;file…</source>
         <translation>从文件创建声音(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="174" />
+        <location filename="../../app/main_window.py" line="173" />
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="175" />
+        <location filename="../../app/main_window.py" line="174" />
         <source>&amp;Output device</source>
         <translation>输出设备(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="177" />
+        <location filename="../../app/main_window.py" line="176" />
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="179" />
+        <location filename="../../app/main_window.py" line="178" />
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="186" />
+        <location filename="../../app/main_window.py" line="185" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="187" />
+        <location filename="../../app/main_window.py" line="186" />
         <source>&amp;About Cosy Studio</source>
         <translation>关于 Cosy Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="192" />
-        <location filename="../../app/main_window.py" line="304" />
-        <location filename="../../app/main_window.py" line="318" />
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="191" />
+        <location filename="../../app/main_window.py" line="311" />
+        <location filename="../../app/main_window.py" line="325" />
+        <location filename="../../app/main_window.py" line="608" />
         <source>No model</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="193" />
+        <location filename="../../app/main_window.py" line="192" />
         <source>The loaded model</source>
         <translation>已加载的模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="195" />
+        <location filename="../../app/main_window.py" line="194" />
         <source>Where the model runs</source>
         <translation>模型运行的设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="197" />
+        <location filename="../../app/main_window.py" line="196" />
         <source>Time to first audio of the last take</source>
-        <translation>上一条录音的首段音频延迟</translation>
+        <translation>上一条合成的首段音频延迟</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="199" />
+        <location filename="../../app/main_window.py" line="198" />
         <source>Real-time factor of the last take: seconds of work per second of audio (below 1 is faster than real time)</source>
-        <translation>上一条录音的实时率：每秒音频所需的计算秒数（小于 1 即快于实时）</translation>
+        <translation>上一条合成的实时率：每秒音频所需的计算秒数（小于 1 即快于实时）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="202" />
+        <location filename="../../app/main_window.py" line="201" />
         <source>The audio output</source>
         <translation>音频输出</translation>
     </message>
@@ -171,223 +171,223 @@
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="289" />
+        <location filename="../../app/main_window.py" line="296" />
         <source>Loading {0}…</source>
         <translation>正在加载 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="294" />
+        <location filename="../../app/main_window.py" line="301" />
         <source>Device: {0}</source>
         <translation>设备：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="299" />
+        <location filename="../../app/main_window.py" line="306" />
         <source>Model loaded in {0:.1f} s</source>
         <translation>模型已加载，用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="318" />
+        <location filename="../../app/main_window.py" line="325" />
         <source>Load a model first.</source>
         <translation>请先加载模型。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="322" />
+        <location filename="../../app/main_window.py" line="329" />
         <source>Type some text to speak first.</source>
         <translation>请先输入要朗读的文本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="326" />
+        <location filename="../../app/main_window.py" line="333" />
         <source>No voice</source>
         <translation>没有声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="326" />
+        <location filename="../../app/main_window.py" line="333" />
         <source>Record a voice or make one from a file first.</source>
         <translation>请先录制一个声音，或从文件创建一个。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="330" />
+        <location filename="../../app/main_window.py" line="337" />
         <source>No instruction</source>
         <translation>没有指令</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="331" />
+        <location filename="../../app/main_window.py" line="338" />
         <source>Instruct mode needs an instruction: pick a preset or type one.</source>
         <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="335" />
+        <location filename="../../app/main_window.py" line="342" />
         <source>No transcript</source>
         <translation>没有文本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="336" />
+        <location filename="../../app/main_window.py" line="343" />
         <source>Clone mode needs the transcript of the voice's recording. Type it, or use Cross-lingual mode, which needs none.</source>
         <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="371" />
+        <location filename="../../app/main_window.py" line="378" />
         <source>Speaking take {0}…</source>
-        <translation>正在生成录音 {0}…</translation>
+        <translation>正在合成第 {0} 条…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="399" />
-        <location filename="../../app/main_window.py" line="437" />
+        <location filename="../../app/main_window.py" line="406" />
+        <location filename="../../app/main_window.py" line="444" />
         <source>First audio {0:.2f} s</source>
         <translation>首段音频 {0:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="416" />
+        <location filename="../../app/main_window.py" line="423" />
         <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation>已在 {1:.1f} 秒处停止录音 {0}。</translation>
+        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="435" />
+        <location filename="../../app/main_window.py" line="442" />
         <source>RTF {0:.2f}</source>
         <translation>实时率 {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="439" />
+        <location filename="../../app/main_window.py" line="446" />
         <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation>录音 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
+        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="464" />
+        <location filename="../../app/main_window.py" line="471" />
         <source>Cannot speak</source>
         <translation>无法朗读</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="516" />
+        <location filename="../../app/main_window.py" line="523" />
         <source>no audio</source>
         <translation>无音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="516" />
+        <location filename="../../app/main_window.py" line="523" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="517" />
+        <location filename="../../app/main_window.py" line="524" />
         <source>buffering</source>
         <translation>缓冲中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="517" />
+        <location filename="../../app/main_window.py" line="524" />
         <source>playing</source>
         <translation>播放中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="542" />
+        <location filename="../../app/main_window.py" line="549" />
         <source>No audio device — export still works</source>
         <translation>没有音频设备——仍可导出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="544" />
+        <location filename="../../app/main_window.py" line="551" />
         <source>Output: {0}</source>
         <translation>输出：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="550" />
+        <location filename="../../app/main_window.py" line="557" />
         <source>No audio device</source>
         <translation>没有音频设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="585" />
+        <location filename="../../app/main_window.py" line="589" />
         <source>Make a voice from an audio file</source>
         <translation>从音频文件创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="586" />
+        <location filename="../../app/main_window.py" line="590" />
         <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
         <translation>音频文件 (*.wav *.flac *.ogg *.mp3)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="596" />
+        <location filename="../../app/main_window.py" line="600" />
         <source>Cannot read {0}</source>
         <translation>无法读取 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="604" />
+        <location filename="../../app/main_window.py" line="608" />
         <source>Load a model first: making a voice needs it.</source>
         <translation>请先加载模型：创建声音需要用到它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="610" />
+        <location filename="../../app/main_window.py" line="613" />
         <source>Making the voice “{0}”…</source>
         <translation>正在创建声音“{0}”…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="619" />
+        <location filename="../../app/main_window.py" line="621" />
         <source>Cannot save the voice</source>
         <translation>无法保存声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="623" />
+        <location filename="../../app/main_window.py" line="625" />
         <source>Saved the voice “{0}”.</source>
         <translation>已保存声音“{0}”。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="632" />
+        <location filename="../../app/main_window.py" line="633" />
         <source>Cannot make the voice</source>
         <translation>无法创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="640" />
+        <location filename="../../app/main_window.py" line="641" />
         <source>There is no take to export yet.</source>
-        <translation>还没有可导出的录音。</translation>
+        <translation>还没有可导出的合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="646" />
+        <location filename="../../app/main_window.py" line="647" />
         <source>WAV, 16-bit PCM (*.wav)</source>
         <translation>WAV，16 位 PCM (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="647" />
+        <location filename="../../app/main_window.py" line="648" />
         <source>WAV, 32-bit float (*.wav)</source>
         <translation>WAV，32 位浮点 (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="648" />
+        <location filename="../../app/main_window.py" line="649" />
         <source>FLAC (*.flac)</source>
         <translation>FLAC (*.flac)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="649" />
+        <location filename="../../app/main_window.py" line="650" />
         <source>Subtitles, SRT (*.srt)</source>
         <translation>字幕，SRT (*.srt)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="653" />
+        <location filename="../../app/main_window.py" line="654" />
         <source>Export take {0}</source>
-        <translation>导出录音 {0}</translation>
+        <translation>导出合成 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="668" />
+        <location filename="../../app/main_window.py" line="669" />
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="674" />
+        <location filename="../../app/main_window.py" line="675" />
         <source> (partial: the take was not complete)</source>
-        <translation>（不完整：录音尚未生成完毕）</translation>
+        <translation>（不完整：该条尚未合成完毕）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="675" />
+        <location filename="../../app/main_window.py" line="676" />
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="684" />
+        <location filename="../../app/main_window.py" line="685" />
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation>重新启动 Cosy Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687" />
+        <location filename="../../app/main_window.py" line="688" />
         <source>About Cosy Studio</source>
         <translation>关于 Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="688" />
+        <location filename="../../app/main_window.py" line="689" />
         <source>Cosy Studio: voice cloning and instruction-controlled speech on CosyVoice2 and Fun-CosyVoice3.</source>
         <translation>Cosy Studio：基于 CosyVoice2 与 Fun-CosyVoice3 的声音克隆与指令控制语音合成。</translation>
     </message>
@@ -395,13 +395,13 @@
 <context>
     <name>ModelScreen</name>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="58" />
+        <location filename="../../app/widgets/model_screen.py" line="57" />
         <source>Download a release from Hugging Face or ModelScope, with progress, resume and verification</source>
-        <translation>从 Hugging Face 或 ModelScope 下载模型，显示进度，支持断点续传和校验</translation>
+        <translation>从 Hugging Face 或 ModelScope 下载发布版本，带进度显示、断点续传和校验</translation>
     </message>
     <message>
         <location filename="../../app/widgets/model_screen.py" line="36" />
-        <location filename="../../app/widgets/model_screen.py" line="126" />
+        <location filename="../../app/widgets/model_screen.py" line="123" />
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
@@ -423,27 +423,22 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>选择磁盘上已有的发布文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="57" />
+        <location filename="../../app/widgets/model_screen.py" line="55" />
         <source>Download…</source>
         <translation>下载…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="59" />
-        <source>Downloading a release from inside the app is not available yet; download it with your browser or huggingface-cli</source>
-        <translation>暂不支持在应用内下载；请用浏览器或 huggingface-cli 下载</translation>
-    </message>
-    <message>
-        <location filename="../../app/widgets/model_screen.py" line="71" />
+        <location filename="../../app/widgets/model_screen.py" line="68" />
         <source>Loading the model</source>
         <translation>正在加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="122" />
+        <location filename="../../app/widgets/model_screen.py" line="119" />
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="132" />
+        <location filename="../../app/widgets/model_screen.py" line="130" />
         <source>Choose a model release folder</source>
         <translation>选择模型发布文件夹</translation>
     </message>
@@ -481,169 +476,169 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>录制声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="105" />
+        <location filename="../../app/widgets/recorder.py" line="107" />
         <source>The microphone to record from</source>
         <translation>用于录音的麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="107" />
+        <location filename="../../app/widgets/recorder.py" line="109" />
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="108" />
+        <location filename="../../app/widgets/recorder.py" line="110" />
         <source>Look for microphones again (after plugging one in)</source>
         <translation>重新查找麦克风（插入新设备后）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="111" />
-        <location filename="../../app/widgets/recorder.py" line="275" />
+        <location filename="../../app/widgets/recorder.py" line="113" />
+        <location filename="../../app/widgets/recorder.py" line="277" />
         <source>Record</source>
         <translation>录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="113" />
-        <location filename="../../app/widgets/recorder.py" line="276" />
+        <location filename="../../app/widgets/recorder.py" line="115" />
+        <location filename="../../app/widgets/recorder.py" line="278" />
         <source>Start recording; read a sentence or two naturally (3-30 s)</source>
         <translation>开始录音；自然地朗读一两句话（3–30 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="117" />
+        <location filename="../../app/widgets/recorder.py" line="119" />
         <source>Recorded time; recording stops by itself at 30 s</source>
         <translation>已录时长；到 30 秒自动停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="118" />
+        <location filename="../../app/widgets/recorder.py" line="120" />
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="119" />
+        <location filename="../../app/widgets/recorder.py" line="121" />
         <source>Use an audio file instead of the microphone</source>
         <translation>使用音频文件代替麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="124" />
+        <location filename="../../app/widgets/recorder.py" line="126" />
         <source>Drag the shaded area's edges to trim the recording</source>
         <translation>拖动阴影区域的边缘来裁剪录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="135" />
+        <location filename="../../app/widgets/recorder.py" line="137" />
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="136" />
+        <location filename="../../app/widgets/recorder.py" line="138" />
         <source>Listen to the trimmed recording</source>
         <translation>试听裁剪后的录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="140" />
+        <location filename="../../app/widgets/recorder.py" line="142" />
         <source>e.g. Anna, calm</source>
         <translation>例如：小安，平静</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="141" />
+        <location filename="../../app/widgets/recorder.py" line="143" />
         <source>A name for the new voice</source>
         <translation>新声音的名称</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="144" />
+        <location filename="../../app/widgets/recorder.py" line="146" />
         <source>Exactly what is said in the recording</source>
         <translation>录音中所说的原文</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="145" />
+        <location filename="../../app/widgets/recorder.py" line="147" />
         <source>Needed for Clone mode; may stay empty for Cross-lingual and Instruct</source>
         <translation>克隆模式需要；跨语种和指令模式可留空</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="147" />
+        <location filename="../../app/widgets/recorder.py" line="149" />
         <source>Save as voice</source>
         <translation>保存为声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="149" />
+        <location filename="../../app/widgets/recorder.py" line="151" />
         <source>Make the voice from the trimmed recording and add it to the library</source>
         <translation>用裁剪后的录音创建声音并加入声音库</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="151" />
+        <location filename="../../app/widgets/recorder.py" line="153" />
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="152" />
+        <location filename="../../app/widgets/recorder.py" line="154" />
         <source>Close the recorder</source>
         <translation>关闭录音器</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="156" />
+        <location filename="../../app/widgets/recorder.py" line="158" />
         <source>Microphone:</source>
         <translation>麦克风：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="165" />
+        <location filename="../../app/widgets/recorder.py" line="167" />
         <source>Name:</source>
         <translation>名称：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="166" />
+        <location filename="../../app/widgets/recorder.py" line="168" />
         <source>Transcript:</source>
         <translation>文本：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="200" />
+        <location filename="../../app/widgets/recorder.py" line="202" />
         <source>No microphone found</source>
         <translation>未找到麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="246" />
+        <location filename="../../app/widgets/recorder.py" line="248" />
         <source>Cannot record from {0}: {1}</source>
         <translation>无法从 {0} 录音：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="257" />
+        <location filename="../../app/widgets/recorder.py" line="259" />
         <source>Recording… speak now.</source>
         <translation>正在录音…请开始说话。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="258" />
+        <location filename="../../app/widgets/recorder.py" line="260" />
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="259" />
+        <location filename="../../app/widgets/recorder.py" line="261" />
         <source>Stop recording</source>
         <translation>停止录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="310" />
+        <location filename="../../app/widgets/recorder.py" line="312" />
         <source>{0:.1f} s / {1:g} s</source>
         <translation>{0:.1f} 秒 / {1:g} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="345" />
+        <location filename="../../app/widgets/recorder.py" line="347" />
         <source>Nothing recorded yet.</source>
         <translation>尚未录音。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="347" />
+        <location filename="../../app/widgets/recorder.py" line="349" />
         <source>✔ The recording looks good.</source>
         <translation>✔ 录音良好。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="382" />
+        <location filename="../../app/widgets/recorder.py" line="384" />
         <source>✖ Give the voice a name.</source>
         <translation>✖ 请为声音命名。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="390" />
+        <location filename="../../app/widgets/recorder.py" line="392" />
         <source>Making the voice…</source>
         <translation>正在创建声音…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="394" />
+        <location filename="../../app/widgets/recorder.py" line="396" />
         <source>✔ Saved as “{0}”.</source>
         <translation>✔ 已保存为“{0}”。</translation>
     </message>
@@ -718,7 +713,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="120" />
         <source>The same seed with the same text and voice gives the same take; Random draws a new one each time</source>
-        <translation>相同的种子、文本和声音会得到相同的录音；“随机”每次都取新的种子</translation>
+        <translation>相同的种子、文本和声音会得到相同的合成；“随机”每次都取新的种子</translation>
     </message>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="122" />
@@ -743,7 +738,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="133" />
         <source>Make and play a take of the text (Ctrl+Enter)</source>
-        <translation>生成并播放文本的录音 (Ctrl+Enter)</translation>
+        <translation>合成并播放这段文本 (Ctrl+Enter)</translation>
     </message>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="136" />
@@ -753,7 +748,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="138" />
         <source>Stop making and playing the take (Esc)</source>
-        <translation>停止生成和播放录音 (Esc)</translation>
+        <translation>停止合成和播放 (Esc)</translation>
     </message>
     <message>
         <location filename="../../app/widgets/synthesis_controls.py" line="211" />
@@ -766,12 +761,12 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="31" />
         <source>Takes</source>
-        <translation>录音</translation>
+        <translation>合成记录</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="38" />
         <source>Takes of this session; select two (Ctrl+click) to compare them</source>
-        <translation>本次会话的录音；选中两条（Ctrl+单击）可进行比较</translation>
+        <translation>本次会话的合成记录；选中两条（Ctrl+单击）可进行比较</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="44" />
@@ -781,7 +776,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="45" />
         <source>Play the selected take from the start (Enter)</source>
-        <translation>从头播放所选录音 (Enter)</translation>
+        <translation>从头播放所选合成 (Enter)</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="47" />
@@ -791,7 +786,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="48" />
         <source>Switch playback between the two selected takes at the same moment</source>
-        <translation>在两条所选录音的同一时刻之间切换播放</translation>
+        <translation>在两条所选合成的同一时刻之间切换播放</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="50" />
@@ -801,7 +796,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="51" />
         <source>Save the selected take as WAV, FLAC or SRT subtitles (Ctrl+E)</source>
-        <translation>将所选录音保存为 WAV、FLAC 或 SRT 字幕 (Ctrl+E)</translation>
+        <translation>将所选合成保存为 WAV、FLAC 或 SRT 字幕 (Ctrl+E)</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="53" />
@@ -811,7 +806,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="54" />
         <source>Remove the selected takes from this session</source>
-        <translation>从本次会话中移除所选录音</translation>
+        <translation>从本次会话中移除所选合成</translation>
     </message>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="88" />
@@ -851,7 +846,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <location filename="../../app/widgets/takes_list.py" line="93" />
         <source>Take {0} · {1:.1f} s · {2}</source>
-        <translation>录音 {0} · {1:.1f} 秒 · {2}</translation>
+        <translation>合成 {0} · {1:.1f} 秒 · {2}</translation>
     </message>
 </context>
 <context>
@@ -877,47 +872,47 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>更多标签</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="103" />
+        <location filename="../../app/widgets/text_editor.py" line="104" />
         <source>Every sound and emphasis tag the models understand</source>
         <translation>模型能理解的全部声音与重读标签</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="118" />
+        <location filename="../../app/widgets/text_editor.py" line="119" />
         <source>Characters in the text, and the sentences it will be spoken in</source>
         <translation>文本字数，以及将分成的句子数</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="129" />
+        <location filename="../../app/widgets/text_editor.py" line="130" />
         <source>How the text will be split and read, after normalisation (numbers and dates are written out)</source>
         <translation>规范化后文本的分句和读法（数字和日期会写成文字）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="137" />
+        <location filename="../../app/widgets/text_editor.py" line="138" />
         <source>Sentence preview</source>
         <translation>分句预览</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="179" />
+        <location filename="../../app/widgets/text_editor.py" line="180" />
         <source>Wrap the selection in {0}…{1}</source>
         <translation>用 {0}…{1} 包住所选文本</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="180" />
+        <location filename="../../app/widgets/text_editor.py" line="181" />
         <source>Insert {0} at the cursor</source>
         <translation>在光标处插入 {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="198" />
+        <location filename="../../app/widgets/text_editor.py" line="199" />
         <source>%n character(s)</source>
         <translation><numerusform>%n 个字符</numerusform></translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="200" />
+        <location filename="../../app/widgets/text_editor.py" line="201" />
         <source>%n sentence(s)</source>
         <translation><numerusform>%n 句</numerusform></translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="242" />
+        <location filename="../../app/widgets/text_editor.py" line="243" />
         <source>Cannot preview: {0}</source>
         <translation>无法预览：{0}</translation>
     </message>
@@ -1040,73 +1035,73 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>为另一个模型创建；使用时会根据其录音重新生成。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="213" />
+        <location filename="../../app/widgets/voice_panel.py" line="204" />
         <source>No voice yet: record one or make one from a file.</source>
         <translation>还没有声音：请录制一个，或从文件创建。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="219" />
+        <location filename="../../app/widgets/voice_panel.py" line="210" />
         <source>{0:.1f} s</source>
         <translation>{0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="221" />
+        <location filename="../../app/widgets/voice_panel.py" line="212" />
         <source>language {0}</source>
         <translation>语言 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="240" />
+        <location filename="../../app/widgets/voice_panel.py" line="231" />
         <source>Import voices</source>
         <translation>导入声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="241" />
-        <location filename="../../app/widgets/voice_panel.py" line="259" />
+        <location filename="../../app/widgets/voice_panel.py" line="232" />
+        <location filename="../../app/widgets/voice_panel.py" line="250" />
         <source>Cosy Studio voices (*{0})</source>
         <translation>Cosy Studio 声音 (*{0})</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="250" />
+        <location filename="../../app/widgets/voice_panel.py" line="241" />
         <source>Cannot import {0}</source>
         <translation>无法导入 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="258" />
+        <location filename="../../app/widgets/voice_panel.py" line="249" />
         <source>Export voice</source>
         <translation>导出声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="271" />
+        <location filename="../../app/widgets/voice_panel.py" line="262" />
         <source>Cannot export the voice</source>
         <translation>无法导出声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="278" />
+        <location filename="../../app/widgets/voice_panel.py" line="269" />
         <source>Rename voice</source>
         <translation>重命名声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="278" />
+        <location filename="../../app/widgets/voice_panel.py" line="269" />
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="288" />
+        <location filename="../../app/widgets/voice_panel.py" line="279" />
         <source>Cannot rename the voice</source>
         <translation>无法重命名声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="296" />
+        <location filename="../../app/widgets/voice_panel.py" line="287" />
         <source>Delete the voice “{0}”? This cannot be undone.</source>
         <translation>删除声音“{0}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="297" />
+        <location filename="../../app/widgets/voice_panel.py" line="288" />
         <source>Delete voice</source>
         <translation>删除声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="307" />
+        <location filename="../../app/widgets/voice_panel.py" line="298" />
         <source>Cannot delete the voice</source>
         <translation>无法删除声音</translation>
     </message>
