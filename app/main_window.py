@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
@@ -42,6 +43,9 @@ from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
 from .widgets.voice_panel import VoicePanel
 from .widgets.waveform import WaveformView
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +170,7 @@ class MainWindow(QMainWindow):
         voice_menu = bar.addMenu(self.tr("&Voice"))
         record_action = voice_menu.addAction(self.tr("&Record a voice…"))
         record_action.setShortcut(QKeySequence("Ctrl+R"))
-        record_action.triggered.connect(self.open_recorder)
+        record_action.triggered.connect(lambda: self.open_recorder())  # not the bool `checked`
         file_action = voice_menu.addAction(self.tr("Voice from &file…"))
         file_action.triggered.connect(self._on_voice_panel_file_requested)
 
@@ -224,7 +228,7 @@ class MainWindow(QMainWindow):
         self.player.playback_finished.connect(self._on_player_playback_finished)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
         self.waveform.seek_requested.connect(self._on_waveform_seek_requested)
-        self.voice_panel.record_requested.connect(self.open_recorder)
+        self.voice_panel.record_requested.connect(lambda: self.open_recorder())
         self.voice_panel.file_requested.connect(self._on_voice_panel_file_requested)
         self.voice_panel.play_requested.connect(self._on_voice_panel_play_requested)
         self.takes_view.take_activated.connect(self.show_take)
@@ -574,7 +578,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------------------------------
     # Voices
     # ------------------------------------------------------------------------------------------
-    def open_recorder(self, audio=None, sample_rate: int = 0) -> Recorder:
+    def open_recorder(self, audio: np.ndarray | None = None, sample_rate: int = 0) -> Recorder:
+        """Show the recorder; with ``audio``, load that clip into it (a voice made from a file)."""
         if self._recorder is None:
             self._recorder = Recorder(self.player, self.settings, self)
             self._recorder.save_requested.connect(self._on_recorder_save_requested)

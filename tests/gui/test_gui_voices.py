@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import MIC, MIC_RATE, SR, mic_input, speechlike
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from app.main_window import MainWindow
@@ -176,6 +177,22 @@ def test_saving_a_recording_adds_a_voice(qtbot, settings, fake_engine, library_w
     assert w.voice_panel.voice.name == "From the mic" and w.voice_panel.transcript == "What I said."
     assert "Saved as" in rec.messages.text()
     assert (settings.paths.voices / "from_the_mic.cosyvoice").is_file()
+
+
+def test_the_menu_and_its_shortcut_open_an_empty_recorder(qtbot, settings, fake_engine, library_with_voice, null_audio,
+                                                          tiny_cv2_model: Path) -> None:
+    """Voice > Record a voice… (Ctrl+R): the action's `checked` flag must not reach the recorder as audio."""
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
+    qtbot.addWidget(w)
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    action = next(a for a in w.findChildren(QAction) if a.shortcut() == QKeySequence("Ctrl+R"))
+    action.trigger()
+    rec = w.findChild(Recorder)
+    assert rec is not None and rec.isVisible()
+    assert not rec.save_button.isEnabled()  # nothing recorded yet
+    rec.close()
+    w.voice_panel.record_button.click()
+    assert rec.isVisible()
 
 
 def test_voice_from_a_file_opens_the_recorder(qtbot, settings, fake_engine, library_with_voice, tmp_path: Path,
