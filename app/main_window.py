@@ -588,6 +588,9 @@ class MainWindow(QMainWindow):
             self._recorder.set_audio(audio, sample_rate)
         self._recorder.show()
         self._recorder.raise_()
+        self._recorder.activateWindow()
+        # Keyboard users land on the next step: Record for an empty recorder, the name for a clip.
+        (self._recorder.record_button if audio is None else self._recorder.name_edit).setFocus()
         return self._recorder
 
     def _on_voice_panel_file_requested(self) -> None:

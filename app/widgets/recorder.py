@@ -71,6 +71,33 @@ def check_recording(audio: np.ndarray, sample_rate: int) -> tuple[list[str], lis
     return problems, warnings
 
 
+SPEECH_FRAME_S = 0.02
+SPEECH_BELOW_PEAK_DB = 40.0  # frames this far below the loudest frame count as silence
+SPEECH_FLOOR_DBFS = -55.0  # ... and so does anything quieter than this
+SPEECH_PAD_S = 0.2  # kept on each side of the speech
+
+
+def speech_span(audio: np.ndarray, sample_rate: int) -> tuple[float, float]:
+    """Where the speech is in a recording (seconds), with a little margin: the default trim.
+
+    Frames of 20 ms count as speech when their RMS level is within 40 dB of the loudest frame and
+    above -55 dBFS. A recording without such frames keeps its full length.
+    """
+    x = np.asarray(audio, dtype=np.float64).reshape(-1)
+    duration = x.size / sample_rate if sample_rate > 0 else 0.0
+    hop = max(1, round(SPEECH_FRAME_S * sample_rate))
+    n = x.size // hop
+    if n == 0:
+        return 0.0, duration
+    level = 10.0 * np.log10(np.mean(x[: n * hop].reshape(n, hop) ** 2, axis=1) + 1e-20)
+    loud = np.flatnonzero(level >= max(level.max() - SPEECH_BELOW_PEAK_DB, SPEECH_FLOOR_DBFS))
+    if loud.size == 0:
+        return 0.0, duration
+    start = max(0.0, loud[0] * hop / sample_rate - SPEECH_PAD_S)
+    end = min(duration, (loud[-1] + 1) * hop / sample_rate + SPEECH_PAD_S)
+    return start, end
+
+
 class _InputCounters:
     """Written by the input callback, read by the GUI."""
 
@@ -319,7 +346,8 @@ class Recorder(QDialog):
         duration = self._audio.shape[0] / self._rate
         self.waveform.set_audio(self._audio, self._rate)
         self.region.setBounds((0.0, duration))
-        self.region.setRegion((0.0, min(duration, MAX_SECONDS)))
+        start, end = speech_span(self._audio, self._rate)  # leading and trailing silence trimmed off
+        self.region.setRegion((start, min(end, start + MAX_SECONDS)))
         self.region.setVisible(duration > 0)
         self._check()
 

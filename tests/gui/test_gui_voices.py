@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.main_window import MainWindow
 from app.playback import Player
-from app.widgets.recorder import MAX_SECONDS, Recorder, check_recording
+from app.widgets.recorder import MAX_SECONDS, Recorder, check_recording, speech_span
 from app.widgets.voice_panel import VoicePanel
 from cosycore.voices import VoiceLibrary, load_voice
 
@@ -128,6 +128,25 @@ def test_stop_early_is_too_short(qtbot, recorder: Recorder) -> None:
     assert recorder.start_recording()
     recorder.stop_recording()
     assert any("at least 3 s" in p for p in recorder.problems)
+
+
+def test_the_default_trim_drops_leading_and_trailing_silence(qtbot, recorder: Recorder) -> None:
+    rate = 48000
+    speech = speechlike(4.0, sr=rate)
+    audio = np.concatenate([np.zeros(rate, np.float32), speech, np.zeros(20 * rate, np.float32)])
+    assert speech_span(audio, rate) == pytest.approx((1.0 - 0.2, 5.0 + 0.2), abs=0.03)
+    recorder.set_audio(audio, rate)
+    lo, hi = recorder.region.getRegion()
+    assert (lo, hi) == pytest.approx((0.8, 5.2), abs=0.03)
+    assert recorder.problems == [] and "4.4 s" in recorder.time_label.text()
+    # Nothing but silence, or speech everywhere: the full length stays selected.
+    assert speech_span(np.zeros(5 * rate, np.float32), rate) == (0.0, 5.0)
+    assert speech_span(speech, rate) == (0.0, 4.0)
+    # Longer speech than a voice may hold: the trim starts at the speech and stops at the limit.
+    long = np.concatenate([np.zeros(2 * rate, np.float32), speechlike(40.0, sr=rate)])
+    recorder.set_audio(long, rate)
+    lo, hi = recorder.region.getRegion()
+    assert lo == pytest.approx(1.8, abs=0.03) and hi - lo == pytest.approx(MAX_SECONDS)
 
 
 def test_trim_play_and_save(qtbot, recorder: Recorder, null_audio) -> None:
