@@ -275,10 +275,12 @@ class EngineThread(QThread):
             self._info = None
             self.load_progress.emit(30, self.tr("Loading weights"))
             engine = engine_mod.Engine(model_dir, device=device)
-            self.load_progress.emit(85, self.tr("Preparing text normalisation"))
-            from cosycore.text import warm_up
+            self.load_progress.emit(80, self.tr("Preparing text normalisation"))
+            from cosycore.perf import warm_up, warm_up_frontend
 
-            warm_up()
+            warm_up_frontend(engine.cfg.mel)
+            self.load_progress.emit(90, self.tr("Warming up"))
+            warm_up(engine.model)  # so that the first Speak does not pay for first-use costs
         except Exception as e:
             if not isinstance(e, CosyError):
                 logger.exception("loading %s failed", model_dir)

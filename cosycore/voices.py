@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import re
+import stat
 import tempfile
 import threading
 import unicodedata
@@ -228,9 +229,27 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def _read_umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it; done once, at import
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def _file_mode(path: Path) -> int:
+    """The permissions a new file at ``path`` gets: those of the file it replaces, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o666 & ~_UMASK
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``.
 
+    The file gets the permissions an ordinary write would give it (``mkstemp`` makes it private).
     On failure the temporary file is removed, any existing ``path`` is left as it was, and a
     :class:`StorageError` saying why is raised.
     """
@@ -239,6 +258,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        if hasattr(os, "fchmod"):  # POSIX
+            os.fchmod(fd, _file_mode(path))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -213,6 +213,23 @@ def test_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_atomic_writes_get_ordinary_permissions(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        umask = voices._UMASK
+        new = tmp_path / "new.bin"
+        voices.write_atomic(new, b"x")
+        assert (new.stat().st_mode & 0o777) == 0o666 & ~umask  # not mkstemp's private 0600
+        kept = tmp_path / "kept.bin"
+        kept.write_bytes(b"old")
+        kept.chmod(0o640)
+        voices.write_atomic(kept, b"new")
+        assert (kept.stat().st_mode & 0o777) == 0o640 and kept.read_bytes() == b"new"
+    finally:
+        os.umask(old)
+
+
 def test_unwritable_folder(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")

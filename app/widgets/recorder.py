@@ -305,6 +305,8 @@ class Recorder(QDialog):
         self.record_button.setToolTip(self.tr("Start recording; read a sentence or two naturally (3-30 s)"))
         audio = np.concatenate(self._recorded) if self._recorded else np.zeros(0, np.float32)
         self.set_audio(audio[: int(MAX_SECONDS * self._rate)], self._rate)
+        if not self.problems and self.record_button.hasFocus():
+            self.name_edit.setFocus()  # the keyboard's next step: name the voice
         self.recording_finished.emit()
 
     def _drain(self) -> None:
