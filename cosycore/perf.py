@@ -8,6 +8,8 @@ Everything here is opt-in; the defaults are the exact modes that match the origi
   natively;
 * ``flow_cache="chunks"`` / ``"full"``: streamed flow calls compute only their new frames
   (:mod:`cosycore.flow.cache`; ``"chunks"`` keeps the exact final call);
+* ``llm_backend="vllm"``: the LM's unistream decoding in vLLM on a CUDA GPU
+  (:mod:`cosycore.vllm_backend`, the ``vllm`` extra; sampling as the torch LM, tokens not identical);
 * :func:`warm_up` / :func:`warm_up_frontend`: one short dummy request at load, so the first real
   request does not pay for first-use costs (paging in memory-mapped weights, building kernels,
   tables and buffers, importing and loading the text normaliser and the mel filterbanks).
@@ -21,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import torch
 
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from .model import CosyModel
 
 logger = logging.getLogger(__name__)
+
+LLMBackend = Literal["torch", "vllm"]
 
 
 @dataclass(frozen=True)
@@ -78,16 +82,21 @@ class PerfOptions:
     flow: FlowSettings = field(default_factory=FlowSettings)
     flow_cache: FlowCacheMode = "off"
     warm_up: bool = False  # run warm_up() after loading
+    llm_backend: LLMBackend = "torch"  # "vllm": unistream LM decoding in vLLM (CUDA, the vllm extra)
 
     @property
     def exact(self) -> bool:
-        return self.llm_quant is None and self.flow.exact and self.flow_cache == "off"
+        return self.llm_quant is None and self.flow.exact and self.flow_cache == "off" and self.llm_backend == "torch"
 
 
 def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
-    """Apply the load-time options to a freshly loaded model (quantize, then warm up)."""
+    """Apply the load-time options to a freshly loaded model (quantize or move the LM to vLLM, then warm up)."""
     if options.llm_quant is not None:
         model.llm.quantize_int8(options.llm_quant)
+    if options.llm_backend == "vllm":
+        from .vllm_backend import use_vllm  # imports vllm only when asked for
+
+        use_vllm(model)
     if options.warm_up:
         warm_up_frontend(model.cfg.mel)
         warm_up(model, flow=options.flow, flow_cache=options.flow_cache)
