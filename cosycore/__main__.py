@@ -41,6 +41,7 @@ EXIT_MODEL = 3
 EXIT_INTERRUPTED = 130
 OUTPUT_FORMATS = {".wav": "WAV", ".flac": "FLAC"}
 DTYPES = ("float32", "float16", "bfloat16")
+QUALITY_MODES = ("exact", "fast", "draft")  # cosycore.perf.QUALITY_MODES, named here so --help needs no torch
 MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024  # larger files are not even read; the engine's limit is far lower
 
 
@@ -58,6 +59,9 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto (CUDA if present), cpu, cuda, cuda:1, mps")
     p.add_argument("--dtype", default="float32", choices=DTYPES, help="precision of the networks")
     p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's choice)")
+    p.add_argument("--quality", choices=QUALITY_MODES, default="exact",
+                   help="exact: the original's numbers; fast: int8 LM on CPU, cached streaming flow, warm-up; "
+                        "draft: fast plus a 4-step flow without CFG (README: Performance)")
 
 
 def _voices_dir_arg(p: argparse.ArgumentParser) -> None:
@@ -291,7 +295,8 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     if args.threads:
         torch.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
-    return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS)
+    return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS,
+                  quality=getattr(args, "quality", "exact"))
 
 
 def _print_warnings(warnings: Iterable[str], err: IO[str]) -> None:
@@ -391,6 +396,7 @@ def _cmd_info(args: argparse.Namespace, io: CliIO) -> int:
     out.write(f"model:        {info.title} ({info.family})\n")
     out.write(f"folder:       {info.model_dir}\n")
     out.write(f"device:       {info.device} ({info.dtype})\n")
+    out.write(f"quality:      {info.quality}\n")
     out.write(f"sample rate:  {info.sample_rate} Hz, {info.token_rate} speech tokens/s\n")
     for name, n in info.parameters:
         out.write(f"{name + ':':<14}{n:,} parameters\n")

@@ -45,6 +45,7 @@ from .errors import InputError
 from .llm import KVCache
 from .model import CosyModel, SynthesisKnobs
 from .onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from .perf import PerfOptions, apply_load_options, quality_options
 from .prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
 from .speed import MAX_SPEED, MIN_SPEED
 from .text import (
@@ -173,6 +174,7 @@ class EngineInfo:
     parameters: tuple[tuple[str, int], ...]  # (network, parameter count): llm, flow, hift
     onnx_files: tuple[tuple[str, int], ...]  # (file name, bytes) of the frontend models
     text_vocab: int  # text tokenizer ids
+    quality: str = "exact"  # "exact", "fast", "draft" or "custom" (see cosycore.perf)
 
     @property
     def total_parameters(self) -> int:
@@ -433,9 +435,15 @@ class Engine:
     """
 
     def __init__(self, model_dir: Path | str, device: str | torch.device = "auto",
-                 dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS) -> None:
+                 dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS,
+                 quality: str = "exact", perf: PerfOptions | None = None) -> None:
+        """Load a release folder. ``quality`` ("exact", "fast", "draft": see
+        :func:`cosycore.perf.quality_options`) picks the speed options; ``perf`` sets them one by one."""
         self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
         self.cfg = self.model.cfg
+        self.quality = quality if perf is None else "custom"
+        self.perf = quality_options(quality, self.model.device) if perf is None else perf
+        apply_load_options(self.model, self.perf)
         self.dtype = dtype
         self.max_text_chars = int(max_text_chars)
         self.tokenizer: TextTokenizer = get_text_tokenizer(self.cfg.qwen_dir, self.cfg.family)
@@ -483,6 +491,7 @@ class Engine:
                         ("hift", count(self.model.hift))),
             onnx_files=tuple((p.name, p.stat().st_size) for p in onnx),
             text_vocab=self.tokenizer.vocab_size,
+            quality=self.quality,
         )
 
     # -- prompts and voices -----------------------------------------------------------------
@@ -553,7 +562,9 @@ class Engine:
         prompt_ids = self.tokenizer.encode(plan.lm_prompt_text) if plan.lm_prompt_text else []
         base = model_inputs(plan, prompt, prompt_ids, ())
         g_llm, g_voc = self.model.generators(req.seed)
-        knobs = SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed))
+        knobs = SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed),
+                               n_steps=self.perf.flow.n_steps, cfg_rate=self.perf.flow.cfg_rate,
+                               flow_cache=self.perf.flow_cache, flow_autocast=self.perf.flow.autocast)
         for seg in self._segments(req, base, g_llm):
             if state.cancelled():
                 break

@@ -29,7 +29,7 @@ from .hift import (
 )
 from .llm import EosRule, SpeechLM, load_llm
 from .speed import MelStretchStream, check_speed
-from .token2wav import StreamSchedule, Token2WavStream, VocoderStream
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +59,8 @@ class SynthesisKnobs:
     n_steps: int | None = None  # flow Euler steps; None = the release's 10
     cfg_rate: float | None = None  # flow CFG; None = the release's 0.7, 0 = no unconditional pass
     exact_vocoder: bool = False  # CV3: re-vocode all mel every chunk as the original does
+    flow_cache: FlowCacheMode = "off"  # streamed flow calls compute only their new frames (cosycore.flow.cache)
+    flow_autocast: torch.dtype | None = None  # e.g. torch.bfloat16 for the flow estimator
     min_len: int | None = None  # override the 2 x text-token minimum (benchmarks, tests)
     max_len: int | None = None  # override the 20 x text-token maximum
 
@@ -121,6 +123,8 @@ class CosyModel:
             drop_silent_runs=self.cfg.family == "cosyvoice3",
             n_steps=knobs.n_steps,
             cfg_rate=knobs.cfg_rate,
+            flow_cache=knobs.flow_cache,
+            flow_autocast=knobs.flow_autocast,
             stretch=MelStretchStream(speed) if knobs.stream and speed != 1.0 else None,
         )
 

@@ -89,6 +89,33 @@ class PerfOptions:
         return self.llm_quant is None and self.flow.exact and self.flow_cache == "off" and self.llm_backend == "torch"
 
 
+QUALITY_MODES = ("exact", "fast", "draft")
+Quality = Literal["exact", "fast", "draft"]
+
+
+def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOptions:
+    """The engine options behind each user-facing quality choice.
+
+    * ``exact``: the original's numbers (conformance), no warm-up;
+    * ``fast``: on CPU, int8 weight-only LM (its logits differ slightly from float32, so the sampled
+      tokens can differ); the streamed flow calls compute only their new frames (``"chunks"``: the
+      audio of the chunks before the last differs slightly from the original's stream, the final
+      call is exact); warm-up at load;
+    * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
+      the cached final call too.
+
+    README "Performance" has the measured speed and differences of each.
+    """
+    if quality not in QUALITY_MODES:
+        raise ValueError(f"unknown quality {quality!r}; choose one of {', '.join(QUALITY_MODES)}")
+    if quality == "exact":
+        return PerfOptions()
+    int8 = "int8" if torch.device(device).type == "cpu" else None
+    if quality == "fast":
+        return PerfOptions(llm_quant=int8, flow_cache="chunks", warm_up=True)
+    return PerfOptions(llm_quant=int8, flow=fast_flow(device), flow_cache="full", warm_up=True)
+
+
 def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
     """Apply the load-time options to a freshly loaded model (quantize or move the LM to vLLM, then warm up)."""
     if options.llm_quant is not None:

@@ -266,3 +266,51 @@ def test_warm_up_leaves_the_model_as_it_was(family_dir: Path) -> None:
     after = model.flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
     assert torch.equal(before, after)
     assert all(torch.equal(v, model.flow.state_dict()[k]) for k, v in params.items())
+
+
+# -- the quality modes the engine, the CLI and the app offer --------------------------------------
+
+
+def test_quality_options_map_onto_the_speed_levers() -> None:
+    from cosycore.__main__ import QUALITY_MODES as CLI_MODES
+    from cosycore.perf import QUALITY_MODES, quality_options
+
+    assert CLI_MODES == QUALITY_MODES == ("exact", "fast", "draft")
+    exact, fast, draft = (quality_options(q, "cpu") for q in QUALITY_MODES)
+    assert exact.exact and not exact.warm_up
+    assert (fast.llm_quant, fast.flow_cache, fast.flow.exact, fast.warm_up) == ("int8", "chunks", True, True)
+    assert (draft.llm_quant, draft.flow_cache) == ("int8", "full")
+    assert (draft.flow.n_steps, draft.flow.cfg_rate) == (DRAFT_FLOW.n_steps, 0.0)
+    assert quality_options("fast", "cuda").llm_quant is None  # int8 kernels are a CPU lever
+    with pytest.raises(ValueError, match="exact, fast, draft"):
+        quality_options("turbo")
+
+
+def _engine_audio(engine, voice, text: str = "Hello there, this is a test of the modes.") -> np.ndarray:
+    from cosycore.engine import SynthesisRequest
+
+    req = SynthesisRequest(text=text, mode="cross_lingual", voice=voice, stream=True, seed=3,
+                           min_tokens=60, max_tokens=60)
+    return np.concatenate([c.audio for c in engine.synthesize(req)])
+
+
+def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
+    from cosycore.engine import Engine
+    from cosycore.quant import DynamicInt8Linear, WeightOnlyInt8Linear
+
+    int8_types = (DynamicInt8Linear, WeightOnlyInt8Linear)
+    exact = Engine(tiny_cv2_model, device="cpu")
+    voice = exact.create_voice(espeak_wav, name="v", transcript="")
+    reference = _engine_audio(exact, voice)
+    assert exact.info().quality == "exact" and not any(isinstance(m, int8_types) for m in exact.model.llm.modules())
+    assert np.array_equal(_engine_audio(exact, voice), reference)  # same seed, same audio
+
+    fast = Engine(tiny_cv2_model, device="cpu", quality="fast")
+    assert fast.info().quality == "fast" and any(isinstance(m, int8_types) for m in fast.model.llm.modules())
+    audio = _engine_audio(fast, voice)
+    assert audio.shape == reference.shape and np.isfinite(audio).all()
+
+    draft = Engine(tiny_cv2_model, device="cpu", quality="draft")
+    audio = _engine_audio(draft, voice)
+    assert audio.shape == reference.shape and np.isfinite(audio).all()
+    assert not np.array_equal(audio, reference)  # 4 steps without CFG: another mel
