@@ -103,6 +103,7 @@ class ModelInfo:
     sample_rate: int
     device: str  # e.g. "cpu", "cuda:0"
     load_seconds: float
+    quality: str = "exact"  # the engine's quality mode: "exact", "fast" or "draft" (cosycore.perf)
 
 
 @dataclass
@@ -173,10 +174,15 @@ class EngineThread(QThread):
         with self._lock:
             return self._running_speak != 0 or self._queued_speaks > 0
 
-    def load_model(self, model_dir: Path | str, device: str = "auto") -> int:
-        """Load a release folder (replacing any loaded model); reports through the load signals."""
+    def load_model(self, model_dir: Path | str, device: str = "auto", quality: str = "exact") -> int:
+        """Load a release folder (replacing any loaded model); reports through the load signals.
+
+        ``quality`` is the engine's load-time quality mode (int8 quantisation and warm-up happen while loading),
+        so changing it means loading again. A running synthesis is cancelled first; the load runs
+        after it has stopped, on this thread's queue.
+        """
         self.stop()
-        job = _Job("load", self._new_id(), {"model_dir": str(model_dir), "device": device})
+        job = _Job("load", self._new_id(), {"model_dir": str(model_dir), "device": device, "quality": quality})
         self._ensure_started()
         self._jobs.put(job)
         return job.job_id
@@ -262,6 +268,7 @@ class EngineThread(QThread):
 
     def _run_load(self, job: _Job) -> None:
         model_dir, device = job.payload["model_dir"], job.payload["device"]
+        quality = job.payload.get("quality", "exact")
         self.load_started.emit(model_dir)
         start = time.perf_counter()
         try:
@@ -273,14 +280,18 @@ class EngineThread(QThread):
             engine_mod = _engine_module()
             self._engine = None
             self._info = None
-            self.load_progress.emit(30, self.tr("Loading weights"))
-            engine = engine_mod.Engine(model_dir, device=device)
-            self.load_progress.emit(80, self.tr("Preparing text normalisation"))
-            from cosycore.perf import warm_up, warm_up_frontend
+            if quality == "exact":
+                self.load_progress.emit(30, self.tr("Loading weights"))
+            else:
+                self.load_progress.emit(30, self.tr("Loading weights and warming up"))
+            engine = engine_mod.Engine(model_dir, device=device, quality=quality)
+            if not engine.perf.warm_up:  # fast and draft warm up inside the engine, in their own flow settings
+                self.load_progress.emit(80, self.tr("Preparing text normalisation"))
+                from cosycore.perf import warm_up, warm_up_frontend
 
-            warm_up_frontend(engine.cfg.mel)
-            self.load_progress.emit(90, self.tr("Warming up"))
-            warm_up(engine.model)  # so that the first Speak does not pay for first-use costs
+                warm_up_frontend(engine.cfg.mel)
+                self.load_progress.emit(90, self.tr("Warming up"))
+                warm_up(engine.model)  # so that the first Speak does not pay for first-use costs
         except Exception as e:
             if not isinstance(e, CosyError):
                 logger.exception("loading %s failed", model_dir)
@@ -297,10 +308,12 @@ class EngineThread(QThread):
             sample_rate=facts.sample_rate,
             device=facts.device,
             load_seconds=time.perf_counter() - start,
+            quality=facts.quality,
         )
         self._info = info
         self.load_progress.emit(100, self.tr("Ready"))
-        logger.info("model ready: %s on %s in %.1f s", info.family, info.device, info.load_seconds)
+        logger.info("model ready: %s on %s (%s) in %.1f s", info.family, info.device, info.quality,
+                    info.load_seconds)
         self.model_loaded.emit(info)
 
     def _run_speak(self, job: _Job) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,10 +31,11 @@ from cosycore.errors import CosyError
 from cosycore.voices import VoiceLibrary
 
 from .engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
+from .eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
 from .export import FORMATS, export_take, format_for_path
-from .playback import Player, PlayState, preroll_seconds
+from .playback import TICK_MS, Player, PlayState, preroll_seconds
 from .resources import icon
-from .settings import Settings
+from .settings import QUALITIES, Settings
 from .takes import Take, TakeList, TakeState
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
@@ -52,7 +54,7 @@ logger = logging.getLogger(__name__)
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 CJK_CHARS_PER_SECOND = 4.5  # rough speaking rates, only for sizing the view and the pre-roll
 OTHER_CHARS_PER_SECOND = 15.0
-RTF_SMOOTHING = 0.5  # weight of the newest take in the running real-time-factor estimate
+HUD_REFRESH_MS = TICK_MS  # the HUD and its time-left estimate update as often as the player's position
 
 
 def expected_seconds(text: str, speed: float = 1.0) -> float:
@@ -82,7 +84,8 @@ class MainWindow(QMainWindow):
         self._current: Take | None = None  # the take being made (or last made)
         self._shown: Take | None = None  # the take in the waveform view
         self._playing: Take | None = None  # the take the player is playing
-        self._rtf: float | None = None  # running estimate of the engine's real-time factor
+        self._take_started = 0.0  # time.monotonic() when the current take was asked for
+        self._take_rtf: float | None = None  # measured real-time factor when it was asked for (None: not yet)
         self.last_message: tuple[str, str] | None = None  # (title, text) of the last error shown
         self._message_box: QMessageBox | None = None
         self._recorder: Recorder | None = None
@@ -122,6 +125,11 @@ class MainWindow(QMainWindow):
         self.waveform.set_placeholder(self.tr("Takes appear here while they are spoken"))
         self.hud = LiveHud(self.waveform)
         self.hud.hide()
+        # Refreshes the HUD while a take is being made, also before its first chunk, when the player
+        # has nothing to report yet and the time-left estimate matters most.
+        self._hud_timer = QTimer(self)
+        self._hud_timer.setInterval(HUD_REFRESH_MS)
+        self._hud_timer.timeout.connect(self._refresh_hud)
         self.waveform.installEventFilter(self)
         self.takes_view = TakesList(self.takes, self.studio)
         self.takes_view.setMinimumWidth(230)
@@ -185,6 +193,18 @@ class MainWindow(QMainWindow):
             action.setChecked(self.settings.language == code)
             action.triggered.connect(lambda _=False, c=code: self._on_language_chosen(c))
             group.addAction(action)
+        quality_menu = settings_menu.addMenu(self.tr("&Quality"))
+        quality_menu.setToolTipsVisible(True)
+        quality_group = QActionGroup(self)
+        self.quality_actions: dict[str, QAction] = {}
+        for quality in QUALITIES:
+            action = quality_menu.addAction(self.quality_name(quality))
+            action.setToolTip(self._quality_tooltip(quality))
+            action.setCheckable(True)
+            action.setChecked(self.settings.quality == quality)
+            action.triggered.connect(lambda _=False, q=quality: self.choose_quality(q))
+            quality_group.addAction(action)
+            self.quality_actions[quality] = action
 
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
@@ -196,6 +216,8 @@ class MainWindow(QMainWindow):
         self.model_label.setToolTip(self.tr("The loaded model"))
         self.device_label = QLabel("", self)
         self.device_label.setToolTip(self.tr("Where the model runs"))
+        self.quality_label = QLabel("", self)
+        self.quality_label.setToolTip(self.tr("The quality mode the model was loaded in (Settings › Quality)"))
         self.ttfa_label = QLabel("", self)
         self.ttfa_label.setToolTip(self.tr("Time to first audio of the last take"))
         self.rtf_label = QLabel("", self)
@@ -203,7 +225,8 @@ class MainWindow(QMainWindow):
                                           "audio (below 1 is faster than real time)"))
         self.audio_label = QLabel("", self)
         self.audio_label.setToolTip(self.tr("The audio output"))
-        for w in (self.model_label, self.device_label, self.ttfa_label, self.rtf_label, self.audio_label):
+        for w in (self.model_label, self.device_label, self.quality_label, self.ttfa_label, self.rtf_label,
+                  self.audio_label):
             bar.addPermanentWidget(w)
 
     def _connect(self) -> None:
@@ -294,15 +317,19 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.model_chosen.emit(cfg)
         self.model_screen.show_loading(cfg)
-        self.engine.load_model(cfg.model_dir, self.settings.device)
+        self.engine.load_model(cfg.model_dir, self.settings.device, quality=self.settings.quality)
 
     def _on_engine_load_started(self, folder: str) -> None:
+        self.model_info = None  # the engine thread has dropped the old model; Speak waits for the new one
         self.model_label.setText(self.tr("Loading {0}…").format(Path(folder).name))
+        self.device_label.setText("")
+        self.quality_label.setText("")
 
     def _on_engine_model_loaded(self, info: ModelInfo) -> None:
         self.model_info = info
         self.model_label.setText(f"{info.title} · {Path(info.model_dir).name}")
         self.device_label.setText(self.tr("Device: {0}").format(info.device))
+        self.quality_label.setText(self.tr("Quality: {0}").format(self.quality_name(info.quality)))
         self.controls.set_family(info.family)
         self.voice_panel.set_family(info.family)
         self.model_screen.reset()
@@ -316,6 +343,43 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.model_screen)
         self.model_screen.reset()
         self.model_screen.show_error(message)
+
+    def quality_name(self, quality: str) -> str:
+        """The quality mode as the menu and the status bar name it."""
+        names = {"exact": self.tr("Exact"), "fast": self.tr("Fast"), "draft": self.tr("Draft")}
+        return names.get(quality, quality)
+
+    def _quality_tooltip(self, quality: str) -> str:
+        tips = {
+            "exact": self.tr("The original model's computation: the reference sound, and the slowest."),
+            "fast": self.tr("Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is "
+                            "computed only where it is new. The voice can differ slightly from Exact; loading takes "
+                            "a little longer for the warm-up."),
+            "draft": self.tr("Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for "
+                             "trying out texts and voices before the final take."),
+        }
+        return tips[quality]
+
+    def choose_quality(self, quality: str) -> None:
+        """Switch the quality mode: stored, and the model is loaded again in it (a load-time option).
+
+        A take still being made is stopped first; the engine thread runs the new load after the stop.
+        """
+        if quality not in QUALITIES:
+            raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
+        self.quality_actions[quality].setChecked(True)
+        if quality == self.settings.quality and (self.model_info is None or self.model_info.quality == quality):
+            return  # nothing changes (with no model, the next load uses the setting anyway)
+        self.settings.quality = quality
+        self.settings.sync()
+        folder = Path(self.model_info.model_dir) if self.model_info is not None else self.settings.model_folder
+        if folder is None:
+            self.statusBar().showMessage(self.tr("Quality {0} applies when a model is loaded.").format(
+                self.quality_name(quality)), 8000)
+            return
+        if self._current is not None and self._current.state is TakeState.STREAMING:
+            self.engine.stop()  # the take ends as stopped, with what it made, before the engine reloads
+        self.try_model_dir(folder)
 
     # ------------------------------------------------------------------------------------------
     # Speaking
@@ -373,10 +437,13 @@ class MainWindow(QMainWindow):
                     sample_rate=self.model_info.sample_rate, seed=request.seed, speed=request.speed,
                     expected_seconds=expected_seconds(request.text, request.speed))
         self._current = take
+        self._take_started = time.monotonic()
+        self._take_rtf = self.measured_rtf()
         self.takes.add(take)
         self._show_take(take, streaming=True)
         self.controls.set_busy(True)
         self.hud.show()
+        self._hud_timer.start()
         self._place_hud()
         self._refresh_hud()
         self.statusBar().showMessage(self.tr("Speaking take {0}…").format(take.number))
@@ -408,7 +475,7 @@ class MainWindow(QMainWindow):
             self.waveform.append(chunk.samples)
         if first:
             self.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(chunk.elapsed))
-            preroll = preroll_seconds(self._rtf, take.expected_seconds)
+            preroll = preroll_seconds(self._take_rtf, take.expected_seconds)
             if self.player.begin(chunk.sample_rate, preroll=preroll):
                 self._playing = take
         if self._playing is take:
@@ -442,7 +509,9 @@ class MainWindow(QMainWindow):
         self._finish_take(take, TakeState.DONE, stats)
         rtf = stats.rtf
         if rtf is not None:
-            self._rtf = rtf if self._rtf is None else (1 - RTF_SMOOTHING) * self._rtf + RTF_SMOOTHING * rtf
+            key = self._rtf_key()
+            if key is not None and valid_rtf(rtf):  # remembered for the next takes' time-left estimates
+                self.settings.set_measured_rtf(key, smoothed_rtf(self.settings.measured_rtf(key), rtf))
             self.rtf_label.setText(self.tr("RTF {0:.2f}").format(rtf))
         if stats.first_audio_seconds is not None:
             self.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(stats.first_audio_seconds))
@@ -458,7 +527,7 @@ class MainWindow(QMainWindow):
             self.takes.remove(take)
             if take is self._current:
                 self.controls.set_busy(False)
-                self.hud.hide()
+                self._hide_hud()
             return
         self._finish_take(take, TakeState.CANCELLED, stats)
 
@@ -469,7 +538,7 @@ class MainWindow(QMainWindow):
                 self.takes.remove(take)
                 if take is self._current:
                     self.controls.set_busy(False)
-                    self.hud.hide()
+                    self._hide_hud()
             else:
                 self._finish_take(take, TakeState.FAILED, None, message)
         self.show_error(self.tr("Cannot speak"), message)
@@ -523,13 +592,34 @@ class MainWindow(QMainWindow):
         if self._current is None or self._current.state is not TakeState.STREAMING:
             self.hud.hide()
 
+    def _rtf_key(self) -> str | None:
+        info = self.model_info
+        return rtf_key(info.model_dir, info.device, info.quality) if info is not None else None
+
+    def measured_rtf(self) -> float | None:
+        """The real-time factor measured on earlier takes with the loaded model, device and quality."""
+        key = self._rtf_key()
+        return self.settings.measured_rtf(key) if key is not None else None
+
     def _refresh_hud(self) -> None:
         names = {PlayState.NO_DEVICE: self.tr("no audio"), PlayState.STOPPED: self.tr("stopped"),
                  PlayState.BUFFERING: self.tr("buffering"), PlayState.PLAYING: self.tr("playing")}
         take = self._current
         self.hud.show_values(names[self.player.state], self.player.buffered_seconds,
                              take.chunk_count if take else 0, self.player.underruns)
+        if take is not None and take.state is TakeState.STREAMING:
+            elapsed = time.monotonic() - self._take_started
+            self.hud.show_eta(eta_seconds(take.expected_seconds, self._take_rtf, elapsed))
+        else:
+            self._hud_timer.stop()
+            self.hud.clear_eta()
         self._place_hud()
+
+    def _hide_hud(self) -> None:
+        """The current take ended without audio: nothing left to show or to estimate."""
+        self._hud_timer.stop()
+        self.hud.clear_eta()
+        self.hud.hide()
 
     def _place_hud(self) -> None:
         self.hud.move(max(0, self.waveform.width() - self.hud.width() - 12), 8)

@@ -11,7 +11,9 @@ tests or portable installs with the ``COSY_STUDIO_HOME`` environment variable.
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,9 @@ HOME_ENV = "COSY_STUDIO_HOME"
 MODES = ("zero_shot", "cross_lingual", "instruct")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (0.5, 2.0)
+# The engine's quality modes (cosycore.perf.QUALITY_MODES, not imported here: that module pulls in torch).
+QUALITIES = ("exact", "fast", "draft")
+MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,8 @@ def _as_float(value: object, default: float) -> float:
 
 
 KNOWN_KEYS = frozenset({
-    "settings_version", "model/folder", "model/device", "ui/language", "ui/geometry", "ui/export_folder",
+    "settings_version", "model/folder", "model/device", "model/quality", "perf/rtf",
+    "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
     "audio/output", "audio/input",
 })
@@ -163,6 +169,51 @@ class Settings:
     @device.setter
     def device(self, value: str) -> None:
         self._s.setValue("model/device", value)
+
+    @property
+    def quality(self) -> str:
+        """The engine's quality mode, applied when a model loads: "exact", "fast" or "draft"."""
+        value = str(self._s.value("model/quality", "exact") or "exact")
+        return value if value in QUALITIES else "exact"
+
+    @quality.setter
+    def quality(self, value: str) -> None:
+        if value not in QUALITIES:
+            raise ValueError(f"quality must be one of {QUALITIES}, got {value!r}")
+        self._s.setValue("model/quality", value)
+
+    # -- measured speed ----------------------------------------------------------------------
+    @property
+    def measured_rtfs(self) -> dict[str, float]:
+        """Measured real-time factor per key of :func:`app.eta.rtf_key`, oldest first.
+
+        Stored as one JSON object; entries that are not positive finite numbers are dropped.
+        """
+        try:
+            raw = json.loads(str(self._s.value("perf/rtf", "{}") or "{}"))
+        except ValueError:
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        out: dict[str, float] = {}
+        for key, value in raw.items():
+            rtf = _as_float(value, math.nan)
+            if isinstance(key, str) and math.isfinite(rtf) and rtf > 0:
+                out[key] = rtf
+        return out
+
+    def measured_rtf(self, key: str) -> float | None:
+        return self.measured_rtfs.get(key)
+
+    def set_measured_rtf(self, key: str, rtf: float) -> None:
+        """Remember ``rtf`` for ``key``; the least recently updated keys beyond MAX_MEASURED_RTFS are forgotten."""
+        if not (math.isfinite(rtf) and rtf > 0):
+            raise ValueError(f"a real-time factor must be finite and positive, got {rtf!r}")
+        rtfs = self.measured_rtfs
+        rtfs.pop(key, None)
+        rtfs[key] = float(rtf)  # the newest last
+        kept = dict(list(rtfs.items())[-MAX_MEASURED_RTFS:])
+        self._s.setValue("perf/rtf", json.dumps(kept, ensure_ascii=False))
 
     # -- interface -------------------------------------------------------------------------
     @property

@@ -4,32 +4,37 @@
 <context>
     <name>EngineThread</name>
     <message>
-        <location filename="../../app/engine_thread.py" line="268"/>
+        <location filename="../../app/engine_thread.py" line="275"/>
         <source>Checking the model folder</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="272"/>
+        <location filename="../../app/engine_thread.py" line="279"/>
         <source>Loading the engine</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="276"/>
+        <location filename="../../app/engine_thread.py" line="284"/>
         <source>Loading weights</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="278"/>
+        <location filename="../../app/engine_thread.py" line="286"/>
+        <source>Loading weights and warming up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/engine_thread.py" line="289"/>
         <source>Preparing text normalisation</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="282"/>
+        <location filename="../../app/engine_thread.py" line="293"/>
         <source>Warming up</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="302"/>
+        <location filename="../../app/engine_thread.py" line="314"/>
         <source>Ready</source>
         <translation type="unfinished"></translation>
     </message>
@@ -45,354 +50,429 @@
 <context>
     <name>LiveHud</name>
     <message>
-        <location filename="../../app/widgets/hud.py" line="25"/>
+        <location filename="../../app/widgets/hud.py" line="29"/>
+        <source>Estimated from the real-time factor measured on earlier takes with this model, device and quality</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="36"/>
         <source>Buffered: audio made but not yet played</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="30"/>
+        <location filename="../../app/widgets/hud.py" line="41"/>
         <source>{0}  buffered {1:.1f} s  chunks {2}  underruns {3}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="48"/>
+        <source>first take: no estimate yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="52"/>
+        <source>almost done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="54"/>
+        <source>about {0} s left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="56"/>
+        <source>about {0} min {1:02d} s left</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="74"/>
+        <location filename="../../app/main_window.py" line="76"/>
         <source>Cosy Studio</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="119"/>
+        <location filename="../../app/main_window.py" line="122"/>
         <source>The take: dashed lines mark where chunks joined; click a finished take to play from there</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="122"/>
+        <location filename="../../app/main_window.py" line="125"/>
         <source>Takes appear here while they are spoken</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="156"/>
+        <location filename="../../app/main_window.py" line="164"/>
         <source>&amp;File</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="157"/>
+        <location filename="../../app/main_window.py" line="165"/>
         <source>Choose &amp;model folder…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="159"/>
+        <location filename="../../app/main_window.py" line="167"/>
         <source>&amp;Export take…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="162"/>
+        <location filename="../../app/main_window.py" line="170"/>
         <source>&amp;Quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="170"/>
+        <location filename="../../app/main_window.py" line="178"/>
         <source>&amp;Voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="171"/>
+        <location filename="../../app/main_window.py" line="179"/>
         <source>&amp;Record a voice…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="174"/>
+        <location filename="../../app/main_window.py" line="182"/>
         <source>Voice from &amp;file…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="177"/>
+        <location filename="../../app/main_window.py" line="185"/>
         <source>&amp;Settings</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="178"/>
+        <location filename="../../app/main_window.py" line="186"/>
         <source>&amp;Output device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="180"/>
+        <location filename="../../app/main_window.py" line="188"/>
         <source>&amp;Language</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="182"/>
+        <location filename="../../app/main_window.py" line="190"/>
         <source>System</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="189"/>
+        <location filename="../../app/main_window.py" line="196"/>
+        <source>&amp;Quality</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="209"/>
         <source>&amp;Help</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="190"/>
+        <location filename="../../app/main_window.py" line="210"/>
         <source>&amp;About Cosy Studio</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="195"/>
-        <location filename="../../app/main_window.py" line="315"/>
-        <location filename="../../app/main_window.py" line="329"/>
-        <location filename="../../app/main_window.py" line="616"/>
+        <location filename="../../app/main_window.py" line="215"/>
+        <location filename="../../app/main_window.py" line="342"/>
+        <location filename="../../app/main_window.py" line="393"/>
+        <location filename="../../app/main_window.py" line="706"/>
         <source>No model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="196"/>
+        <location filename="../../app/main_window.py" line="216"/>
         <source>The loaded model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="198"/>
+        <location filename="../../app/main_window.py" line="218"/>
         <source>Where the model runs</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="200"/>
+        <location filename="../../app/main_window.py" line="220"/>
+        <source>The quality mode the model was loaded in (Settings › Quality)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="222"/>
         <source>Time to first audio of the last take</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="202"/>
+        <location filename="../../app/main_window.py" line="224"/>
         <source>Real-time factor of the last take: seconds of work per second of audio (below 1 is faster than real time)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="205"/>
+        <location filename="../../app/main_window.py" line="227"/>
         <source>The audio output</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="229"/>
+        <location filename="../../app/main_window.py" line="252"/>
         <source>Playback</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="300"/>
+        <location filename="../../app/main_window.py" line="324"/>
         <source>Loading {0}…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="305"/>
+        <location filename="../../app/main_window.py" line="331"/>
         <source>Device: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="310"/>
+        <location filename="../../app/main_window.py" line="332"/>
+        <source>Quality: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="337"/>
         <source>Model loaded in {0:.1f} s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="329"/>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Exact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Fast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Draft</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="354"/>
+        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="355"/>
+        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="358"/>
+        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="377"/>
+        <source>Quality {0} applies when a model is loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="393"/>
         <source>Load a model first.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="333"/>
+        <location filename="../../app/main_window.py" line="397"/>
         <source>Type some text to speak first.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337"/>
+        <location filename="../../app/main_window.py" line="401"/>
         <source>No voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337"/>
+        <location filename="../../app/main_window.py" line="401"/>
         <source>Record a voice or make one from a file first.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341"/>
+        <location filename="../../app/main_window.py" line="405"/>
         <source>No instruction</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342"/>
+        <location filename="../../app/main_window.py" line="406"/>
         <source>Instruct mode needs an instruction: pick a preset or type one.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346"/>
+        <location filename="../../app/main_window.py" line="410"/>
         <source>No transcript</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347"/>
+        <location filename="../../app/main_window.py" line="411"/>
         <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="382"/>
+        <location filename="../../app/main_window.py" line="449"/>
         <source>Speaking take {0}…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="410"/>
-        <location filename="../../app/main_window.py" line="448"/>
+        <location filename="../../app/main_window.py" line="477"/>
+        <location filename="../../app/main_window.py" line="517"/>
         <source>First audio {0:.2f} s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="427"/>
+        <location filename="../../app/main_window.py" line="494"/>
         <source>Stopped take {0} after {1:.1f} s.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="446"/>
+        <location filename="../../app/main_window.py" line="515"/>
         <source>RTF {0:.2f}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="450"/>
+        <location filename="../../app/main_window.py" line="519"/>
         <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="475"/>
+        <location filename="../../app/main_window.py" line="544"/>
         <source>Cannot speak</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="527"/>
+        <location filename="../../app/main_window.py" line="605"/>
         <source>no audio</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="527"/>
+        <location filename="../../app/main_window.py" line="605"/>
         <source>stopped</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="528"/>
+        <location filename="../../app/main_window.py" line="606"/>
         <source>buffering</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="528"/>
+        <location filename="../../app/main_window.py" line="606"/>
         <source>playing</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="553"/>
+        <location filename="../../app/main_window.py" line="643"/>
         <source>No audio device — export still works</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="555"/>
+        <location filename="../../app/main_window.py" line="645"/>
         <source>Output: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="561"/>
+        <location filename="../../app/main_window.py" line="651"/>
         <source>No audio device</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="597"/>
+        <location filename="../../app/main_window.py" line="687"/>
         <source>Make a voice from an audio file</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="598"/>
+        <location filename="../../app/main_window.py" line="688"/>
         <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="608"/>
+        <location filename="../../app/main_window.py" line="698"/>
         <source>Cannot read {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="616"/>
+        <location filename="../../app/main_window.py" line="706"/>
         <source>Load a model first: making a voice needs it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="621"/>
+        <location filename="../../app/main_window.py" line="711"/>
         <source>Making the voice “{0}”…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="629"/>
+        <location filename="../../app/main_window.py" line="719"/>
         <source>Cannot save the voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="633"/>
+        <location filename="../../app/main_window.py" line="723"/>
         <source>Saved the voice “{0}”.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="641"/>
+        <location filename="../../app/main_window.py" line="731"/>
         <source>Cannot make the voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="649"/>
+        <location filename="../../app/main_window.py" line="739"/>
         <source>There is no take to export yet.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="655"/>
+        <location filename="../../app/main_window.py" line="745"/>
         <source>WAV, 16-bit PCM (*.wav)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="656"/>
+        <location filename="../../app/main_window.py" line="746"/>
         <source>WAV, 32-bit float (*.wav)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="657"/>
+        <location filename="../../app/main_window.py" line="747"/>
         <source>FLAC (*.flac)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="658"/>
+        <location filename="../../app/main_window.py" line="748"/>
         <source>Subtitles, SRT (*.srt)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="662"/>
+        <location filename="../../app/main_window.py" line="752"/>
         <source>Export take {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="677"/>
+        <location filename="../../app/main_window.py" line="767"/>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="683"/>
+        <location filename="../../app/main_window.py" line="773"/>
         <source> (partial: the take was not complete)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="684"/>
+        <location filename="../../app/main_window.py" line="774"/>
         <source>Exported {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="693"/>
+        <location filename="../../app/main_window.py" line="783"/>
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="696"/>
+        <location filename="../../app/main_window.py" line="786"/>
         <source>About Cosy Studio</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="697"/>
+        <location filename="../../app/main_window.py" line="787"/>
         <source>Cosy Studio: voice cloning and instruction-controlled speech on CosyVoice2 and Fun-CosyVoice3.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -4,32 +4,37 @@
 <context>
     <name>EngineThread</name>
     <message>
-        <location filename="../../app/engine_thread.py" line="268"/>
+        <location filename="../../app/engine_thread.py" line="275"/>
         <source>Checking the model folder</source>
         <translation>正在检查模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="272"/>
+        <location filename="../../app/engine_thread.py" line="279"/>
         <source>Loading the engine</source>
         <translation>正在加载引擎</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="276"/>
+        <location filename="../../app/engine_thread.py" line="284"/>
         <source>Loading weights</source>
         <translation>正在加载权重</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="278"/>
+        <location filename="../../app/engine_thread.py" line="286"/>
+        <source>Loading weights and warming up</source>
+        <translation>正在加载权重并预热</translation>
+    </message>
+    <message>
+        <location filename="../../app/engine_thread.py" line="289"/>
         <source>Preparing text normalisation</source>
         <translation>正在准备文本规范化</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="282"/>
+        <location filename="../../app/engine_thread.py" line="293"/>
         <source>Warming up</source>
         <translation>正在预热</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="302"/>
+        <location filename="../../app/engine_thread.py" line="314"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -45,354 +50,429 @@
 <context>
     <name>LiveHud</name>
     <message>
-        <location filename="../../app/widgets/hud.py" line="25"/>
+        <location filename="../../app/widgets/hud.py" line="29"/>
+        <source>Estimated from the real-time factor measured on earlier takes with this model, device and quality</source>
+        <translation>根据此前用同一模型、设备和质量合成时测得的实时率估算</translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="36"/>
         <source>Buffered: audio made but not yet played</source>
         <translation>缓冲：已生成但尚未播放的音频</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="30"/>
+        <location filename="../../app/widgets/hud.py" line="41"/>
         <source>{0}  buffered {1:.1f} s  chunks {2}  underruns {3}</source>
         <translation>{0}  缓冲 {1:.1f} 秒  分块 {2}  欠载 {3}</translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="48"/>
+        <source>first take: no estimate yet</source>
+        <translation>首次合成：暂无预估</translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="52"/>
+        <source>almost done</source>
+        <translation>即将完成</translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="54"/>
+        <source>about {0} s left</source>
+        <translation>约剩 {0} 秒</translation>
+    </message>
+    <message>
+        <location filename="../../app/widgets/hud.py" line="56"/>
+        <source>about {0} min {1:02d} s left</source>
+        <translation>约剩 {0} 分 {1:02d} 秒</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="74"/>
+        <location filename="../../app/main_window.py" line="76"/>
         <source>Cosy Studio</source>
         <translation>Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="119"/>
+        <location filename="../../app/main_window.py" line="122"/>
         <source>The take: dashed lines mark where chunks joined; click a finished take to play from there</source>
         <translation>当前合成：虚线标出分块衔接处；点击已完成的合成可从该处播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="122"/>
+        <location filename="../../app/main_window.py" line="125"/>
         <source>Takes appear here while they are spoken</source>
         <translation>合成的语音会在朗读时显示在这里</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="156"/>
+        <location filename="../../app/main_window.py" line="164"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="157"/>
+        <location filename="../../app/main_window.py" line="165"/>
         <source>Choose &amp;model folder…</source>
         <translation>选择模型文件夹(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="159"/>
+        <location filename="../../app/main_window.py" line="167"/>
         <source>&amp;Export take…</source>
         <translation>导出合成(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="162"/>
+        <location filename="../../app/main_window.py" line="170"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="170"/>
+        <location filename="../../app/main_window.py" line="178"/>
         <source>&amp;Voice</source>
         <translation>声音(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="171"/>
+        <location filename="../../app/main_window.py" line="179"/>
         <source>&amp;Record a voice…</source>
         <translation>录制声音(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="174"/>
+        <location filename="../../app/main_window.py" line="182"/>
         <source>Voice from &amp;file…</source>
         <translation>从文件创建声音(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="177"/>
+        <location filename="../../app/main_window.py" line="185"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="178"/>
+        <location filename="../../app/main_window.py" line="186"/>
         <source>&amp;Output device</source>
         <translation>输出设备(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="180"/>
+        <location filename="../../app/main_window.py" line="188"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="182"/>
+        <location filename="../../app/main_window.py" line="190"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="189"/>
+        <location filename="../../app/main_window.py" line="196"/>
+        <source>&amp;Quality</source>
+        <translation>质量(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="209"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="190"/>
+        <location filename="../../app/main_window.py" line="210"/>
         <source>&amp;About Cosy Studio</source>
         <translation>关于 Cosy Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="195"/>
-        <location filename="../../app/main_window.py" line="315"/>
-        <location filename="../../app/main_window.py" line="329"/>
-        <location filename="../../app/main_window.py" line="616"/>
+        <location filename="../../app/main_window.py" line="215"/>
+        <location filename="../../app/main_window.py" line="342"/>
+        <location filename="../../app/main_window.py" line="393"/>
+        <location filename="../../app/main_window.py" line="706"/>
         <source>No model</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="196"/>
+        <location filename="../../app/main_window.py" line="216"/>
         <source>The loaded model</source>
         <translation>已加载的模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="198"/>
+        <location filename="../../app/main_window.py" line="218"/>
         <source>Where the model runs</source>
         <translation>模型运行的设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="200"/>
+        <location filename="../../app/main_window.py" line="220"/>
+        <source>The quality mode the model was loaded in (Settings › Quality)</source>
+        <translation>加载模型时使用的质量模式（设置 › 质量）</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="222"/>
         <source>Time to first audio of the last take</source>
         <translation>上一条合成的首段音频延迟</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="202"/>
+        <location filename="../../app/main_window.py" line="224"/>
         <source>Real-time factor of the last take: seconds of work per second of audio (below 1 is faster than real time)</source>
         <translation>上一条合成的实时率：每秒音频所需的计算秒数（小于 1 即快于实时）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="205"/>
+        <location filename="../../app/main_window.py" line="227"/>
         <source>The audio output</source>
         <translation>音频输出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="229"/>
+        <location filename="../../app/main_window.py" line="252"/>
         <source>Playback</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="300"/>
+        <location filename="../../app/main_window.py" line="324"/>
         <source>Loading {0}…</source>
         <translation>正在加载 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="305"/>
+        <location filename="../../app/main_window.py" line="331"/>
         <source>Device: {0}</source>
         <translation>设备：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="310"/>
+        <location filename="../../app/main_window.py" line="332"/>
+        <source>Quality: {0}</source>
+        <translation>质量：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="337"/>
         <source>Model loaded in {0:.1f} s</source>
         <translation>模型已加载，用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="329"/>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="349"/>
+        <source>Draft</source>
+        <translation>草稿</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="354"/>
+        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
+        <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="355"/>
+        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
+        <translation>更快：在 CPU 上语音模型以 8 位整数运行，流式音频只计算新增的部分。声音可能与“精确”略有不同；加载时需要预热，稍慢一些。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="358"/>
+        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
+        <translation>最快：在“快速”的基础上使用 4 步、无引导的音频解码器。音质明显较粗糙，适合在正式合成前试听文本和声音。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="377"/>
+        <source>Quality {0} applies when a model is loaded.</source>
+        <translation>质量“{0}”将在加载模型时生效。</translation>
+    </message>
+    <message>
+        <location filename="../../app/main_window.py" line="393"/>
         <source>Load a model first.</source>
         <translation>请先加载模型。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="333"/>
+        <location filename="../../app/main_window.py" line="397"/>
         <source>Type some text to speak first.</source>
         <translation>请先输入要朗读的文本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337"/>
+        <location filename="../../app/main_window.py" line="401"/>
         <source>No voice</source>
         <translation>没有声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337"/>
+        <location filename="../../app/main_window.py" line="401"/>
         <source>Record a voice or make one from a file first.</source>
         <translation>请先录制一个声音，或从文件创建一个。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="341"/>
+        <location filename="../../app/main_window.py" line="405"/>
         <source>No instruction</source>
         <translation>没有指令</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="342"/>
+        <location filename="../../app/main_window.py" line="406"/>
         <source>Instruct mode needs an instruction: pick a preset or type one.</source>
         <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="346"/>
+        <location filename="../../app/main_window.py" line="410"/>
         <source>No transcript</source>
         <translation>没有文本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="347"/>
+        <location filename="../../app/main_window.py" line="411"/>
         <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
         <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="382"/>
+        <location filename="../../app/main_window.py" line="449"/>
         <source>Speaking take {0}…</source>
         <translation>正在合成第 {0} 条…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="410"/>
-        <location filename="../../app/main_window.py" line="448"/>
+        <location filename="../../app/main_window.py" line="477"/>
+        <location filename="../../app/main_window.py" line="517"/>
         <source>First audio {0:.2f} s</source>
         <translation>首段音频 {0:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="427"/>
+        <location filename="../../app/main_window.py" line="494"/>
         <source>Stopped take {0} after {1:.1f} s.</source>
         <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="446"/>
+        <location filename="../../app/main_window.py" line="515"/>
         <source>RTF {0:.2f}</source>
         <translation>实时率 {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="450"/>
+        <location filename="../../app/main_window.py" line="519"/>
         <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
         <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="475"/>
+        <location filename="../../app/main_window.py" line="544"/>
         <source>Cannot speak</source>
         <translation>无法朗读</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="527"/>
+        <location filename="../../app/main_window.py" line="605"/>
         <source>no audio</source>
         <translation>无音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="527"/>
+        <location filename="../../app/main_window.py" line="605"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="528"/>
+        <location filename="../../app/main_window.py" line="606"/>
         <source>buffering</source>
         <translation>缓冲中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="528"/>
+        <location filename="../../app/main_window.py" line="606"/>
         <source>playing</source>
         <translation>播放中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="553"/>
+        <location filename="../../app/main_window.py" line="643"/>
         <source>No audio device — export still works</source>
         <translation>没有音频设备——仍可导出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="555"/>
+        <location filename="../../app/main_window.py" line="645"/>
         <source>Output: {0}</source>
         <translation>输出：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="561"/>
+        <location filename="../../app/main_window.py" line="651"/>
         <source>No audio device</source>
         <translation>没有音频设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="597"/>
+        <location filename="../../app/main_window.py" line="687"/>
         <source>Make a voice from an audio file</source>
         <translation>从音频文件创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="598"/>
+        <location filename="../../app/main_window.py" line="688"/>
         <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
         <translation>音频文件 (*.wav *.flac *.ogg *.mp3)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="608"/>
+        <location filename="../../app/main_window.py" line="698"/>
         <source>Cannot read {0}</source>
         <translation>无法读取 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="616"/>
+        <location filename="../../app/main_window.py" line="706"/>
         <source>Load a model first: making a voice needs it.</source>
         <translation>请先加载模型：创建声音需要用到它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="621"/>
+        <location filename="../../app/main_window.py" line="711"/>
         <source>Making the voice “{0}”…</source>
         <translation>正在创建声音“{0}”…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="629"/>
+        <location filename="../../app/main_window.py" line="719"/>
         <source>Cannot save the voice</source>
         <translation>无法保存声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="633"/>
+        <location filename="../../app/main_window.py" line="723"/>
         <source>Saved the voice “{0}”.</source>
         <translation>已保存声音“{0}”。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="641"/>
+        <location filename="../../app/main_window.py" line="731"/>
         <source>Cannot make the voice</source>
         <translation>无法创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="649"/>
+        <location filename="../../app/main_window.py" line="739"/>
         <source>There is no take to export yet.</source>
         <translation>还没有可导出的合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="655"/>
+        <location filename="../../app/main_window.py" line="745"/>
         <source>WAV, 16-bit PCM (*.wav)</source>
         <translation>WAV，16 位 PCM (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="656"/>
+        <location filename="../../app/main_window.py" line="746"/>
         <source>WAV, 32-bit float (*.wav)</source>
         <translation>WAV，32 位浮点 (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="657"/>
+        <location filename="../../app/main_window.py" line="747"/>
         <source>FLAC (*.flac)</source>
         <translation>FLAC (*.flac)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="658"/>
+        <location filename="../../app/main_window.py" line="748"/>
         <source>Subtitles, SRT (*.srt)</source>
         <translation>字幕，SRT (*.srt)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="662"/>
+        <location filename="../../app/main_window.py" line="752"/>
         <source>Export take {0}</source>
         <translation>导出合成 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="677"/>
+        <location filename="../../app/main_window.py" line="767"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="683"/>
+        <location filename="../../app/main_window.py" line="773"/>
         <source> (partial: the take was not complete)</source>
         <translation>（不完整：该条尚未合成完毕）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="684"/>
+        <location filename="../../app/main_window.py" line="774"/>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="693"/>
+        <location filename="../../app/main_window.py" line="783"/>
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation>重新启动 Cosy Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="696"/>
+        <location filename="../../app/main_window.py" line="786"/>
         <source>About Cosy Studio</source>
         <translation>关于 Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="697"/>
+        <location filename="../../app/main_window.py" line="787"/>
         <source>Cosy Studio: voice cloning and instruction-controlled speech on CosyVoice2 and Fun-CosyVoice3.</source>
         <translation>Cosy Studio：基于 CosyVoice2 与 Fun-CosyVoice3 的声音克隆与指令控制语音合成。</translation>
     </message>

@@ -190,17 +190,20 @@ class FakeEngine(QObject):
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._emit_next)
         self.model_info: ModelInfo | None = None
+        self.loads: list[tuple[str, str, str]] = []  # (model folder, device, quality) of each load_model call
         self.shut_down = False
 
     @property
     def busy(self) -> bool:
         return self._running is not None
 
-    def load_model(self, model_dir, device: str = "auto") -> int:
+    def load_model(self, model_dir, device: str = "auto", quality: str = "exact") -> int:
+        self.stop()  # as the engine thread: a running take is cancelled before the load
         self._next += 1
+        self.loads.append((str(model_dir), device, quality))
         self.load_started.emit(str(model_dir))
         self.load_progress.emit(50, "Loading weights")
-        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01)
+        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01, quality)
         QTimer.singleShot(0, lambda: self.model_loaded.emit(self.model_info))
         return self._next
 

@@ -185,3 +185,22 @@ def test_invalid_audio_never_reaches_the_gui(qtbot, engine, rec, tiny_engine_voi
     qtbot.waitUntil(lambda: rec.done(rid), timeout=120_000)
     assert len(rec.chunks[rid]) == 1  # the first chunk only
     assert rec.failed[-1][0] == rid and "invalid audio" in rec.failed[-1][1]
+
+
+def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: Voice) -> None:
+    thread = EngineThread(torch_threads=1)
+    steps: list[str] = []
+    thread.load_progress.connect(lambda percent, what: steps.append(what))
+    try:
+        with qtbot.waitSignal(thread.model_loaded, timeout=120_000) as blocker:
+            thread.load_model(tiny_cv2_model, "cpu", quality="draft")
+        info = blocker.args[0]
+        assert info.quality == "draft" and info.device == "cpu"
+        perf = thread._engine.perf
+        assert (perf.llm_quant, perf.flow.n_steps, perf.flow.cfg_rate) == ("int8", 4, 0.0)
+        assert "Warming up" not in steps  # the engine warmed up itself, in the draft flow settings
+        with qtbot.waitSignal(thread.synthesis_finished, timeout=120_000) as blocker:
+            thread.speak(SpeakRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
+        assert blocker.args[0].audio_seconds > 0
+    finally:
+        assert thread.shutdown()

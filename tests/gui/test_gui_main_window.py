@@ -1,9 +1,11 @@
 """The main window with a test double of the engine thread that replays a real take's chunks:
 mode-dependent fields, request building, streaming into the waveform, HUD and takes list, the
-status bar, shortcuts, tooltips and keyboard focus, settings kept across restarts."""
+status bar, shortcuts, tooltips and keyboard focus, settings kept across restarts, the quality menu
+(which reloads the model) and the time-left estimate from the measured real-time factor."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
 )
 
+from app.eta import rtf_key
 from app.main_window import MainWindow, expected_seconds
 from app.takes import TakeState
 
@@ -195,3 +198,66 @@ def test_expected_seconds() -> None:
     assert expected_seconds("a" * 150) == pytest.approx(10.0)
     assert expected_seconds("你好" * 9) == pytest.approx(4.0)
     assert expected_seconds("a" * 150, speed=2.0) == pytest.approx(5.0)
+
+
+def test_draft_in_the_quality_menu_reloads_the_model(qtbot, window: MainWindow, tiny_cv2_model: Path) -> None:
+    w = window
+    assert w.engine.loads == [(str(tiny_cv2_model), "auto", "exact")]
+    assert w.quality_label.text() == "Quality: Exact" and w.quality_actions["exact"].isChecked()
+    assert all(a.toolTip() and a.isCheckable() for a in w.quality_actions.values())
+    assert w.quality_actions["draft"].actionGroup().isExclusive()
+    with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
+        w.quality_actions["draft"].trigger()  # Settings > Quality > Draft
+    assert w.engine.loads[-1] == (str(tiny_cv2_model), "auto", "draft")
+    assert w.settings.quality == "draft" and w.model_info.quality == "draft"
+    assert [q for q, a in w.quality_actions.items() if a.isChecked()] == ["draft"]
+    assert w.quality_label.text() == "Quality: Draft"
+    assert w.model_label.text() == f"CosyVoice2 · {tiny_cv2_model.name}" and w.device_label.text() == "Device: cpu"
+    assert w.stack.currentWidget() is w.studio
+    w.quality_actions["draft"].trigger()  # the same again: nothing to reload
+    assert len(w.engine.loads) == 2
+
+
+def test_quality_change_stops_the_running_take_before_reloading(qtbot, window: MainWindow) -> None:
+    w = window
+    w.engine.interval_ms = 200
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Hello there. How are you today?")
+    events: list[str] = []
+    w.engine.synthesis_cancelled.connect(lambda stats: events.append("cancelled"))
+    w.engine.load_started.connect(lambda folder: events.append("load"))
+    w.speak()
+    qtbot.waitUntil(lambda: w.takes[-1].chunk_count >= 1, timeout=5000)
+    with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
+        w.quality_actions["fast"].trigger()
+    assert events[:2] == ["cancelled", "load"]
+    assert w.takes[-1].state is TakeState.CANCELLED
+    assert not w.controls.stop_button.isEnabled() and w.hud.eta_text() == ""
+    assert w.engine.loads[-1][2] == "fast" and w.quality_label.text() == "Quality: Fast"
+
+
+def test_time_left_in_the_hud_from_the_measured_rtf(qtbot, window: MainWindow) -> None:
+    w = window
+    w.engine.interval_ms = 150
+    w.controls.set_mode("cross_lingual")
+    text = "Hello there. How are you today?"  # 31 characters: about 2.07 s of speech
+    w.editor.set_text(text)
+    key = rtf_key(w.model_info.model_dir, "cpu", "exact")
+    assert w.settings.measured_rtf(key) is None
+
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+        assert w.hud.eta_text() == "first take: no estimate yet"
+    assert w.hud.eta_text() == ""  # cleared when the take ends
+    assert w.settings.measured_rtf(key) == pytest.approx(0.5)  # the fake makes audio at RTF 0.5
+
+    w.settings.set_measured_rtf(key, 100.0)  # a slow machine: 2.07 s of speech take about 207 s
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+        first = w.hud.eta_text()
+        match = re.fullmatch(r"about 3 min (\d\d) s left", first)
+        assert match is not None and 25 <= int(match.group(1)) <= 27
+        qtbot.waitUntil(lambda: w.hud.eta_text() not in (first, ""), timeout=3000)  # counts down on the timer
+    assert w.hud.eta_text() == ""
+    assert w.settings.measured_rtf(key) == pytest.approx(0.5 * 100.0 + 0.5 * 0.5)  # exponential average
+    assert expected_seconds(text) * 100.0 == pytest.approx(206.67, abs=0.01)

@@ -1,4 +1,5 @@
-"""Typed settings: defaults, round trips through the INI store, the version key and migration."""
+"""Typed settings: defaults, round trips through the INI store, the version key and migration, the quality
+mode and the measured real-time factors."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.settings import SETTINGS_VERSION, AppPaths, Settings
+from app.settings import MAX_MEASURED_RTFS, QUALITIES, SETTINGS_VERSION, AppPaths, Settings
 
 
 def _store(tmp_path: Path) -> QSettings:
@@ -93,3 +94,49 @@ def test_home_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s.mode = "instruct"
     s.sync()
     assert (tmp_path / "settings.ini").is_file()
+
+
+def test_quality_round_trips_and_matches_the_engine(tmp_path: Path) -> None:
+    from cosycore.perf import QUALITY_MODES
+
+    assert QUALITIES == QUALITY_MODES  # the settings list is a copy, kept so that settings need no torch
+    s = Settings(_store(tmp_path), _paths(tmp_path))
+    assert s.quality == "exact"
+    s.quality = "draft"
+    s.sync()
+    assert Settings(_store(tmp_path), _paths(tmp_path)).quality == "draft"
+    with pytest.raises(ValueError):
+        s.quality = "turbo"
+    store = _store(tmp_path)
+    store.setValue("model/quality", "turbo")  # hand-edited
+    assert Settings(store, _paths(tmp_path)).quality == "exact"
+
+
+def test_measured_rtfs_round_trip_and_stay_bounded(tmp_path: Path) -> None:
+    s = Settings(_store(tmp_path), _paths(tmp_path))
+    assert s.measured_rtfs == {} and s.measured_rtf("m|cpu|exact") is None
+    s.set_measured_rtf("/models/cv2|cpu|exact", 2.5)
+    s.set_measured_rtf("/models/模型, v2|cuda:0|fast", 0.125)  # commas and CJK survive the INI file
+    s.sync()
+    again = Settings(_store(tmp_path), _paths(tmp_path))
+    assert again.measured_rtfs == {"/models/cv2|cpu|exact": 2.5, "/models/模型, v2|cuda:0|fast": 0.125}
+    with pytest.raises(ValueError):
+        again.set_measured_rtf("x", float("nan"))
+    for i in range(MAX_MEASURED_RTFS + 5):
+        again.set_measured_rtf(f"m{i}|cpu|exact", 1.0 + i)
+    again.set_measured_rtf("m0|cpu|exact", 9.0)  # updating moves a key to the newest end
+    kept = again.measured_rtfs
+    assert len(kept) == MAX_MEASURED_RTFS
+    assert list(kept)[-1] == "m0|cpu|exact" and kept["m0|cpu|exact"] == 9.0
+    assert "m1|cpu|exact" not in kept and "/models/cv2|cpu|exact" not in kept
+
+
+def test_bad_measured_rtfs_are_ignored(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    store.setValue("perf/rtf", "{not json")
+    s = Settings(store, _paths(tmp_path))
+    assert s.measured_rtfs == {}
+    store.setValue("perf/rtf", '{"a": 1.5, "b": -1, "c": "x", "d": null, "e": 1e999}')
+    assert s.measured_rtfs == {"a": 1.5}
+    store.setValue("perf/rtf", "[1, 2]")
+    assert s.measured_rtfs == {}
