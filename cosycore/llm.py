@@ -77,12 +77,39 @@ class MLP(nn.Module):
 
     def __init__(self, dim: int, hidden: int) -> None:
         super().__init__()
+        self.hidden = hidden
         self.gate_proj = nn.Linear(dim, hidden, bias=False)
         self.up_proj = nn.Linear(dim, hidden, bias=False)
         self.down_proj = nn.Linear(hidden, dim, bias=False)
+        self.gate_up: nn.Module | None = None  # gate and up in one matrix, after fuse()
+
+    def fuse(self) -> None:
+        """Replace gate and up by one linear layer of both (one matrix product instead of two).
+
+        Each output row is still the same dot product, so the result is unchanged; the separate
+        layers are dropped. Used before int8 quantization, where per-call overhead matters.
+        """
+        self.gate_up = concat_linears(self.gate_proj, self.up_proj)
+        del self.gate_proj, self.up_proj
 
     def forward(self, x: Tensor) -> Tensor:
+        if self.gate_up is not None:
+            gate, up = self.gate_up(x).split(self.hidden, dim=-1)
+            return self.down_proj(F.silu(gate) * up)
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+def concat_linears(*layers: nn.Linear) -> nn.Linear:
+    """One linear layer whose outputs are those of ``layers`` side by side (same input)."""
+    first = layers[0]
+    out = sum(layer.out_features for layer in layers)
+    has_bias = first.bias is not None
+    fused = nn.Linear(first.in_features, out, bias=has_bias, device=first.weight.device, dtype=first.weight.dtype)
+    with torch.no_grad():
+        fused.weight.copy_(torch.cat([layer.weight for layer in layers], dim=0))
+        if has_bias:
+            fused.bias.copy_(torch.cat([layer.bias for layer in layers], dim=0))
+    return fused
 
 
 def rope_table(length: int, head_dim: int, theta: float) -> tuple[Tensor, Tensor]:
@@ -194,13 +221,23 @@ class Attention(nn.Module):
         self.k_proj = nn.Linear(d, cfg.num_kv_heads * dh, bias=True)
         self.v_proj = nn.Linear(d, cfg.num_kv_heads * dh, bias=True)
         self.o_proj = nn.Linear(cfg.num_heads * dh, d, bias=False)
+        self.qkv: nn.Module | None = None  # q, k and v in one matrix, after fuse()
+
+    def fuse(self) -> None:
+        """Replace the q, k and v projections by one linear layer (see :meth:`MLP.fuse`)."""
+        self.qkv = concat_linears(self.q_proj, self.k_proj, self.v_proj)
+        del self.q_proj, self.k_proj, self.v_proj
 
     def forward(self, x: Tensor, ctx: AttnContext, kv: tuple[Tensor, Tensor] | None) -> Tensor:
         b, t, _ = x.shape
         h, kvh, dh = self.num_heads, self.num_kv_heads, self.head_dim
-        q = self.q_proj(x).view(b, t, h, dh).transpose(1, 2)  # [B, H, T, Dh]
-        k = self.k_proj(x).view(b, t, kvh, dh).transpose(1, 2)  # [B, K, T, Dh]
-        v = self.v_proj(x).view(b, t, kvh, dh).transpose(1, 2)  # [B, K, T, Dh]
+        if self.qkv is not None:
+            q, k, v = self.qkv(x).split((h * dh, kvh * dh, kvh * dh), dim=-1)
+        else:
+            q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        q = q.view(b, t, h, dh).transpose(1, 2)  # [B, H, T, Dh]
+        k = k.view(b, t, kvh, dh).transpose(1, 2)  # [B, K, T, Dh]
+        v = v.view(b, t, kvh, dh).transpose(1, 2)  # [B, K, T, Dh]
         q = apply_rope(q.float(), ctx.cos, ctx.sin)
         k = apply_rope(k.float(), ctx.cos, ctx.sin)
         v = v.float()
@@ -542,6 +579,10 @@ class SpeechLM(nn.Module):
         if self.quantization is not None:
             raise ValueError(f"this LM is already quantized ({self.quantization})")
         scheme = parse_llm_quant(mode)
+        for layer in self.qwen.layers:  # fewer, larger int8 products: q/k/v and gate/up fused
+            assert isinstance(layer, DecoderLayer)
+            layer.self_attn.fuse()
+            layer.mlp.fuse()
         n = replace_linears(self.qwen, scheme, skip=("embed_tokens",))
         # setattr: the attributes are declared as nn.Linear / nn.Embedding; the int8 modules are drop-ins.
         setattr(self, "llm_decoder", int8_linear(self.llm_decoder, scheme))  # noqa: B010

@@ -109,6 +109,29 @@ def test_int8_logits_follow_float32(lm: SpeechLM, mode: str) -> None:
         q.quantize_int8(mode)
 
 
+def test_fused_projections_give_the_same_outputs(lm: SpeechLM) -> None:
+    """q/k/v and gate/up fused into one matrix each (done before int8): the same numbers, in float32
+    and through the int8 kernel (whose input scale is per call, so one call or three see the same)."""
+    from cosycore.llm import concat_linears
+    from cosycore.quant import DynamicInt8Linear
+
+    g = torch.Generator().manual_seed(1)
+    lm_input = torch.randn(1, 24, lm.cfg.qwen.hidden_size, generator=g)
+    with torch.inference_mode():
+        ref = lm(lm_input)
+        fused = copy.deepcopy(lm)
+        for layer in fused.qwen.layers:
+            layer.self_attn.fuse()
+            layer.mlp.fuse()
+        assert not hasattr(fused.qwen.layers[0].self_attn, "q_proj")
+        torch.testing.assert_close(fused(lm_input), ref, rtol=0, atol=1e-5)
+        attn = lm.qwen.layers[0].self_attn
+        x = torch.randn(5, attn.q_proj.in_features, generator=g)
+        one = DynamicInt8Linear(concat_linears(attn.q_proj, attn.k_proj, attn.v_proj))(x)
+        three = torch.cat([DynamicInt8Linear(p)(x) for p in (attn.q_proj, attn.k_proj, attn.v_proj)], dim=-1)
+        assert torch.equal(one, three)
+
+
 def test_unknown_quant_mode_is_refused(lm: SpeechLM) -> None:
     with pytest.raises(ValueError, match="int8-weight-only"):
         copy.deepcopy(lm).quantize_int8("int4")
@@ -291,7 +314,7 @@ def _engine_audio(engine, voice, text: str = "Hello there, this is a test of the
 
     req = SynthesisRequest(text=text, mode="cross_lingual", voice=voice, stream=True, seed=3,
                            min_tokens=60, max_tokens=60)
-    return np.concatenate([c.audio for c in engine.synthesize(req)])
+    return np.concatenate([c.samples for c in engine.synthesize(req)])
 
 
 def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
