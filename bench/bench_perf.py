@@ -13,8 +13,12 @@
     .venv/bin/python bench/bench_perf.py draft --family cosyvoice3
     # float32 matmul precision / bfloat16 autocast on the flow
     .venv/bin/python bench/bench_perf.py precision --family cosyvoice2
-    # the CUDA path (reports cleanly when there is no GPU)
-    .venv/bin/python bench/bench_perf.py request --device cuda
+    # where the time goes on the way to the first audio (torch profiler, top operators)
+    .venv/bin/python bench/bench_perf.py profile --family cosyvoice2 --threads 2
+    # the CUDA path: bfloat16 networks, compiled decode step (CUDA graphs); reports cleanly without a GPU
+    .venv/bin/python bench/bench_perf.py request --device cuda --dtype bfloat16 --compile --warmup
+    # ... and its CPU dry run: the same code path on a tiny model, to prove the command executes
+    .venv/bin/python bench/bench_perf.py request --device cuda --dtype bfloat16 --compile --warmup --dry-run
 
 ``request`` prints time to first audio, real-time factor, LM tokens/s, peak memory and the time
 spent in each stage: frontend (text normalisation, tokenisation, prompt mel/fbank features; the two
@@ -152,7 +156,7 @@ def make_inputs(family: str, prompt_s: float, seed: int = 4) -> RequestInputs:
 
 
 def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_tokens: int, stream: bool,
-                flow: FlowSettings, flow_cache: str, seed: int = 0) -> dict[str, float]:
+                flow: FlowSettings, flow_cache: str, seed: int = 0, static_cache: bool = False) -> dict[str, float]:
     """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated."""
     dev = model.device
     cfg = model.cfg
@@ -190,7 +194,7 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         sync(dev)
         t0 = time.perf_counter()
         lm_input = lm.build_lm_input(text_ids, inputs.prompt_text_ids, inputs.prompt_speech)
-        kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev)
+        kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev, dtype=lm_input.dtype, static=static_cache)
         h = lm.prefill(lm_input, kv)
         sync(dev)
         prefill_s = time.perf_counter() - t0
@@ -256,12 +260,13 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         runs = []
         for i in range(args.runs):
             res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=not args.offline, flow=flow,
-                              flow_cache=args.flow_cache, seed=i)
+                              flow_cache=args.flow_cache, seed=i, static_cache=args.compile)
             runs.append(res)
             print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
     later = runs[1:] or runs
     return {
-        "settings": {"quant": args.quant, "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate,
+        "settings": {"quant": args.quant, "dtype": args.dtype, "compile": args.compile,
+                     "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate,
                      "flow_autocast": str(flow.autocast),
                      "flow_cache": args.flow_cache, "warmup": args.warmup, "stream": not args.offline,
                      "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds},
@@ -269,6 +274,40 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         "warmup_s": warm_s,
         "first_request": runs[0],
         "median_later_requests": {k: statistics.median(r[k] for r in later) for k in later[0]},
+    }
+
+
+def scenario_profile(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    """The first-chunk path (frontend, prefill, decode up to the first hop, flow, vocoder) under the
+    torch profiler, after one unprofiled request so that first-use costs are not in it."""
+    from torch.profiler import ProfilerActivity, profile
+
+    model = load_or_build(args, dev)
+    if args.quant:
+        model.llm.quantize_int8(args.quant)
+    flow = flow_settings(args)
+    cfg = model.cfg
+    inputs = make_inputs(cfg.family, args.prompt_seconds)
+    first_hop = cfg.chunk_size + cfg.flow.pre_lookahead_len  # tokens before the first streamed audio
+    with tempfile.TemporaryDirectory() as tmp:
+        from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
+
+        write_tiny_qwen_tokenizer(Path(tmp))
+        tokenizer = get_text_tokenizer(Path(tmp), cfg.family)
+        kwargs = dict(n_tokens=first_hop, stream=True, flow=flow, flow_cache=args.flow_cache)
+        run_request(model, inputs, tokenizer, **kwargs)  # type: ignore[arg-type]
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+        with profile(activities=activities) as prof:
+            res = run_request(model, inputs, tokenizer, **kwargs)  # type: ignore[arg-type]
+    sort = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
+    print(prof.key_averages().table(sort_by=sort, row_limit=15), flush=True)
+    print("first-chunk path: " + summary(res), flush=True)
+    total = sum(e.self_cpu_time_total for e in prof.key_averages()) or 1.0
+    top = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)[:10]
+    return {
+        "first_hop_tokens": first_hop,
+        "stages": res,
+        "top_ops_self_cpu_share": {e.key: e.self_cpu_time_total / total for e in top},
     }
 
 
@@ -402,8 +441,17 @@ def flow_case(model: CosyModel, prompt_s: float, audio_s: float) -> tuple[torch.
 
 def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
     if args.model_dir:
-        return CosyModel.load(args.model_dir, device=dev)
-    return build_random_model(release_config(args.family), dev)
+        model = CosyModel.load(args.model_dir, device=dev)
+    else:
+        model = build_random_model(release_config(args.family), dev)
+    dtype = getattr(torch, args.dtype)
+    if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
+        model.llm.to(dtype)
+        model.flow.to(dtype)
+    if args.compile:
+        # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
+        model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
+    return model
 
 
 def run_t2w(model: CosyModel, case: tuple[torch.Tensor, ...], flow: FlowSettings) -> tuple[torch.Tensor, float, float]:
@@ -531,7 +579,7 @@ def flow_settings(args: argparse.Namespace) -> FlowSettings:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("scenario", choices=["request", "llm-speed", "llm-accuracy", "draft", "precision"])
+    ap.add_argument("scenario", choices=["request", "llm-speed", "llm-accuracy", "draft", "precision", "profile"])
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -549,8 +597,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--context", type=int, default=300, help="llm-speed: positions before decoding")
     ap.add_argument("--prompt-seconds", type=float, default=3.0)
     ap.add_argument("--audio-seconds", type=float, default=10.0)
+    ap.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32",
+                    help="precision of the LM and the flow (request, profile)")
+    ap.add_argument("--compile", action="store_true",
+                    help="torch.compile the LM decode step over a static KV cache (CUDA graphs on CUDA)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="run the scenario's code path on the CPU with a tiny model (checks the command, "
+                         "measures nothing useful)")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = ap.parse_args(argv)
+    dry_dir: tempfile.TemporaryDirectory[str] | None = None
+    if args.dry_run:
+        from cosycore.testing.tiny_model import write_tiny_model
+
+        print(f"bench_perf: dry run of --device {args.device} on the CPU with a tiny {args.family} model",
+              file=sys.stderr)
+        dry_dir = tempfile.TemporaryDirectory()
+        write_tiny_model(Path(dry_dir.name) / "tiny", args.family)
+        args.model_dir, args.device = Path(dry_dir.name) / "tiny", "cpu"
+        args.audio_seconds, args.runs = min(args.audio_seconds, 3.0), min(args.runs, 2)
     if args.scenario == "llm-accuracy" and args.steps == 10:
         args.steps = 300
     if args.threads:
@@ -562,8 +627,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     scenarios: dict[str, Callable[[argparse.Namespace, torch.device], dict[str, Any]]] = {
         "request": scenario_request, "llm-speed": scenario_llm_speed, "llm-accuracy": scenario_llm_accuracy,
-        "draft": scenario_draft,
-        "precision": scenario_precision,
+        "draft": scenario_draft, "precision": scenario_precision, "profile": scenario_profile,
     }
     results = scenarios[args.scenario](args, dev)
     report = {
@@ -575,6 +639,9 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         **peak_memory(dev),
     }
+    if dry_dir is not None:
+        report["dry_run"] = True
+        dry_dir.cleanup()
     print(json.dumps(report, indent=1, default=str))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))

@@ -457,7 +457,7 @@ class SpeechLM(nn.Module):
         self.speech_embedding = nn.Embedding(cfg.speech_vocab_size, d)
         self.llm_decoder = nn.Linear(d, cfg.speech_vocab_size, bias=cfg.decoder_bias)
         self._stop_ids = frozenset(cfg.stop_token_ids)
-        self._compiled_step: Callable[[Tensor, KVCache], Tensor] | None = None
+        self._compiled_step: Callable[[Tensor, AttnContext, KVCache], Tensor] | None = None
         self.quantization: str | None = None  # None = the exact float weights; see quantize_int8
 
     # ---- input assembly ----------------------------------------------------------------
@@ -536,6 +536,10 @@ class SpeechLM(nn.Module):
         ctx = self._cached_context(x.shape[1], cache, x.device)
         return self.qwen.run(x, ctx, cache)
 
+    def _run_layers(self, x: Tensor, ctx: AttnContext, cache: KVCache) -> Tensor:
+        """The part of a cached pass that :meth:`compile_decode` compiles: tensors in, tensors out."""
+        return self.qwen.run(x, ctx, cache)
+
     def forward(self, x_embeds: Tensor) -> Tensor:
         """Plain causal pass without a cache: [B, T, D] embeddings -> [B, T, D] hidden states."""
         t = x_embeds.shape[1]
@@ -547,8 +551,13 @@ class SpeechLM(nn.Module):
     @torch.inference_mode()
     def extend(self, x_embeds: Tensor, cache: KVCache) -> Tensor:
         """Append ``x_embeds`` [B, T, D] at the cache's next positions; hidden states [B, T, D]."""
-        step = self._compiled_step or self._forward_cached
-        h = step(x_embeds, cache)
+        if self._compiled_step is not None and cache.static:
+            # The context (Python checks, positions as a tensor) is built outside the compiled
+            # region, so one graph serves every position of a static cache.
+            ctx = self._cached_context(x_embeds.shape[1], cache, x_embeds.device)
+            h = self._compiled_step(x_embeds, ctx, cache)
+        else:
+            h = self._forward_cached(x_embeds, cache)
         cache.length += x_embeds.shape[1]
         return h
 
@@ -563,8 +572,13 @@ class SpeechLM(nn.Module):
         return self.extend(x_embed, cache)[:, -1]
 
     def compile_decode(self, **compile_kwargs: Any) -> None:
-        """Route cached forward passes through ``torch.compile`` (opt-in; compiling takes a while)."""
-        self._compiled_step = torch.compile(self._forward_cached, **compile_kwargs)
+        """Route passes over a static cache (``new_cache(..., static=True)``) through ``torch.compile``.
+
+        Opt-in; compiling takes a while, once per input length (prefill lengths vary, each decode
+        step has length 1). On CUDA, ``mode="reduce-overhead"`` also captures CUDA graphs. Passes
+        over ordinary caches stay eager.
+        """
+        self._compiled_step = torch.compile(self._run_layers, **compile_kwargs)
 
     def quantize_int8(self, mode: str = "int8", *, embeddings: bool = True) -> None:
         """Swap the Qwen2 linear layers and ``llm_decoder`` for int8 versions, in place (CPU only).

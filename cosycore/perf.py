@@ -169,7 +169,7 @@ def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: Fl
     lm = model.llm
     d = cfg.llm.qwen.hidden_size
     cache = lm.new_cache(32, device=dev)
-    h = lm.prefill(torch.randn(1, 16, d, generator=gen).to(dev) * 0.02, cache)  # [1, D]
+    h = lm.prefill((torch.randn(1, 16, d, generator=gen) * 0.02).to(dev, lm.speech_embedding.weight.dtype), cache)
     for _ in range(4):
         tok = int(lm.logits(h[0]).argmax()) % cfg.llm.speech_token_size
         h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], cache)

@@ -167,6 +167,31 @@ def test_kv_cache_decode_equals_full_forward(static: bool) -> None:
         model.extend(torch.randn(1, 30, 32), cache)
 
 
+def test_compiled_decode_follows_eager_without_recompiling_per_position() -> None:
+    """compile_decode: one graph per input length over a static cache, whatever the position."""
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    torch.manual_seed(0)
+    model = SpeechLM(_small_cfg()).eval()
+    x = torch.randn(1, 30, 32)
+    with torch.inference_mode():
+        full = model(x)
+    torch._dynamo.reset()
+    model.compile_decode(dynamic=False)
+    compiled_frames = []
+    cache = model.new_cache(48, static=True)
+    torch.testing.assert_close(model.prefill(x[:, :20], cache), full[:, 19], atol=1e-5, rtol=1e-5)
+    for t in range(20, 30):
+        h = model.decode_one_token(x[:, t], cache)
+        torch.testing.assert_close(h, full[:, t], atol=1e-5, rtol=1e-5)
+        compiled_frames.append(counters["stats"]["unique_graphs"])
+    assert compiled_frames[-1] == compiled_frames[0] <= 2  # the prefill graph and the one decode graph
+    eager = model.new_cache(48)  # an ordinary cache stays eager (and gives the same numbers)
+    torch.testing.assert_close(model.prefill(x, eager), full[:, 29], atol=1e-5, rtol=1e-5)
+    torch._dynamo.reset()
+
+
 # ---- sampling ---------------------------------------------------------------------------
 
 
