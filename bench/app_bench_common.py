@@ -10,8 +10,6 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def prepare_environment(work: Path) -> None:
     """Offscreen Qt (unless a display is set), a private home and the null ALSA device; before Qt/sounddevice load."""
@@ -28,7 +26,6 @@ def prepare_environment(work: Path) -> None:
         encoding="utf-8",
     )
     os.environ["ALSA_CONFIG_PATH"] = str(conf)
-    sys.path.insert(0, str(REPO))
 
 
 def speechlike(seconds: float, sr: int = 24000) -> np.ndarray:

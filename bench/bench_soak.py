@@ -1,7 +1,7 @@
 """Soak: 100 takes through the app's engine thread and player, some cancelled midway, some replaced
 by a new Speak at once; resident memory, threads, file descriptors and audio streams every 10 takes.
 
-    .venv/bin/python bench/bench_soak.py --takes 100
+    .venv/bin/python -m bench.bench_soak --takes 100
 
 Takes are removed from the session list as they finish (as a user clearing the list would), so
 memory should stay flat; a leak shows as growth per 10 takes. Nothing is asserted: figures are printed.
@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import sys
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from app_bench_common import build_window, wait_until
+from bench.app_bench_common import build_window, wait_until
 
 TEXTS = ("Hello there.", "How are you today?", "This is a short test.", "One more, please.")
 

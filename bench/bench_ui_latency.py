@@ -1,7 +1,7 @@
 """How long the GUI event loop stalls while a take streams (real engine thread, tiny model, null device).
 
-    .venv/bin/python bench/bench_ui_latency.py --takes 5
-    DISPLAY=:98 .venv/bin/python bench/bench_ui_latency.py      # on a real (virtual) X display
+    .venv/bin/python -m bench.bench_ui_latency --takes 5
+    DISPLAY=:98 .venv/bin/python -m bench.bench_ui_latency      # on a real (virtual) X display
 
 A 5 ms timer on the GUI thread stamps every tick; a stall is the time between ticks beyond the 5 ms.
 Measured from Speak until the take has finished and played out. The goal is a longest stall below
@@ -26,8 +26,7 @@ import time
 import traceback
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from app_bench_common import build_window, wait_until
+from bench.app_bench_common import build_window, wait_until
 
 TEXT = ("The studio keeps playing while the engine works. Every chunk lands in the waveform, the list "
         "of takes and the sound card. Nothing here should make the window stutter.")

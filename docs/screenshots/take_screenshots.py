@@ -2,8 +2,8 @@
 
     Xvfb :99 -screen 0 1400x900x24 &
     python -m cosycore.testing.tiny_model /tmp/tiny-cv2 --family cosyvoice2
-    DISPLAY=:99 .venv/bin/python docs/screenshots/take_screenshots.py /tmp/tiny-cv2 docs/screenshots
-    DISPLAY=:99 .venv/bin/python docs/screenshots/take_screenshots.py /tmp/tiny-cv2 docs/screenshots --language zh_CN
+    DISPLAY=:99 .venv/bin/python -m docs.screenshots.take_screenshots /tmp/tiny-cv2 docs/screenshots
+    DISPLAY=:99 .venv/bin/python -m docs.screenshots.take_screenshots /tmp/tiny-cv2 docs/screenshots --language zh_CN
 
 Each shot is the whole X screen (``import -window root``). The app runs with a throw-away home
 folder, a voice made from an espeak-ng recording, and ALSA's null device as the sound card.
@@ -20,10 +20,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
 TEXT = ("Welcome to Cosy Studio. [breath] This take is being spoken while you read it, "
         "chunk by chunk, <strong>straight</strong> from the engine. The dashed lines mark where "
         "the chunks were joined. [laughter] It works in Chinese too.")
+TEXT_ZH = "欢迎使用 Cosy Studio。[breath] 这段话正在一边生成一边播放。虚线标出了分块衔接的位置。[laughter]"
 PROMPT = "Hello, this is a short recording of my voice, made for testing the studio."
 
 
@@ -54,7 +54,6 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="cosy-shots-"))
     os.environ["COSY_STUDIO_HOME"] = str(work / "home")
     _null_alsa(work)
-    sys.path.insert(0, str(REPO))
 
     import soundfile as sf
     import torch
@@ -104,8 +103,7 @@ def main() -> int:
 
     def speak() -> None:
         window.controls.set_mode("cross_lingual")
-        window.editor.set_text(TEXT if args.language == "en" else "欢迎使用 Cosy Studio。[breath] 这段话正在一边生成一边播放。"
-                               "虚线标出了分块衔接的位置。[laughter]")
+        window.editor.set_text(TEXT if args.language == "en" else TEXT_ZH)
         window.editor.refresh_preview_now()
         window.speak()
 
