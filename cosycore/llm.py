@@ -40,7 +40,8 @@ from torch import Tensor, nn
 
 from .checks import CheckResult, compare
 from .config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig, load_model_config
-from .errors import ConfigMismatchError, ConformanceError, InputError, ModelLoadError
+from .devices import resolve_device
+from .errors import ConfigMismatchError, ConformanceError, InputError
 from .quant import Int8Embedding, int8_linear, parse_llm_quant, replace_linears
 from .weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
 
@@ -997,15 +998,6 @@ def _check_against_config(sd: StateDict, cfg: LLMConfig, ckpt: Path, config_json
         )
 
 
-def _resolve_device(device: torch.device | str) -> torch.device:
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {dev} was requested but this torch build sees no CUDA GPU")
-    if dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ModelLoadError(f"device {dev} was requested but MPS is not available here")
-    return dev
-
-
 def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
              device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32,
              quantize: str | None = None) -> SpeechLM:
@@ -1028,7 +1020,7 @@ def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
         config_json, yaml_name = str(cfg.qwen_dir / "config.json"), cfg.yaml_path.name or f"{cfg.family}.yaml"
     else:
         config_json, yaml_name = f"{QWEN_DIR}/config.json", f"{llm_cfg.family}.yaml"
-    dev = _resolve_device(device)
+    dev = resolve_device(device)
     sd = _drop_tied_head(normalize_keys(load_checkpoint(path), "llm"), path)
     _check_against_config(sd, llm_cfg, path, config_json, yaml_name)
     with torch.device("meta"):

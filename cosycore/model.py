@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from .config import ModelConfig, load_model_config
-from .errors import ModelLoadError
+from .devices import resolve_device
 from .flow import load_flow
 from .flow.base import FlowModel
 from .hift import (
@@ -34,18 +34,6 @@ from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderSt
 logger = logging.getLogger(__name__)
 
 TokenIds = Sequence[int] | torch.Tensor
-
-
-def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """``"auto"`` picks CUDA when present; an unavailable device is an error, never a downgrade."""
-    if str(device) == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {device!r} was requested but this machine has no usable CUDA GPU")
-    if dev.type == "mps" and not torch.backends.mps.is_available():
-        raise ModelLoadError(f"device {device!r} was requested but MPS is not available here")
-    return dev
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 
 from ..config import FlowConfig, ModelConfig
-from ..errors import ConfigError, ModelLoadError
+from ..devices import resolve_device
+from ..errors import ConfigError
 from ..weights import assign_state_dict, load_checkpoint, normalize_keys
 from .base import FlowModel
 from .reference import check_flow_reference
@@ -45,19 +46,11 @@ def build_flow(cfg: FlowConfig, device: torch.device | str = "meta") -> FlowMode
         return cls(cfg)
 
 
-def _check_device(device: torch.device) -> None:
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {device} was requested but this PyTorch build sees no CUDA GPU")
-    if device.type == "mps" and not torch.backends.mps.is_available():
-        raise ModelLoadError(f"device {device} was requested but MPS is not available on this machine")
-
-
 def load_flow(
     cfg: ModelConfig, device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32
 ) -> FlowModel:
     """Load ``<model_dir>/flow.pt`` into the flow family of ``cfg.flow.kind``, in eval mode."""
-    device = torch.device(device)
-    _check_device(device)
+    device = resolve_device(device)
     model = build_flow(cfg.flow)
     path = Path(cfg.model_dir) / FLOW_FILE
     sd = normalize_keys(load_checkpoint(path), "flow")
