@@ -17,14 +17,21 @@ def prepare_environment(work: Path) -> None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["COSY_STUDIO_HOME"] = str(work / "home")
     conf = work / "asound.conf"
-    # A plain null sink: unlike the tests' tee to a file, nothing is written (re-opening that file
-    # truncates it, which costs the GUI thread time that a real sound card never would).
-    conf.write_text(
-        "</usr/share/alsa/alsa.conf>\n"
-        'pcm.!default { type plug slave.pcm "nullsink" }\n'
-        "pcm.nullsink { type null }\n",
-        encoding="utf-8",
-    )
+    if os.environ.get("COSY_BENCH_AUDIO") == "pulse":
+        # A PulseAudio null sink plays in real time, like a sound card (ALSA's null device has no
+        # clock: its callbacks run back to back and compete with the GUI for the GIL). Start one with
+        #   pulseaudio -D --exit-idle-time=-1 -n --load=module-null-sink --load=module-native-protocol-unix
+        conf.write_text("</usr/share/alsa/alsa.conf>\npcm.!default { type pulse }\nctl.!default { type pulse }\n",
+                        encoding="utf-8")
+    else:
+        # A plain null sink: unlike the tests' tee to a file, nothing is written (re-opening that
+        # file truncates it, which costs the GUI thread time that a real sound card never would).
+        conf.write_text(
+            "</usr/share/alsa/alsa.conf>\n"
+            'pcm.!default { type plug slave.pcm "nullsink" }\n'
+            "pcm.nullsink { type null }\n",
+            encoding="utf-8",
+        )
     os.environ["ALSA_CONFIG_PATH"] = str(conf)
 
 

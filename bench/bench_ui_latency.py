@@ -38,6 +38,8 @@ def main() -> int:
     parser.add_argument("--model", type=Path, help="release folder (default: a fresh tiny CosyVoice2)")
     parser.add_argument("--takes", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1, help="torch threads on the engine thread")
+    parser.add_argument("--text", default=TEXT, help="what each take speaks (random weights never stop early: "
+                        "a take runs to the 20 x text-token limit)")
     parser.add_argument("--switch-ms", type=float, help="Python's GIL switch interval (default: the app's 1 ms)")
     args = parser.parse_args()
     app, window, _ = build_window(args.model, args.threads)
@@ -78,7 +80,7 @@ def main() -> int:
     wait_until(app, lambda: time.perf_counter() > idle_until, 10)
     probe.stop()
     idle, _ = gaps_of()
-    window.editor.set_text(TEXT)
+    window.editor.set_text(args.text)
     wait_until(app, lambda: bool(window.editor.sentences), 60)  # the preview has run once
     per_take = []
     for _ in range(args.takes):
