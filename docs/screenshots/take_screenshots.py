@@ -30,7 +30,6 @@ PROMPT = "Hello, this is a short recording of my voice, made for testing the stu
 def _null_alsa(folder: Path) -> None:
     conf = folder / "asound.conf"
     conf.write_text(
-        "</usr/share/alsa/alsa.conf>\n"
         'pcm.!default { type plug slave.pcm "tee2file" }\n'
         f'pcm.tee2file {{ type file slave.pcm "nullsink" file "{folder / "PLAYED.raw"}" format "raw" }}\n'
         "pcm.nullsink { type null }\n",

@@ -30,8 +30,9 @@ PLAYED = _ALSA_DIR / "PLAYED.raw"
 MIC = _ALSA_DIR / "MIC.raw"
 MIC_RATE = 48000
 NULL_ALSA_CONF = _ALSA_DIR / "asound.conf"
+# Self-contained on purpose: including the system's alsa.conf would also load its plugin
+# configurations (PulseAudio/PipeWire), which take over the default device on desktop machines.
 NULL_ALSA_CONF.write_text(
-    "</usr/share/alsa/alsa.conf>\n"
     'pcm.!default { type plug slave.pcm "tee2file" }\n'
     f'pcm.tee2file {{ type file slave.pcm "nullsink" file "{PLAYED}" infile "{MIC}" format "raw" }}\n'
     "pcm.nullsink { type null }\n",
@@ -86,7 +87,10 @@ def no_audio_device() -> Iterator[None]:
     _reinit_portaudio(PLAIN_ALSA_CONF)
     import sounddevice as sd
 
-    assert len(sd.query_devices()) == 0, "this machine has a real sound card; the no-device test needs none"
+    if len(sd.query_devices()) != 0:
+        _reinit_portaudio(str(NULL_ALSA_CONF))
+        pytest.skip("ALSA's default configuration lists devices here (a sound card, or a PulseAudio/PipeWire "
+                    "plugin), so a machine without audio devices cannot be simulated")
     yield
     _reinit_portaudio(str(NULL_ALSA_CONF))
 
