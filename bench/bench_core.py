@@ -87,7 +87,8 @@ def bench_llm(model: CosyModel, context: int, steps: int) -> dict[str, float]:
     return out
 
 
-def bench_t2w(model: CosyModel, prompt_s: float, audio_s: float) -> dict[str, float]:
+def flow_case(model: CosyModel, prompt_s: float, audio_s: float) -> tuple[torch.Tensor, ...]:
+    """Random speech tokens, prompt tokens, prompt mel and speaker embedding at the given lengths."""
     dev = model.device
     rate = model.cfg.token_frame_rate
     p, n = int(prompt_s * rate), int(audio_s * rate)
@@ -96,6 +97,12 @@ def bench_t2w(model: CosyModel, prompt_s: float, audio_s: float) -> dict[str, fl
     tok = torch.randint(0, 6561, (1, n), generator=gen, dtype=torch.int32).to(dev)
     feat = torch.randn(1, 2 * p, 80, generator=gen).to(dev)
     emb = torch.randn(1, 192, generator=gen).to(dev)
+    return tok, ptok, feat, emb
+
+
+def bench_t2w(model: CosyModel, prompt_s: float, audio_s: float) -> dict[str, float]:
+    dev = model.device
+    tok, ptok, feat, emb = flow_case(model, prompt_s, audio_s)
     res: dict[str, torch.Tensor] = {}
     with torch.inference_mode():
         def flow() -> None:

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from bench_core import build_random_model  # the sibling script (bench/ is the script's directory)
+from bench_core import build_random_model, flow_case  # the sibling script (bench/ is the script's directory)
 
 from cosycore.config import load_model_config
 from cosycore.errors import ModelLoadError
@@ -424,19 +424,6 @@ def setting_name(f: FlowSettings) -> str:
         return "exact (10 steps, CFG 0.7)"
     name = f"{f.n_steps or 10} steps, " + ("no CFG" if f.cfg_rate == 0.0 else "CFG 0.7")
     return name + (", bf16 autocast" if f.autocast is torch.bfloat16 else "")
-
-
-def flow_case(model: CosyModel, prompt_s: float, audio_s: float) -> tuple[torch.Tensor, ...]:
-    """Random prompt tokens, prompt mel, speaker embedding and speech tokens at the given lengths."""
-    dev = model.device
-    rate = model.cfg.token_frame_rate
-    p, n = int(prompt_s * rate), int(audio_s * rate)
-    gen = torch.Generator(device="cpu").manual_seed(2)
-    ptok = torch.randint(0, 6561, (1, p), generator=gen, dtype=torch.int32).to(dev)
-    tok = torch.randint(0, 6561, (1, n), generator=gen, dtype=torch.int32).to(dev)
-    feat = torch.randn(1, 2 * p, 80, generator=gen).to(dev)
-    emb = torch.randn(1, 192, generator=gen).to(dev)
-    return tok, ptok, feat, emb
 
 
 def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
