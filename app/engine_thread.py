@@ -285,13 +285,14 @@ class EngineThread(QThread):
             else:
                 self.load_progress.emit(30, self.tr("Loading weights and warming up"))
             engine = engine_mod.Engine(model_dir, device=device, quality=quality)
-            if not engine.perf.warm_up:  # fast and draft warm up inside the engine, in their own flow settings
+            if not engine.perf.warm_up:  # else the engine warmed up itself, in its own flow settings
                 self.load_progress.emit(80, self.tr("Preparing text normalisation"))
                 from cosycore.perf import warm_up, warm_up_frontend
 
-                warm_up_frontend(engine.cfg.mel)
-                self.load_progress.emit(90, self.tr("Warming up"))
-                warm_up(engine.model)  # so that the first Speak does not pay for first-use costs
+                warm_up_frontend(engine.cfg.mel)  # seconds of first-use costs the first Speak would pay
+                if engine.model.device.type != "cpu":  # a model pass pays on GPUs, not on CPUs (README)
+                    self.load_progress.emit(90, self.tr("Warming up"))
+                    warm_up(engine.model)
         except Exception as e:
             if not isinstance(e, CosyError):
                 logger.exception("loading %s failed", model_dir)

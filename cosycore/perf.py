@@ -97,23 +97,27 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     """The engine options behind each user-facing quality choice.
 
     * ``exact``: the original's numbers (conformance), no warm-up;
-    * ``fast``: on CPU, int8 weight-only LM (its logits differ slightly from float32, so the sampled
-      tokens can differ); the streamed flow calls compute only their new frames (``"chunks"``: the
-      audio of the chunks before the last differs slightly from the original's stream, the final
-      call is exact); warm-up at load;
+    * ``fast``: on CPU, the int8 (dynamic) LM: its logits differ slightly from float32, so the
+      sampled tokens can differ; the streamed flow calls compute only their new frames
+      (``"chunks"``: equal to the uncached calls up to float rounding, the final call is exact);
+      a warm-up pass at load on GPUs;
     * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
       the cached final call too.
 
-    README "Performance" has the measured speed and differences of each.
+    The warm-up pass is left out on CPUs: it costs 8-10 s at load there and measurably saved
+    nothing on the first request (README "Performance"); callers still warm the text frontend
+    (:func:`warm_up_frontend`), which does pay. README "Performance" has the measured speed and
+    differences of each mode.
     """
     if quality not in QUALITY_MODES:
         raise ValueError(f"unknown quality {quality!r}; choose one of {', '.join(QUALITY_MODES)}")
     if quality == "exact":
         return PerfOptions()
-    int8 = "int8" if torch.device(device).type == "cpu" else None
+    on_cpu = torch.device(device).type == "cpu"
+    int8 = "int8" if on_cpu else None
     if quality == "fast":
-        return PerfOptions(llm_quant=int8, flow_cache="chunks", warm_up=True)
-    return PerfOptions(llm_quant=int8, flow=fast_flow(device), flow_cache="full", warm_up=True)
+        return PerfOptions(llm_quant=int8, flow_cache="chunks", warm_up=not on_cpu)
+    return PerfOptions(llm_quant=int8, flow=fast_flow(device), flow_cache="full", warm_up=not on_cpu)
 
 
 def apply_load_options(model: CosyModel, options: PerfOptions) -> None:

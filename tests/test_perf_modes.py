@@ -301,10 +301,11 @@ def test_quality_options_map_onto_the_speed_levers() -> None:
     assert CLI_MODES == QUALITY_MODES == ("exact", "fast", "draft")
     exact, fast, draft = (quality_options(q, "cpu") for q in QUALITY_MODES)
     assert exact.exact and not exact.warm_up
-    assert (fast.llm_quant, fast.flow_cache, fast.flow.exact, fast.warm_up) == ("int8", "chunks", True, True)
+    assert (fast.llm_quant, fast.flow_cache, fast.flow.exact, fast.warm_up) == ("int8", "chunks", True, False)
     assert (draft.llm_quant, draft.flow_cache) == ("int8", "full")
     assert (draft.flow.n_steps, draft.flow.cfg_rate) == (DRAFT_FLOW.n_steps, 0.0)
-    assert quality_options("fast", "cuda").llm_quant is None  # int8 kernels are a CPU lever
+    cuda = quality_options("fast", "cuda")
+    assert cuda.llm_quant is None and cuda.warm_up  # int8 kernels are a CPU lever; warm-up a GPU one
     with pytest.raises(ValueError, match="exact, fast, draft"):
         quality_options("turbo")
 
