@@ -21,6 +21,8 @@ from pathlib import Path
 import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
+from cosycore.config import QUALITY_MODES
+
 logger = logging.getLogger(__name__)
 
 APP_NAME = "Cosy Studio"
@@ -30,8 +32,7 @@ HOME_ENV = "COSY_STUDIO_HOME"
 MODES = ("zero_shot", "cross_lingual", "instruct")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (0.5, 2.0)
-# The engine's quality modes (cosycore.perf.QUALITY_MODES, not imported here: that module pulls in torch).
-QUALITIES = ("exact", "fast", "draft")
+QUALITIES = QUALITY_MODES  # the engine's quality modes
 MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 

@@ -29,6 +29,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from .config import QUALITY_MODES
 from .errors import CosyError, InputError, ModelLoadError
 from .models_cli import add_models_subparser, run_models_command
 
@@ -41,7 +42,6 @@ EXIT_MODEL = 3
 EXIT_INTERRUPTED = 130
 OUTPUT_FORMATS = {".wav": "WAV", ".flac": "FLAC"}
 DTYPES = ("float32", "float16", "bfloat16")
-QUALITY_MODES = ("exact", "fast", "draft")  # cosycore.perf.QUALITY_MODES, named here so --help needs no torch
 MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024  # larger files are not even read; the engine's limit is far lower
 
 

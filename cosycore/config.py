@@ -31,6 +31,11 @@ from .errors import (
 
 logger = logging.getLogger(__name__)
 
+# The user-facing speed/quality modes (cosycore.perf maps them onto engine options). Named here,
+# in a module without torch, so that the CLI's --help and the app's settings can use them cheaply.
+QUALITY_MODES = ("exact", "fast", "draft")
+Quality = Literal["exact", "fast", "draft"]
+
 Family = Literal["cosyvoice2", "cosyvoice3"]
 
 YAML_NAMES: dict[str, Family] = {"cosyvoice2.yaml": "cosyvoice2", "cosyvoice3.yaml": "cosyvoice3"}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 
 import torch
 
-from .config import MelConfig
+from .config import QUALITY_MODES, MelConfig
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
 
 if TYPE_CHECKING:
@@ -89,8 +89,6 @@ class PerfOptions:
         return self.llm_quant is None and self.flow.exact and self.flow_cache == "off" and self.llm_backend == "torch"
 
 
-QUALITY_MODES = ("exact", "fast", "draft")
-Quality = Literal["exact", "fast", "draft"]
 
 
 def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOptions:
