@@ -4,37 +4,30 @@
 <context>
     <name>EngineThread</name>
     <message>
-        <location filename="../../app/engine_thread.py" line="275"/>
         <source>Checking the model folder</source>
         <translation>正在检查模型文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="279"/>
         <source>Loading the engine</source>
         <translation>正在加载引擎</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="284"/>
         <source>Loading weights</source>
         <translation>正在加载权重</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="286"/>
         <source>Loading weights and warming up</source>
         <translation>正在加载权重并预热</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="289"/>
         <source>Preparing text normalisation</source>
         <translation>正在准备文本规范化</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="293"/>
         <source>Warming up</source>
         <translation>正在预热</translation>
     </message>
     <message>
-        <location filename="../../app/engine_thread.py" line="314"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
@@ -42,7 +35,6 @@
 <context>
     <name>LevelMeter</name>
     <message>
-        <location filename="../../app/widgets/level_meter.py" line="29"/>
         <source>Microphone level; keep the peaks out of the red</source>
         <translation>麦克风电平；峰值不要进入红色区域</translation>
     </message>
@@ -50,37 +42,30 @@
 <context>
     <name>LiveHud</name>
     <message>
-        <location filename="../../app/widgets/hud.py" line="29"/>
         <source>Estimated from the real-time factor measured on earlier takes with this model, device and quality</source>
         <translation>根据此前用同一模型、设备和质量合成时测得的实时率估算</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="36"/>
         <source>Buffered: audio made but not yet played</source>
         <translation>缓冲：已生成但尚未播放的音频</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="41"/>
         <source>{0}  buffered {1:.1f} s  chunks {2}  underruns {3}</source>
         <translation>{0}  缓冲 {1:.1f} 秒  分块 {2}  欠载 {3}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="48"/>
         <source>first take: no estimate yet</source>
         <translation>首次合成：暂无预估</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="52"/>
         <source>almost done</source>
         <translation>即将完成</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="54"/>
         <source>about {0} s left</source>
         <translation>约剩 {0} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/hud.py" line="56"/>
         <source>about {0} min {1:02d} s left</source>
         <translation>约剩 {0} 分 {1:02d} 秒</translation>
     </message>
@@ -88,391 +73,310 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../app/main_window.py" line="76"/>
         <source>Cosy Studio</source>
         <translation>Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="122"/>
         <source>The take: dashed lines mark where chunks joined; click a finished take to play from there</source>
         <translation>当前合成：虚线标出分块衔接处；点击已完成的合成可从该处播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="125"/>
         <source>Takes appear here while they are spoken</source>
         <translation>合成的语音会在朗读时显示在这里</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="164"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="165"/>
         <source>Choose &amp;model folder…</source>
         <translation>选择模型文件夹(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="167"/>
         <source>&amp;Export take…</source>
         <translation>导出合成(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="170"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="178"/>
         <source>&amp;Voice</source>
         <translation>声音(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="179"/>
         <source>&amp;Record a voice…</source>
         <translation>录制声音(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="182"/>
         <source>Voice from &amp;file…</source>
         <translation>从文件创建声音(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="185"/>
         <source>&amp;Settings</source>
         <translation>设置(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="186"/>
         <source>&amp;Output device</source>
         <translation>输出设备(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="188"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="190"/>
         <source>System</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="196"/>
         <source>&amp;Quality</source>
         <translation>质量(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="209"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="210"/>
         <source>&amp;About Cosy Studio</source>
         <translation>关于 Cosy Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="215"/>
-        <location filename="../../app/main_window.py" line="342"/>
-        <location filename="../../app/main_window.py" line="393"/>
-        <location filename="../../app/main_window.py" line="706"/>
         <source>No model</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="216"/>
         <source>The loaded model</source>
         <translation>已加载的模型</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="218"/>
         <source>Where the model runs</source>
         <translation>模型运行的设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="220"/>
         <source>The quality mode the model was loaded in (Settings › Quality)</source>
         <translation>加载模型时使用的质量模式（设置 › 质量）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="222"/>
         <source>Time to first audio of the last take</source>
         <translation>上一条合成的首段音频延迟</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="224"/>
         <source>Real-time factor of the last take: seconds of work per second of audio (below 1 is faster than real time)</source>
         <translation>上一条合成的实时率：每秒音频所需的计算秒数（小于 1 即快于实时）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="227"/>
         <source>The audio output</source>
         <translation>音频输出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="252"/>
         <source>Playback</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="324"/>
         <source>Loading {0}…</source>
         <translation>正在加载 {0}…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="331"/>
         <source>Device: {0}</source>
         <translation>设备：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="332"/>
         <source>Quality: {0}</source>
         <translation>质量：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="337"/>
         <source>Model loaded in {0:.1f} s</source>
         <translation>模型已加载，用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349"/>
         <source>Exact</source>
         <translation>精确</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349"/>
         <source>Fast</source>
         <translation>快速</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="349"/>
         <source>Draft</source>
         <translation>草稿</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="354"/>
         <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
         <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="355"/>
         <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
         <translation>更快：在 CPU 上语音模型以 8 位整数运行，流式音频只计算新增的部分。声音可能与“精确”略有不同；加载时需要预热，稍慢一些。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="358"/>
         <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
         <translation>最快：在“快速”的基础上使用 4 步、无引导的音频解码器。音质明显较粗糙，适合在正式合成前试听文本和声音。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="377"/>
         <source>Quality {0} applies when a model is loaded.</source>
         <translation>质量“{0}”将在加载模型时生效。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="393"/>
         <source>Load a model first.</source>
         <translation>请先加载模型。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="397"/>
         <source>Type some text to speak first.</source>
         <translation>请先输入要朗读的文本。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="401"/>
         <source>No voice</source>
         <translation>没有声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="401"/>
         <source>Record a voice or make one from a file first.</source>
         <translation>请先录制一个声音，或从文件创建一个。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="405"/>
         <source>No instruction</source>
         <translation>没有指令</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="406"/>
         <source>Instruct mode needs an instruction: pick a preset or type one.</source>
         <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="410"/>
         <source>No transcript</source>
         <translation>没有文本</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="411"/>
         <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
         <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="449"/>
         <source>Speaking take {0}…</source>
         <translation>正在合成第 {0} 条…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="477"/>
-        <location filename="../../app/main_window.py" line="517"/>
         <source>First audio {0:.2f} s</source>
         <translation>首段音频 {0:.2f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="494"/>
         <source>Stopped take {0} after {1:.1f} s.</source>
         <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="515"/>
         <source>RTF {0:.2f}</source>
         <translation>实时率 {0:.2f}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="519"/>
         <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
         <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="544"/>
         <source>Cannot speak</source>
         <translation>无法朗读</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="605"/>
         <source>no audio</source>
         <translation>无音频</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="605"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606"/>
         <source>buffering</source>
         <translation>缓冲中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="606"/>
         <source>playing</source>
         <translation>播放中</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="643"/>
         <source>No audio device — export still works</source>
         <translation>没有音频设备——仍可导出</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="645"/>
         <source>Output: {0}</source>
         <translation>输出：{0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="651"/>
         <source>No audio device</source>
         <translation>没有音频设备</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="687"/>
         <source>Make a voice from an audio file</source>
         <translation>从音频文件创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="688"/>
         <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
         <translation>音频文件 (*.wav *.flac *.ogg *.mp3)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="698"/>
         <source>Cannot read {0}</source>
         <translation>无法读取 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="706"/>
         <source>Load a model first: making a voice needs it.</source>
         <translation>请先加载模型：创建声音需要用到它。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="711"/>
         <source>Making the voice “{0}”…</source>
         <translation>正在创建声音“{0}”…</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="719"/>
         <source>Cannot save the voice</source>
         <translation>无法保存声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="723"/>
         <source>Saved the voice “{0}”.</source>
         <translation>已保存声音“{0}”。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="731"/>
         <source>Cannot make the voice</source>
         <translation>无法创建声音</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="739"/>
         <source>There is no take to export yet.</source>
         <translation>还没有可导出的合成。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="745"/>
         <source>WAV, 16-bit PCM (*.wav)</source>
         <translation>WAV，16 位 PCM (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="746"/>
         <source>WAV, 32-bit float (*.wav)</source>
         <translation>WAV，32 位浮点 (*.wav)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="747"/>
         <source>FLAC (*.flac)</source>
         <translation>FLAC (*.flac)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="748"/>
         <source>Subtitles, SRT (*.srt)</source>
         <translation>字幕，SRT (*.srt)</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="752"/>
         <source>Export take {0}</source>
         <translation>导出合成 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="767"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="773"/>
         <source> (partial: the take was not complete)</source>
         <translation>（不完整：该条尚未合成完毕）</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="774"/>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="783"/>
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation>重新启动 Cosy Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="786"/>
         <source>About Cosy Studio</source>
         <translation>关于 Cosy Studio</translation>
     </message>
     <message>
-        <location filename="../../app/main_window.py" line="787"/>
         <source>Cosy Studio: voice cloning and instruction-controlled speech on CosyVoice2 and Fun-CosyVoice3.</source>
         <translation>Cosy Studio：基于 CosyVoice2 与 Fun-CosyVoice3 的声音克隆与指令控制语音合成。</translation>
     </message>
@@ -480,50 +384,40 @@
 <context>
     <name>ModelScreen</name>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="57"/>
         <source>Download a release from Hugging Face or ModelScope, with progress, resume and verification</source>
         <translation>从 Hugging Face 或 ModelScope 下载发布版本，带进度显示、断点续传和校验</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="36"/>
-        <location filename="../../app/widgets/model_screen.py" line="123"/>
         <source>No model loaded</source>
         <translation>未加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="44"/>
         <source>Cosy Studio needs a CosyVoice2-0.5B or Fun-CosyVoice3-0.5B release folder.
 Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>Cosy Studio 需要 CosyVoice2-0.5B 或 Fun-CosyVoice3-0.5B 的发布文件夹。
 请选择包含 cosyvoice2.yaml 或 cosyvoice3.yaml 的文件夹。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="51"/>
         <source>Choose model folder…</source>
         <translation>选择模型文件夹…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="53"/>
         <source>Pick a release folder you already have on disk</source>
         <translation>选择磁盘上已有的发布文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="55"/>
         <source>Download…</source>
         <translation>下载…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="68"/>
         <source>Loading the model</source>
         <translation>正在加载模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="119"/>
         <source>Loading the model…</source>
         <translation>正在加载模型…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/model_screen.py" line="130"/>
         <source>Choose a model release folder</source>
         <translation>选择模型发布文件夹</translation>
     </message>
@@ -531,215 +425,170 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>ModelsDialog</name>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="149"/>
         <source>Models</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="164"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="165"/>
         <source>Download models into another folder</source>
         <translation>将模型下载到其他文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="175"/>
         <source>Needs the modelscope package: pip install &apos;cosy-studio[modelscope]&apos;</source>
         <translation>需要 modelscope 软件包：pip install &apos;cosy-studio[modelscope]&apos;</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="178"/>
         <source>Models folder:</source>
         <translation>模型文件夹：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="182"/>
         <source>Download from:</source>
         <translation>下载来源：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="188"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="188"/>
         <source>Family</source>
         <translation>系列</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="188"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="188"/>
         <source>Folder</source>
         <translation>文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="196"/>
         <source>Use</source>
         <translation>使用</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="197"/>
         <source>Load the selected model</source>
         <translation>加载所选模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="199"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="200"/>
         <source>Check the selected model&apos;s files against what was installed</source>
         <translation>按安装时的记录检查所选模型的文件</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="202"/>
         <source>with a test synthesis</source>
         <translation>并试合成</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="203"/>
         <source>Also load the model and synthesise a few sounds (takes a while)</source>
         <translation>同时加载模型并合成几段声音（需要一些时间）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="204"/>
-        <location filename="../../app/widgets/models_dialog.py" line="322"/>
         <source>Delete…</source>
         <translation>删除…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="206"/>
         <source>Use a folder I already have…</source>
         <translation>使用已有的文件夹…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="208"/>
         <source>Pick a CosyVoice2-0.5B or Fun-CosyVoice3-0.5B release folder on disk</source>
         <translation>选择磁盘上的 CosyVoice2-0.5B 或 Fun-CosyVoice3-0.5B 发布文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="215"/>
-        <location filename="../../app/widgets/models_dialog.py" line="298"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="222"/>
-        <location filename="../../app/widgets/models_dialog.py" line="308"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="272"/>
         <source>%1 (your folder)</source>
         <translation>%1（你的文件夹）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="293"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="300"/>
         <source>Installed in %1</source>
         <translation>安装于 %1</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="302"/>
         <source>Resume</source>
         <translation>继续</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="305"/>
         <source>Paused: %1 downloaded so far</source>
         <translation>已暂停：已下载 %1</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="310"/>
         <source>About %1</source>
         <translation>约 %1</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="319"/>
         <source>Forget</source>
         <translation>移出列表</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="320"/>
         <source>Remove this folder from the list; nothing is deleted from disk</source>
         <translation>从列表中移除此文件夹；不会删除磁盘上的任何文件</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="323"/>
         <source>Delete the selected model from disk</source>
         <translation>从磁盘删除所选模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="357"/>
         <source>Asking %1 for the file list…</source>
         <translation>正在向 %1 获取文件列表…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="364"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="376"/>
         <source>Checking %1…</source>
         <translation>正在检查 %1…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="409"/>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="410"/>
         <source>Delete %1 (%2) from %3?</source>
         <translation>要从 %3 删除 %1（%2）吗？</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="420"/>
         <source>Deleted %1.</source>
         <translation>已删除 %1。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="453"/>
         <source>%1 is installed (%2).</source>
         <translation>%1 已安装（%2）。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="463"/>
         <source>%1 needs attention.</source>
         <translation>%1 需要处理。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="470"/>
         <source>Stopped. What was downloaded is kept; press Resume to continue.</source>
         <translation>已停止。已下载的部分会保留；按“继续”接着下载。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="471"/>
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="515"/>
         <source>Choose a model release folder</source>
         <translation>选择模型发布文件夹</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="520"/>
         <source>Choose where models are downloaded</source>
         <translation>选择模型的下载位置</translation>
     </message>
@@ -747,199 +596,158 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>Recorder</name>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="53"/>
         <source>The recording is {0:.1f} s long; a voice needs at least {1:g} s.</source>
         <translation>录音长 {0:.1f} 秒；声音至少需要 {1:g} 秒。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="57"/>
         <source>The recording is {0:.1f} s long; trim it to at most {1:g} s.</source>
         <translation>录音长 {0:.1f} 秒；请裁剪到不超过 {1:g} 秒。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="61"/>
         <source>The recording is silent. Check the microphone and its volume.</source>
         <translation>录音是静音。请检查麦克风及其音量。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="64"/>
         <source>The level is low ({0:.0f} dBFS); move closer to the microphone.</source>
         <translation>电平偏低（{0:.0f} dBFS）；请靠近麦克风。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="68"/>
         <source>The recording is clipped ({0:.1%} of samples at full scale); record a little quieter.</source>
         <translation>录音削波（{0:.1%} 的采样达到满幅）；请稍微小声一点录。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="117"/>
         <source>Record a voice</source>
         <translation>录制声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="134"/>
         <source>The microphone to record from</source>
         <translation>用于录音的麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="136"/>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="137"/>
         <source>Look for microphones again (after plugging one in)</source>
         <translation>重新查找麦克风（插入新设备后）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="140"/>
-        <location filename="../../app/widgets/recorder.py" line="304"/>
         <source>Record</source>
         <translation>录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="142"/>
-        <location filename="../../app/widgets/recorder.py" line="305"/>
         <source>Start recording; read a sentence or two naturally (3-30 s)</source>
         <translation>开始录音；自然地朗读一两句话（3–30 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="146"/>
         <source>Recorded time; recording stops by itself at 30 s</source>
         <translation>已录时长；到 30 秒自动停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="147"/>
         <source>Open file…</source>
         <translation>打开文件…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="148"/>
         <source>Use an audio file instead of the microphone</source>
         <translation>使用音频文件代替麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="153"/>
         <source>Drag the shaded area&apos;s edges to trim the recording</source>
         <translation>拖动阴影区域的边缘来裁剪录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="164"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="165"/>
         <source>Listen to the trimmed recording</source>
         <translation>试听裁剪后的录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="169"/>
         <source>e.g. Anna, calm</source>
         <translation>例如：小安，平静</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="170"/>
         <source>A name for the new voice</source>
         <translation>新声音的名称</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="173"/>
         <source>Exactly what is said in the recording</source>
         <translation>录音中所说的原文</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="174"/>
         <source>Needed for Clone mode; may stay empty for Cross-lingual and Instruct</source>
         <translation>克隆模式需要；跨语种和指令模式可留空</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="176"/>
         <source>Save as voice</source>
         <translation>保存为声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="178"/>
         <source>Make the voice from the trimmed recording and add it to the library</source>
         <translation>用裁剪后的录音创建声音并加入声音库</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="180"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="181"/>
         <source>Close the recorder</source>
         <translation>关闭录音器</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="185"/>
         <source>Microphone:</source>
         <translation>麦克风：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="194"/>
         <source>Name:</source>
         <translation>名称：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="195"/>
         <source>Transcript:</source>
         <translation>文本：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="229"/>
         <source>No microphone found</source>
         <translation>未找到麦克风</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="275"/>
         <source>Cannot record from {0}: {1}</source>
         <translation>无法从 {0} 录音：{1}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="286"/>
         <source>Recording… speak now.</source>
         <translation>正在录音…请开始说话。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="287"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="288"/>
         <source>Stop recording</source>
         <translation>停止录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="341"/>
         <source>{0:.1f} s / {1:g} s</source>
         <translation>{0:.1f} 秒 / {1:g} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="377"/>
         <source>Nothing recorded yet.</source>
         <translation>尚未录音。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="379"/>
         <source>✔ The recording looks good.</source>
         <translation>✔ 录音良好。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="414"/>
         <source>✖ Give the voice a name.</source>
         <translation>✖ 请为声音命名。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="422"/>
         <source>Making the voice…</source>
         <translation>正在创建声音…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/recorder.py" line="426"/>
         <source>✔ Saved as “{0}”.</source>
         <translation>✔ 已保存为“{0}”。</translation>
     </message>
@@ -947,112 +755,90 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>SynthesisControls</name>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="54"/>
         <source>Clone</source>
         <translation>克隆</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="54"/>
         <source>Speak the text in the chosen voice; uses the voice&apos;s transcript (best for the same language)</source>
         <translation>用所选声音朗读文本；会用到该声音的文本（同语种效果最好）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="56"/>
         <source>Cross-lingual</source>
         <translation>跨语种</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="56"/>
         <source>Speak the text in the voice without using its transcript (for another language than the voice&apos;s)</source>
         <translation>用该声音朗读文本而不使用其文本（适合与声音不同的语种）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="58"/>
         <source>Instruct</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="58"/>
         <source>Speak in the voice the way an instruction says: dialect, emotion, speed, role</source>
         <translation>按指令用该声音朗读：方言、情感、语速、角色</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="82"/>
         <source>Instruction:</source>
         <translation>指令：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="85"/>
         <source>Ready-made instructions the loaded model was trained with</source>
         <translation>已加载模型训练时使用过的现成指令</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="91"/>
         <source>e.g. Please speak very happily.</source>
         <translation>例如：请非常开心地说一句话。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="92"/>
         <source>How to speak, in your own words or from a preset</source>
         <translation>朗读方式，可自行描述或选择预设</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="107"/>
         <source>Speaking speed, 0.5x to 2x</source>
         <translation>语速，0.5 倍到 2 倍</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="112"/>
         <source>Speed:</source>
         <translation>语速：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="118"/>
         <source>Random</source>
         <translation>随机</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="120"/>
         <source>The same seed with the same text and voice gives the same take; Random draws a new one each time</source>
         <translation>相同的种子、文本和声音会得到相同的合成；“随机”每次都取新的种子</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="122"/>
         <source>Seed:</source>
         <translation>种子：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="125"/>
         <source>Stream</source>
         <translation>流式</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="128"/>
         <source>Start playing while the rest is still being made; off: each sentence plays when it is complete</source>
         <translation>边生成边播放；关闭时每句生成完毕后再播放</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="131"/>
         <source>Speak</source>
         <translation>朗读</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="133"/>
         <source>Make and play a take of the text (Ctrl+Enter)</source>
         <translation>合成并播放这段文本 (Ctrl+Enter)</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="136"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="138"/>
         <source>Stop making and playing the take (Esc)</source>
         <translation>停止合成和播放 (Esc)</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/synthesis_controls.py" line="211"/>
         <source>Presets…</source>
         <translation>预设…</translation>
     </message>
@@ -1060,92 +846,74 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>TakesList</name>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="31"/>
         <source>Takes</source>
         <translation>合成记录</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="38"/>
         <source>Takes of this session; select two (Ctrl+click) to compare them</source>
         <translation>本次会话的合成记录；选中两条（Ctrl+单击）可进行比较</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="44"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="45"/>
         <source>Play the selected take from the start (Enter)</source>
         <translation>从头播放所选合成 (Enter)</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="47"/>
         <source>A/B</source>
         <translation>A/B</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="48"/>
         <source>Switch playback between the two selected takes at the same moment</source>
         <translation>在两条所选合成的同一时刻之间切换播放</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="50"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="51"/>
         <source>Save the selected take as WAV, FLAC or SRT subtitles (Ctrl+E)</source>
         <translation>将所选合成保存为 WAV、FLAC 或 SRT 字幕 (Ctrl+E)</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="53"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="54"/>
         <source>Remove the selected takes from this session</source>
         <translation>从本次会话中移除所选合成</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="88"/>
         <source>Clone</source>
         <translation>克隆</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="88"/>
         <source>Cross-lingual</source>
         <translation>跨语种</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="89"/>
         <source>Instruct</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="90"/>
         <source>making…</source>
         <translation>生成中…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="90"/>
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="91"/>
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="92"/>
         <source>partial export</source>
         <translation>不完整导出</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/takes_list.py" line="93"/>
         <source>Take {0} · {1:.1f} s · {2}</source>
         <translation>合成 {0} · {1:.1f} 秒 · {2}</translation>
     </message>
@@ -1153,71 +921,58 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>TextEditor</name>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="84"/>
         <source>Type or paste the text to speak…</source>
         <translation>输入或粘贴要朗读的文本…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="85"/>
         <source>The text to speak. Tags such as [laughter] or &lt;strong&gt;…&lt;/strong&gt; are spoken as sounds or emphasis.</source>
         <translation>要朗读的文本。[laughter] 或 &lt;strong&gt;…&lt;/strong&gt; 等标签会读作声音或重读。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="92"/>
         <source>Insert:</source>
         <translation>插入：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="102"/>
         <source>More tags</source>
         <translation>更多标签</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="104"/>
         <source>Every sound and emphasis tag the models understand</source>
         <translation>模型能理解的全部声音与重读标签</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="119"/>
         <source>Characters in the text, and the sentences it will be spoken in</source>
         <translation>文本字数，以及将分成的句子数</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="130"/>
         <source>How the text will be split and read, after normalisation (numbers and dates are written out)</source>
         <translation>规范化后文本的分句和读法（数字和日期会写成文字）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="138"/>
         <source>Sentence preview</source>
         <translation>分句预览</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="180"/>
         <source>Wrap the selection in {0}…{1}</source>
         <translation>用 {0}…{1} 包住所选文本</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="181"/>
         <source>Insert {0} at the cursor</source>
         <translation>在光标处插入 {0}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="199"/>
         <source>%n character(s)</source>
         <translation>
             <numerusform>%n 个字符</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../../app/widgets/text_editor.py" line="201"/>
         <source>%n sentence(s)</source>
         <translation>
             <numerusform>%n 句</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../app/widgets/text_editor.py" line="243"/>
         <source>Cannot preview: {0}</source>
         <translation>无法预览：{0}</translation>
     </message>
@@ -1225,188 +980,150 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>VoicePanel</name>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="150"/>
         <source>{0}  ({1:.1f} s, {2})</source>
         <translation>{0}（{1:.1f} 秒，{2}）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="53"/>
         <source>Voices</source>
         <translation>声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="59"/>
         <source>Saved voices; the selected one speaks the text</source>
         <translation>已保存的声音；所选声音将朗读文本</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="62"/>
         <source>Record…</source>
         <translation>录制…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="63"/>
         <source>Record a new voice with the microphone (3-30 s)</source>
         <translation>用麦克风录制新声音（3–30 秒）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="65"/>
         <source>From file…</source>
         <translation>从文件…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="66"/>
         <source>Make a new voice from an audio file</source>
         <translation>从音频文件创建新声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="68"/>
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="69"/>
         <source>Add a saved voice (.cosyvoice file) to the library</source>
         <translation>将已保存的声音（.cosyvoice 文件）加入声音库</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="71"/>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="72"/>
         <source>Save the selected voice as a .cosyvoice file to share</source>
         <translation>将所选声音保存为 .cosyvoice 文件以便分享</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="74"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="75"/>
         <source>Give the selected voice another name</source>
         <translation>为所选声音改名</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="77"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="78"/>
         <source>Delete the selected voice from the library</source>
         <translation>从声音库中删除所选声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="81"/>
         <source>Transcript:</source>
         <translation>文本：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="84"/>
         <source>Exactly what is said in the voice&apos;s recording</source>
         <translation>该声音录音中所说的原文</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="85"/>
         <source>Clone mode reads the recording together with its transcript; it must match what is said</source>
         <translation>克隆模式会把录音与其文本一起使用；文本必须与所说内容一致</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="93"/>
         <source>The selected voice&apos;s recording</source>
         <translation>所选声音的录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="95"/>
         <source>Listen</source>
         <translation>试听</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="96"/>
         <source>Play the selected voice&apos;s recording</source>
         <translation>播放所选声音的录音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="152"/>
         <source>(no transcript)</source>
         <translation>（无文本）</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="155"/>
         <source>Made for another model; it is re-made from its recording when used.</source>
         <translation>为另一个模型创建；使用时会根据其录音重新生成。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="204"/>
         <source>No voice yet: record one or make one from a file.</source>
         <translation>还没有声音：请录制一个，或从文件创建。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="210"/>
         <source>{0:.1f} s</source>
         <translation>{0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="212"/>
         <source>language {0}</source>
         <translation>语言 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="231"/>
         <source>Import voices</source>
         <translation>导入声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="232"/>
-        <location filename="../../app/widgets/voice_panel.py" line="250"/>
         <source>Cosy Studio voices (*{0})</source>
         <translation>Cosy Studio 声音 (*{0})</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="241"/>
         <source>Cannot import {0}</source>
         <translation>无法导入 {0}</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="249"/>
         <source>Export voice</source>
         <translation>导出声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="262"/>
         <source>Cannot export the voice</source>
         <translation>无法导出声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="269"/>
         <source>Rename voice</source>
         <translation>重命名声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="269"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="279"/>
         <source>Cannot rename the voice</source>
         <translation>无法重命名声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="287"/>
         <source>Delete the voice “{0}”? This cannot be undone.</source>
         <translation>删除声音“{0}”？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="288"/>
         <source>Delete voice</source>
         <translation>删除声音</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/voice_panel.py" line="298"/>
         <source>Cannot delete the voice</source>
         <translation>无法删除声音</translation>
     </message>
@@ -1414,7 +1131,6 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>WaveformView</name>
     <message>
-        <location filename="../../app/widgets/waveform.py" line="128"/>
         <source>seconds</source>
         <translation>秒</translation>
     </message>
@@ -1422,12 +1138,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>_CatalogRow</name>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="115"/>
         <source>Discard</source>
         <translation>丢弃</translation>
     </message>
     <message>
-        <location filename="../../app/widgets/models_dialog.py" line="117"/>
         <source>Delete what was downloaded so far</source>
         <translation>删除目前已下载的部分</translation>
     </message>

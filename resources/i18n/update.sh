@@ -3,9 +3,11 @@
 #   bash resources/i18n/update.sh
 # lupdate keeps existing translations and marks new or changed strings "unfinished"; translate those
 # in Qt Linguist (pyside6-linguist resources/i18n/cosy_studio_zh_CN.ts), then run this again.
+# The .ts files carry no source locations, so that edits to unrelated lines never touch them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=.venv/bin
-sources=(app/*.py app/widgets/*.py)
-"$bin/pyside6-lupdate" "${sources[@]}" -ts resources/i18n/cosy_studio_zh_CN.ts resources/i18n/cosy_studio_en.ts
+mapfile -t sources < <(find app -name '*.py' | sort)
+"$bin/pyside6-lupdate" -locations none -no-obsolete "${sources[@]}" \
+  -ts resources/i18n/cosy_studio_zh_CN.ts resources/i18n/cosy_studio_en.ts
 "$bin/pyside6-lrelease" resources/i18n/cosy_studio_zh_CN.ts resources/i18n/cosy_studio_en.ts
