@@ -84,7 +84,9 @@ def _synth_parser(sub: Any) -> None:
     p.add_argument("--prompt-text", help="transcript of --prompt-wav (zero_shot)")
     p.add_argument("--voice", help="a saved voice: a .cosyvoice file or a name in the voice library")
     p.add_argument("--instruct", help="how to speak, e.g. 'Please speak very happily.' (instruct mode)")
-    p.add_argument("--preset", help="an instruct preset id (see 'instruct-presets'); implies instruct mode")
+    p.add_argument("--preset", action="append", metavar="ID",
+                   help="an instruct preset id of the model's family (see 'instruct-presets'); implies instruct "
+                        "mode. Repeat it to combine presets of different groups, e.g. a dialect and an emotion")
     p.add_argument("--speed", type=float, default=1.0, help="0.5 to 2.0 (default 1.0)")
     p.add_argument("--seed", type=int, default=None, help="same seed, same speech tokens")
     p.add_argument("--stream", action="store_true", help="synthesise in streaming hops and write chunks as they come")
@@ -181,16 +183,25 @@ def _find_voice(spec: str, voices_dir: Path | None) -> Any:
 
 
 def _instruction(args: argparse.Namespace) -> str | None:
-    if args.preset is None:
+    if not args.preset:
         return args.instruct
     if args.instruct:
         raise UsageError("give either --instruct or --preset, not both.")
-    from .presets import find_preset
+    from .config import detect_family
+    from .presets import combine, find_preset
 
+    family, _ = detect_family(args.model)  # presets are per family; reading the yaml's name is enough
+    chosen = []
+    for preset_id in args.preset:
+        try:
+            chosen.append(find_preset(preset_id, family))
+        except KeyError:
+            raise UsageError(f"there is no {family} instruct preset {preset_id!r}; see "
+                             f"'cosycore instruct-presets --family {family}'.") from None
     try:
-        return find_preset(args.preset).text
-    except KeyError:
-        raise UsageError(f"there is no instruct preset {args.preset!r}; see 'cosycore instruct-presets'.") from None
+        return combine(chosen)
+    except InputError as e:
+        raise UsageError(str(e)) from None
 
 
 def _request(args: argparse.Namespace, text: str | Iterable[str]) -> Any:
@@ -408,10 +419,22 @@ def _cmd_info(args: argparse.Namespace, io: CliIO) -> int:
 
 
 def _cmd_presets(args: argparse.Namespace, io: CliIO) -> int:
-    from .presets import load_instruct_presets
+    from .presets import FAMILIES, GROUP_TITLES, grouped_presets, instruct_prompt
 
-    for p in load_instruct_presets(args.family):
-        io.stdout.write(f"{p.id}\t{p.category}\t{','.join(p.families)}\t{p.text}\t{p.gloss}\n")
+    out = io.stdout
+    for family in [args.family] if args.family else list(FAMILIES):
+        out.write(f"{family}\n")
+        for category, presets in grouped_presets(family):
+            out.write(f"  {GROUP_TITLES[category]}\n")
+            if not presets:
+                out.write("    (none documented for this model)\n")
+            for p in presets:
+                mark = "" if p.verbatim else "  [phrased after the source's example]"
+                out.write(f"    {p.id:<22}{p.text}  ({p.gloss}){mark}\n")
+        example = instruct_prompt(family, "X").replace("X", "<instruction>", 1)
+        out.write(f"  The LM receives: {example}<text>\n")
+        out.write("  Combine with repeated --preset: one per group, in the order dialect, emotion, speed, volume; "
+                  "a role play stands alone.\n")
     return EXIT_OK
 
 
