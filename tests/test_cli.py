@@ -148,7 +148,10 @@ def test_usage_and_input_errors_exit_2(tiny_cv2_model: Path, short_prompt: Path,
         ([*base, *out, *prompt, "--mode", "cross_lingual"], "no text given"),
         ([*base, *out, "--text", "!!!", *prompt, "--mode", "cross_lingual"], "nothing to speak"),
         ([*base, *out, "--text", TEXT, "--mode", "cross_lingual"], "needs a voice to imitate"),
-        ([*base, *out, "--text", TEXT, "--preset", "no.such", *prompt], "no instruct preset"),
+        ([*base, *out, "--text", TEXT, "--preset", "no.such", *prompt], "no cosyvoice2 instruct preset 'no.such'"),
+        ([*base, *out, "--text", TEXT, "--preset", "emotion.happy", "--preset", "emotion.sad", *prompt],
+         "choose one per group"),
+        ([*base, *out, "--text", TEXT, "--preset", "volume.loud", *prompt], "no cosyvoice2 instruct preset"),
         ([*base, "--out", str(tmp_path / "o.mp3"), "--text", TEXT, *prompt, "--mode", "cross_lingual"],
          "must end in .wav or .flac"),
         ([*base, *out, "--text", TEXT, "--voice", str(tmp_path / "missing.cosyvoice")], "does not exist"),
@@ -193,8 +196,26 @@ def test_info_and_presets(tiny_cv3_model: Path) -> None:
     assert code == 0, err
     assert "Fun-CosyVoice3 (cosyvoice3)" in out and "24000 Hz" in out and "llm:" in out and "parameters" in out
     code, out, _, _ = run(["instruct-presets", "--family", "cosyvoice3"])
-    lines = out.strip().splitlines()
-    assert code == 0 and len(lines) == 26 and any(line.startswith("emotion.happy\temotion") for line in lines)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "cosyvoice3"
+    groups = [line.strip() for line in lines if line.startswith("  ") and not line.startswith("    ")]
+    assert groups[:5] == ["Dialect", "Emotion", "Speed", "Volume", "Role play"]
+    assert sum(1 for line in lines if line.startswith("    ") and "." in line.split()[0]) == 26
+    assert "    emotion.happy         请非常开心地说一句话。  (Please say a sentence very happily.)" in lines
+    assert "  The LM receives: You are a helpful assistant. <instruction><|endofprompt|><text>" in lines
+    code, out, _, _ = run(["instruct-presets", "--family", "cosyvoice2"])
+    assert code == 0 and "(none documented for this model)" in out and "role.peppa_pig" in out
+    assert "  The LM receives: <instruction><|endofprompt|><text>" in out.splitlines()
+
+
+def test_repeated_presets_combine_in_group_order(tiny_cv3_model: Path, short_prompt: Path) -> None:
+    from cosycore.__main__ import _request, build_parser
+
+    args = build_parser().parse_args(["synth", "--model", str(tiny_cv3_model), "--preset", "emotion.happy",
+                                      "--preset", "dialect.cantonese", "--prompt-wav", str(short_prompt),
+                                      "--out", "-"])
+    request = _request(args, TEXT)
+    assert request.mode == "instruct" and request.instruct_text == "请用广东话表达。请非常开心地说一句话。"
 
 
 def test_conformance_is_delegated(tmp_path: Path) -> None:
