@@ -135,7 +135,8 @@ def test_combination_order_and_joining() -> None:
 
     # CV3: dialect then emotion then speed then volume, whatever order they were picked in
     got = combine(cv("cosyvoice3", "volume.soft", "emotion.happy", "dialect.cantonese", "speed.slow"))
-    assert got == "请用广东话表达。请非常开心地说一句话。请用尽可能慢地语速说一句话。Please say a sentence in a very soft voice."
+    assert got == ("请用广东话表达。请非常开心地说一句话。请用尽可能慢地语速说一句话。"
+                   "Please say a sentence in a very soft voice.")
     assert combine(cv("cosyvoice3", "volume.loud", "speed.fast")) == (
         "请用尽可能快地语速说一句话。Please say a sentence as loudly as possible.")
     # CV2: the sentence without final punctuation gets a full stop; Latin punctuation is followed by a space
