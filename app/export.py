@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +18,7 @@ import soundfile as sf
 
 from cosycore.voices import write_atomic
 
-from .takes import SentenceSpan
+from .takes import SentenceSpan, Take
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +39,33 @@ FORMATS: dict[str, ExportFormat] = {
 }
 
 
-def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str) -> bytes:
-    """The bytes of an audio file holding ``audio`` (float32 [N] in [-1, 1])."""
+METADATA_FIELDS = ("title", "artist", "comment", "software", "date")  # soundfile names: RIFF INFO / Vorbis comment
+MAX_METADATA_CHARS = 1000  # per field; a longer text is cut with "…" (libsndfile keeps strings in a small buffer)
+
+
+def take_metadata(take: Take) -> dict[str, str]:
+    """What an exported file says about its take: the text (title), the voice (artist), how it was made
+    (comment: mode and, for instruct takes, the instruction) and the program."""
+    modes = {"zero_shot": "clone", "cross_lingual": "cross-lingual", "instruct": "instruct"}
+    comment = f"Mode: {modes.get(take.mode, take.mode)}"
+    if take.instruction:
+        comment += f"; instruction: {take.instruction}"
+    if take.seed is not None:
+        comment += f"; seed: {take.seed}"
+    return {"title": " ".join(take.text.split()), "artist": take.voice_name, "comment": comment,
+            "software": "Cosy Studio"}
+
+
+def _clipped(value: str) -> str:
+    return value if len(value) <= MAX_METADATA_CHARS else value[: MAX_METADATA_CHARS - 1] + "…"
+
+
+def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str, metadata: Mapping[str, str] | None = None) -> bytes:
+    """The bytes of an audio file holding ``audio`` (float32 [N] in [-1, 1]) and ``metadata``.
+
+    ``metadata`` keys are soundfile's string fields (:data:`METADATA_FIELDS`): WAV stores them as a
+    RIFF LIST/INFO chunk (INAM, IART, ICMT, ISFT, ICRD), FLAC as Vorbis comments (TITLE, ARTIST, …).
+    """
     spec = FORMATS[fmt]
     if spec.container is None:
         raise ValueError(f"{fmt} is not an audio format")
@@ -48,7 +73,13 @@ def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str) -> bytes:
     if spec.subtype != "FLOAT":
         x = np.clip(x, -1.0, 1.0)  # integer formats wrap around instead of clipping
     buf = io.BytesIO()
-    sf.write(buf, x, int(sample_rate), format=spec.container, subtype=spec.subtype)
+    with sf.SoundFile(buf, "w", int(sample_rate), 1, spec.subtype, format=spec.container) as f:
+        for key, value in (metadata or {}).items():
+            if key not in METADATA_FIELDS:
+                raise ValueError(f"unknown metadata field {key!r}; use one of {METADATA_FIELDS}")
+            if value:
+                setattr(f, key, _clipped(value))
+        f.write(x)
     return buf.getvalue()
 
 
@@ -70,13 +101,16 @@ def srt_text(spans: Sequence[SentenceSpan]) -> str:
 
 
 def export_take(path: Path, fmt: str, audio: np.ndarray, sample_rate: int,
-                sentences: Sequence[SentenceSpan] = ()) -> Path:
-    """Write a take (or its subtitles) to ``path`` atomically; raises StorageError on failure."""
+                sentences: Sequence[SentenceSpan] = (), metadata: Mapping[str, str] | None = None) -> Path:
+    """Write a take (or its subtitles) to ``path`` atomically; raises StorageError on failure.
+
+    ``metadata`` (see :func:`take_metadata`) goes into WAV and FLAC files; subtitles carry none.
+    """
     path = Path(path)
     if fmt == "srt":
         data = srt_text(sentences).encode("utf-8")
     else:
-        data = encode_audio(audio, sample_rate, fmt)
+        data = encode_audio(audio, sample_rate, fmt, metadata)
     write_atomic(path, data)
     logger.info("exported %s (%d bytes) to %s", fmt, len(data), path)
     return path

@@ -32,7 +32,7 @@ from cosycore.voices import VoiceLibrary
 
 from .engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
 from .eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
-from .export import FORMATS, export_take, format_for_path
+from .export import FORMATS, export_take, format_for_path, take_metadata
 from .playback import TICK_MS, Player, PlayState, preroll_seconds
 from .resources import icon
 from .settings import QUALITIES, Settings
@@ -261,6 +261,9 @@ class MainWindow(QMainWindow):
 
     def _restore_settings(self) -> None:
         s = self.settings
+        self.controls.attach_settings(s)
+        self.voice_panel.presets_for_export = self.controls.presets_for_export
+        self.voice_panel.presets_imported.connect(self.controls.add_imported_presets)
         self.controls.set_mode(s.mode)
         self.controls.set_speed(s.speed)
         self.controls.set_seed(s.seed)
@@ -435,7 +438,7 @@ class MainWindow(QMainWindow):
                                                                        if self.voice_panel.voice else "")
         take = Take(request_id, request.text, mode=request.mode, voice_name=voice,
                     sample_rate=self.model_info.sample_rate, seed=request.seed, speed=request.speed,
-                    expected_seconds=expected_seconds(request.text, request.speed))
+                    expected_seconds=expected_seconds(request.text, request.speed), instruction=request.instruct_text)
         self._current = take
         self._take_started = time.monotonic()
         self._take_rtf = self.measured_rtf()
@@ -762,7 +765,7 @@ class MainWindow(QMainWindow):
             path = path.with_name(path.name + spec.suffix)
         partial = take.state is not TakeState.DONE
         try:
-            export_take(path, fmt, take.audio(), take.sample_rate, take.sentences())
+            export_take(path, fmt, take.audio(), take.sample_rate, take.sentences(), take_metadata(take))
         except CosyError as e:
             self.show_error(self.tr("Export failed"), str(e))
             return False

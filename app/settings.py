@@ -23,6 +23,8 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from cosycore.config import QUALITY_MODES
 
+from .user_presets import UserPreset, parse_user_presets
+
 logger = logging.getLogger(__name__)
 
 APP_NAME = "Cosy Studio"
@@ -93,6 +95,7 @@ KNOWN_KEYS = frozenset({
     "settings_version", "model/folder", "model/device", "model/quality", "perf/rtf",
     "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
+    "synthesis/user_presets", "synthesis/user_presets_unreadable",
     "audio/output", "audio/input",
 })
 
@@ -298,6 +301,29 @@ class Settings:
     @voice_name.setter
     def voice_name(self, value: str) -> None:
         self._s.setValue("synthesis/voice", value)
+
+    @property
+    def user_presets(self) -> list[UserPreset]:
+        """The user's saved instructions ("Save as preset"), oldest first; unreadable entries are skipped."""
+        raw = self._s.value("synthesis/user_presets", "[]") or "[]"
+        try:
+            data = json.loads(str(raw))
+        except ValueError:
+            logger.warning("the saved user presets are not valid JSON; showing none (the next save sets them "
+                           "aside under synthesis/user_presets_unreadable)")
+            return []
+        return parse_user_presets(data)
+
+    @user_presets.setter
+    def user_presets(self, presets: list[UserPreset]) -> None:
+        raw = self._s.value("synthesis/user_presets")
+        if raw:
+            try:
+                json.loads(str(raw))
+            except ValueError:  # never overwrite what we could not read: set it aside first
+                self._s.setValue("synthesis/user_presets_unreadable", str(raw))
+        self._s.setValue("synthesis/user_presets",
+                         json.dumps([p.to_json() for p in presets], ensure_ascii=False))
 
     # -- audio devices -----------------------------------------------------------------------
     @property

@@ -34,11 +34,13 @@ class Take:
     """One take: settings it was made with, its chunks and its state. Owned by a :class:`TakeList`."""
 
     def __init__(self, request_id: int, text: str, *, mode: str, voice_name: str, sample_rate: int,
-                 seed: int | None = None, speed: float = 1.0, expected_seconds: float = 0.0) -> None:
+                 seed: int | None = None, speed: float = 1.0, expected_seconds: float = 0.0,
+                 instruction: str = "") -> None:
         self.request_id = request_id
         self.number = 0  # shown to the user ("Take 3"); given by the TakeList
         self.text = text
         self.mode = mode
+        self.instruction = instruction if mode == "instruct" else ""  # as given to the engine (instruct only)
         self.voice_name = voice_name
         self.seed = seed
         self.speed = speed

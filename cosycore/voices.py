@@ -4,8 +4,10 @@ A voice file is a zip archive (entries stored uncompressed) holding
 
 * ``voice.json``: the header — format name and version, creation time, the voice's name, the
   transcript of its prompt audio, language, the model family its features were made for, the
-  sha256 of the speech-tokenizer file that made its tokens, array dtypes and shapes, and a sha256
-  checksum;
+  sha256 of the speech-tokenizer file that made its tokens, array dtypes and shapes, optionally the
+  user's instruct presets exported with it (``instruct_presets``: a list of ``{"name", "text"}``;
+  absent when there are none, so format version 1 readers that predate it read such files
+  unchanged), and a sha256 checksum;
 * ``audio_24k.npy`` (float32 [N], 24 kHz prompt audio), ``speech_tokens.npy`` (int32 [P]),
   ``embedding.npy`` (float32 [192]) and ``prompt_mel.npy`` (float32 [T, 80]) in NumPy's ``.npy``
   format, read with ``allow_pickle=False``.
@@ -98,8 +100,14 @@ class Voice:
     created_at: str = field(default_factory=utc_now)  # ISO 8601 UTC
     sample_rate: int = 24000  # of audio_24k
     format_version: int = FORMAT_VERSION
+    # The user's own instruct presets, (name, instruction text) pairs, carried along when a voice is
+    # exported so that they travel with it. Stored in the header only when there are any, so a voice
+    # without them is byte for byte what earlier versions wrote; earlier readers ignore the key.
+    instruct_presets: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
+        presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
+        object.__setattr__(self, "instruct_presets", presets)
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a voice needs a non-empty name")
         if self.family not in _FAMILIES:
@@ -131,7 +139,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version")
+                   "sample_rate", "format_version", "instruct_presets")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )
@@ -166,7 +174,7 @@ def payload_checksum(header: Mapping[str, Any], arrays: Mapping[str, bytes]) -> 
 
 
 def _header(voice: Voice) -> dict[str, Any]:
-    return {
+    header: dict[str, Any] = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "created_at": voice.created_at,
@@ -181,6 +189,9 @@ def _header(voice: Voice) -> dict[str, Any]:
             for name in ARRAY_NAMES
         },
     }
+    if voice.instruct_presets:  # optional: absent keeps older files' bytes and checksums unchanged
+        header["instruct_presets"] = [{"name": n, "text": t} for n, t in voice.instruct_presets]
+    return header
 
 
 def encode_voice(voice: Voice) -> bytes:
@@ -364,6 +375,15 @@ def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
         yield zf
 
 
+def _header_presets(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, str], ...]:
+    raw = header.get("instruct_presets", [])
+    if not isinstance(raw, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("text"), str) for e in raw
+    ):
+        raise _damaged(path, "its instruct_presets are not a list of name/text pairs")
+    return tuple((e["name"], e["text"]) for e in raw)
+
+
 def load_voice(path: Path | str) -> Voice:
     """Read and verify a ``.cosyvoice`` file.
 
@@ -389,6 +409,7 @@ def load_voice(path: Path | str) -> Voice:
             created_at=str(header.get("created_at", "")),
             sample_rate=int(header.get("sample_rate", 24000)),
             format_version=int(header["format_version"]),
+            instruct_presets=_header_presets(header, path),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:

@@ -9,11 +9,12 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
-    QComboBox,
     QGridLayout,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSlider,
     QSpinBox,
@@ -22,7 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.presets import InstructPreset, load_instruct_presets
+from cosycore.errors import CosyError, InputError
+from cosycore.presets import InstructPreset, combine, instruct_prompt, load_instruct_presets
+
+from ..settings import Settings
+from ..user_presets import UserPreset, make_user_preset, merge_user_presets
+from .preset_picker import Choice, PresetPicker, builtin_choice, builtin_key, toggle_selection, user_choice
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +48,7 @@ class SynthesisControls(QWidget):
     mode_changed = Signal(str)  # "zero_shot", "cross_lingual" or "instruct"
     speak_clicked = Signal()
     stop_clicked = Signal()
+    user_presets_changed = Signal()  # a preset was saved, deleted or imported (already stored)
 
     MODES = ("zero_shot", "cross_lingual", "instruct")
 
@@ -49,6 +56,9 @@ class SynthesisControls(QWidget):
         super().__init__(parent)
         self._family = ""
         self._presets: list[InstructPreset] = []
+        self._user_presets: list[UserPreset] = []
+        self._selected: list[Choice] = []  # the picked presets whose combination fills the instruction
+        self._settings: Settings | None = None  # once attached, user presets are stored there
 
         labels = {
             "zero_shot": (self.tr("Clone"), self.tr("Speak the text in the chosen voice; uses the voice's "
@@ -80,23 +90,45 @@ class SynthesisControls(QWidget):
         mode_row.addStretch(1)
 
         self.instruct_label = QLabel(self.tr("Instruction:"), self)
-        self.preset_combo = QComboBox(self)
-        self.preset_combo.setObjectName("presetCombo")
-        self.preset_combo.setToolTip(self.tr("Ready-made instructions the loaded model was trained with"))
-        self.preset_combo.setMinimumContentsLength(18)
-        self.preset_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.preset_combo.activated.connect(self._on_preset_combo_activated)
+        self.preset_button = QToolButton(self)
+        self.preset_button.setObjectName("presetButton")
+        self.preset_button.setText(self.tr("Presets ▾"))
+        self.preset_button.setToolTip(self.tr("Ready-made instructions of the loaded model, by group, with search; "
+                                              "a dialect, an emotion, a speed and a volume can be combined"))
+        self.preset_button.clicked.connect(self._on_preset_button_clicked)
+        self.picker = PresetPicker(self)
+        self.picker.clicked.connect(self._on_picker_clicked)
+        self.picker.delete_requested.connect(self._on_picker_delete_requested)
         self.instruct_edit = QLineEdit(self)
         self.instruct_edit.setObjectName("instructEdit")
         self.instruct_edit.setPlaceholderText(self.tr("e.g. Please speak very happily."))
-        self.instruct_edit.setToolTip(self.tr("How to speak, in your own words or from a preset"))
+        self.instruct_edit.setToolTip(self.tr("How to speak, in your own words or from the presets"))
+        self.instruct_edit.textEdited.connect(self._on_instruct_edit_text_edited)
+        self.instruct_edit.textChanged.connect(self._update_instruct_info)
         self.instruct_label.setBuddy(self.instruct_edit)
+        self.save_preset_button = QToolButton(self)
+        self.save_preset_button.setObjectName("savePresetButton")
+        self.save_preset_button.setText(self.tr("Save as preset…"))
+        self.save_preset_button.setToolTip(self.tr("Keep this instruction under a name in the Custom group; "
+                                                   "it is saved with the settings and exported with voices"))
+        self.save_preset_button.clicked.connect(self._on_save_preset_button_clicked)
+        self.instruct_info = QLabel(self)
+        self.instruct_info.setObjectName("instructInfo")
+        self.instruct_info.setWordWrap(True)
+        self.instruct_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.instruct_info.setToolTip(self.tr("Exactly the prompt text the model's language model receives before "
+                                              "the text to speak"))
         self.instruct_row = QWidget(self)
-        row = QHBoxLayout(self.instruct_row)
-        row.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self.instruct_row)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(2)
+        row = QHBoxLayout()
         row.addWidget(self.instruct_label)
-        row.addWidget(self.preset_combo)
+        row.addWidget(self.preset_button)
         row.addWidget(self.instruct_edit, 1)
+        row.addWidget(self.save_preset_button)
+        rows.addLayout(row)
+        rows.addWidget(self.instruct_info)
 
         self.speed_slider = QSlider(Qt.Orientation.Horizontal, self)
         self.speed_slider.setObjectName("speedSlider")
@@ -204,31 +236,176 @@ class SynthesisControls(QWidget):
 
     # -- presets ---------------------------------------------------------------------------
     def set_family(self, family: str) -> None:
-        """Offer the presets of the loaded model family ("" before a model is loaded)."""
+        """Offer the presets of the loaded model family ("" before a model is loaded).
+
+        The instruction text stays as it is; the check marks are cleared, since the built-in
+        presets differ between the families.
+        """
         self._family = family
         self._presets = load_instruct_presets(family) if family else []
-        self.preset_combo.clear()
-        self.preset_combo.addItem(self.tr("Presets…"), None)
-        for preset in self._presets:
-            self.preset_combo.addItem(f"{preset.gloss} — {preset.text}", preset.id)
-            self.preset_combo.setItemData(self.preset_combo.count() - 1, preset.gloss, Qt.ItemDataRole.ToolTipRole)
-        self.preset_combo.setEnabled(bool(self._presets))
+        self._selected = []
+        self._rebuild_picker()
+        self.preset_button.setEnabled(bool(family))
+        self._update_instruct_info()
+
+    def attach_settings(self, settings: Settings) -> None:
+        """Read the user presets from ``settings`` and store every later change there at once."""
+        self._settings = settings
+        self._user_presets = list(settings.user_presets)
+        self._rebuild_picker()
 
     def preset_ids(self) -> list[str]:
         return [p.id for p in self._presets]
 
-    def choose_preset(self, preset_id: str) -> None:
-        index = self.preset_combo.findData(preset_id)
-        if index < 0:
-            raise KeyError(preset_id)
-        self.preset_combo.setCurrentIndex(index)
-        self._on_preset_combo_activated(index)
+    def user_presets(self) -> list[UserPreset]:
+        return list(self._user_presets)
 
-    def _on_preset_combo_activated(self, index: int) -> None:
-        preset_id = self.preset_combo.itemData(index)
+    def selected_keys(self) -> list[str]:
+        return [c.key for c in self._selected]
+
+    def choose_preset(self, preset_id: str) -> None:
+        """Click the built-in preset ``preset_id`` of the loaded family (as the picker would)."""
         preset = next((p for p in self._presets if p.id == preset_id), None)
-        if preset is not None:
-            self.instruct_edit.setText(preset.text)
+        if preset is None:
+            raise KeyError(preset_id)
+        self._on_picker_clicked(self._choice_for(builtin_key(preset)))
+
+    def choose_user_preset(self, name: str) -> None:
+        choice = self._choice_for("user:" + name)
+        self._on_picker_clicked(choice)
+
+    def save_user_preset(self, name: str, text: str | None = None) -> UserPreset:
+        """Keep ``text`` (default: the instruction field) as a user preset; InputError if it is not valid."""
+        preset = make_user_preset(name, self.instruct_text if text is None else text)
+        if any(p.name == preset.name for p in self._user_presets):
+            raise InputError(f"There is already a preset called “{preset.name}”. Choose another name.")
+        if any(p.text == preset.text for p in self._user_presets):
+            raise InputError("This instruction is already saved as a preset.")
+        self._store_user_presets([*self._user_presets, preset])
+        self._selected = [self._choice_for("user:" + preset.name)]
+        self._rebuild_picker()
+        return preset
+
+    def delete_user_preset(self, name: str) -> None:
+        self._store_user_presets([p for p in self._user_presets if p.name != name])
+        self._selected = [c for c in self._selected if c.key != "user:" + name]
+        self._rebuild_picker()
+
+    def add_user_presets(self, presets: list[UserPreset]) -> int:
+        """Merge presets that came with an imported voice; returns how many were new."""
+        merged = merge_user_presets(self._user_presets, presets)
+        added = len(merged) - len(self._user_presets)
+        if added:
+            self._store_user_presets(merged)
+            self._rebuild_picker()
+        return added
+
+    def presets_for_export(self) -> list[tuple[str, str]]:
+        """The user presets as (name, text) pairs, for voice files (cosycore.voices.Voice.instruct_presets)."""
+        return [(p.name, p.text) for p in self._user_presets]
+
+    def add_imported_presets(self, pairs: list[tuple[str, str]]) -> int:
+        """Merge (name, text) pairs from imported voice files, skipping any that are not valid."""
+        presets = []
+        for name, text in pairs:
+            try:
+                presets.append(make_user_preset(name, text))
+            except InputError as e:
+                logger.warning("an imported preset %r was skipped: %s", name, e)
+        return self.add_user_presets(presets)
+
+    def lm_prompt(self) -> str:
+        """The prompt text the LM receives for the current instruction and family (InputError if invalid)."""
+        return instruct_prompt(self._family, self.instruct_text)
+
+    def _store_user_presets(self, presets: list[UserPreset]) -> None:
+        self._user_presets = presets
+        if self._settings is not None:
+            self._settings.user_presets = presets
+            self._settings.sync()
+        self.user_presets_changed.emit()
+
+    def _choices(self) -> list[Choice]:
+        titles = {"cv2-paper": self.tr("Source: CosyVoice 2 paper (arXiv 2412.10117), instruction table"),
+                  "cv2-example": self.tr("Source: the original's example.py (CosyVoice2 instruct)"),
+                  "cv3-instruct-list": self.tr("Source: the original's instruct list (cosyvoice/utils/common.py)")}
+        out = []
+        for p in self._presets:
+            title = titles.get(p.source, p.source)
+            if not p.verbatim:
+                title += "\n" + self.tr("Worded like the paper's example for this group; the exact training "
+                                        "sentence is not published")
+            out.append(builtin_choice(p, title))
+        out.extend(user_choice(u) for u in self._user_presets)
+        return out
+
+    def _choice_for(self, key: str) -> Choice:
+        choice = next((c for c in self._choices() if c.key == key), None)
+        if choice is None:
+            raise KeyError(key)
+        return choice
+
+    def _rebuild_picker(self) -> None:
+        self.picker.set_choices(self.picker_choices(), self.selected_keys())
+
+    def _instruction_for(self, selected: list[Choice]) -> str:
+        custom = [c for c in selected if c.group == "custom"]
+        if custom:
+            return custom[0].text
+        by_key = {builtin_key(p): p for p in self._presets}
+        return combine([by_key[c.key] for c in selected]) if selected else ""
+
+    def _on_picker_clicked(self, choice: Choice) -> None:
+        self._selected = toggle_selection(self._selected, choice)
+        self.instruct_edit.setText(self._instruction_for(self._selected))
+        self._rebuild_picker()
+
+    def picker_choices(self) -> list[Choice]:
+        return self._choices() if self._family else [user_choice(u) for u in self._user_presets]
+
+    def _on_picker_delete_requested(self, name: str) -> None:
+        question = self.tr("Delete the preset “{0}”?").format(name)
+        if QMessageBox.question(self, self.tr("Delete preset"), question) == QMessageBox.StandardButton.Yes:
+            self.delete_user_preset(name)
+
+    def _on_preset_button_clicked(self) -> None:
+        self._rebuild_picker()
+        self.picker.popup_below(self.preset_button)
+
+    def _on_instruct_edit_text_edited(self, _text: str) -> None:
+        if self._selected:  # typed by hand: the text no longer is the presets' combination
+            self._selected = []
+            self._rebuild_picker()
+
+    def _on_save_preset_button_clicked(self) -> None:
+        text = self.instruct_text
+        if not text:
+            QMessageBox.information(self, self.tr("Save as preset"),
+                                    self.tr("Type an instruction first, then save it under a name."))
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Save as preset"), self.tr("Name of the preset:"),
+                                        text=" ".join(text.split())[:30])
+        if not ok:
+            return
+        try:
+            self.save_user_preset(name)
+        except CosyError as e:
+            QMessageBox.warning(self, self.tr("Cannot save the preset"), str(e))
+
+    def _update_instruct_info(self) -> None:
+        if not self._family:
+            self.instruct_info.setText(self.tr("Load a model to see what it receives."))
+            return
+        if not self.instruct_text:
+            skeleton = instruct_prompt(self._family, "X").replace("X", self.tr("<instruction>"), 1)
+            self.instruct_info.setText(self.tr("The model receives: {0} then the text.").format(skeleton))
+            return
+        try:
+            prompt = self.lm_prompt()
+        except InputError as e:
+            self.instruct_info.setText(self.tr("Not usable: {0}").format(str(e)))
+            return
+        self.instruct_info.setText(self.tr("The model receives: {0} then the text.").format(prompt))
 
     # -- slots -----------------------------------------------------------------------------
     def _on_speed_slider_changed(self, value: int) -> None:

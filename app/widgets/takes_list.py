@@ -91,14 +91,24 @@ class TakesList(QWidget):
                   TakeState.FAILED: self.tr("failed"), TakeState.DONE: ""}
         flags = [s for s in (states[take.state], self.tr("partial export") if take.exported_partial else "") if s]
         head = self.tr("Take {0} · {1:.1f} s · {2}").format(take.number, take.duration, modes.get(take.mode, take.mode))
+        if take.instruction:
+            short = " ".join(take.instruction.split())
+            head += " · " + (short if len(short) <= 32 else short[:31] + "…")
         if flags:
             head += f" · {', '.join(flags)}"
         return f"{head}\n{take.title()}"
 
+    def tooltip(self, take: Take) -> str:
+        """The whole text, and the voice and instruction the take was made with."""
+        lines = [take.text, self.tr("Voice: {0}").format(take.voice_name or "—")]
+        if take.instruction:
+            lines.append(self.tr("Instruction: {0}").format(take.instruction))
+        return "\n".join(lines)
+
     def _on_takes_take_added(self, take: Take) -> None:
         item = QListWidgetItem(self.label(take))
         item.setData(Qt.ItemDataRole.UserRole, take)
-        item.setToolTip(take.text)
+        item.setToolTip(self.tooltip(take))
         self.list.addItem(item)
         self._update_buttons()
 

@@ -9,6 +9,8 @@ main window hands the result back with :meth:`VoicePanel.add_voice`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -43,9 +45,12 @@ class VoicePanel(QWidget):
     record_requested = Signal()  # open the recorder
     file_requested = Signal()  # make a voice from an audio file
     play_requested = Signal(object, int)  # samples, sample rate: audition the current voice
+    presets_imported = Signal(list)  # [(name, text)]: user instruct presets that came with imported voices
 
     def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # The user's instruct presets as (name, text) pairs, written into every exported voice file.
+        self.presets_for_export: Callable[[], list[tuple[str, str]]] = list
         self.library = library
         self._voice: Voice | None = None
         self._family = ""
@@ -234,11 +239,17 @@ class VoicePanel(QWidget):
 
     def import_files(self, paths: list[Path]) -> list[VoiceInfo]:
         added = []
+        presets: list[tuple[str, str]] = []
         for path in paths:
             try:
-                added.append(self.library.add(load_voice(path)))
+                voice = load_voice(path)
+                added.append(self.library.add(voice))
             except CosyError as e:
                 self._error(self.tr("Cannot import {0}").format(path.name), e)
+                continue
+            presets.extend(voice.instruct_presets)
+        if presets:
+            self.presets_imported.emit(presets)
         if added:
             self.reload(select=added[-1].name)
         return added
@@ -257,7 +268,7 @@ class VoicePanel(QWidget):
         if path.suffix != VOICE_SUFFIX:
             path = path.with_name(path.name + VOICE_SUFFIX)
         try:
-            save_voice(path, self._voice)
+            save_voice(path, replace(self._voice, instruct_presets=tuple(self.presets_for_export())))
         except CosyError as e:
             self._error(self.tr("Cannot export the voice"), e)
             return False
