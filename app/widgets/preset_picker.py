@@ -138,7 +138,7 @@ class PresetPicker(QFrame):
         self.tree.resizeColumnToContents(0)
         self.apply_filter(self.search.text())
 
-    def keys(self) -> list[str]:
+    def choice_keys(self) -> list[str]:
         return list(self._choices)
 
     def item_for(self, key: str) -> QTreeWidgetItem | None:
