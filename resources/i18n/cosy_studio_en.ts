@@ -593,6 +593,216 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PresetNames</name>
+    <message>
+        <source>Cantonese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sichuanese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shanghainese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zhengzhou</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changsha</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tianjin</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Northeastern</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gansu</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Guizhou</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Henan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hubei</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hunan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Jiangxi</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Minnan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ningxia</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shanxi</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shaanxi</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shandong</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Yunnan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Happy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sad</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Surprised</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Angry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fearful</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disgusted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Calm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serious</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Very fast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Very slow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loud</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Soft</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mysterious</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fierce</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Curious</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Elegant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lonely</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Robot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Peppa Pig</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PresetPicker</name>
+    <message>
+        <source>Search presets (name, text or meaning)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One per group: a dialect, an emotion, a speed and a volume combine in that order. A role play or a custom preset stands alone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dialect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Emotion</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Volume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Role play</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use “Save as preset” to keep an instruction you typed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None documented for this model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Recorder</name>
     <message>
         <source>The recording is {0:.1f} s long; a voice needs at least {1:g} s.</source>
@@ -782,15 +992,31 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Ready-made instructions the loaded model was trained with</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>e.g. Please speak very happily.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>How to speak, in your own words or from a preset</source>
+        <source>Presets ▾</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ready-made instructions of the loaded model, by group, with search; a dialect, an emotion, a speed and a volume can be combined</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How to speak, in your own words or from the presets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as preset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep this instruction under a name in the Custom group; it is saved with the settings and exported with voices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exactly the prompt text the model&apos;s language model receives before the text to speak</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -838,7 +1064,59 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Presets…</source>
+        <source>Source: CosyVoice 2 paper (arXiv 2412.10117), instruction table</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source: the original&apos;s example.py (CosyVoice2 instruct)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source: the original&apos;s instruct list (cosyvoice/utils/common.py)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worded like the paper&apos;s example for this group; the exact training sentence is not published</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the preset “{0}”?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type an instruction first, then save it under a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name of the preset:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save the preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model to see what it receives.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;instruction&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model receives: {0} then the text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not usable: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -914,6 +1192,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Take {0} · {1:.1f} s · {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Voice: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruction: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

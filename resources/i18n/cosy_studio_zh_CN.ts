@@ -594,6 +594,216 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PresetNames</name>
+    <message>
+        <source>Cantonese</source>
+        <translation>粤语</translation>
+    </message>
+    <message>
+        <source>Sichuanese</source>
+        <translation>四川话</translation>
+    </message>
+    <message>
+        <source>Shanghainese</source>
+        <translation>上海话</translation>
+    </message>
+    <message>
+        <source>Zhengzhou</source>
+        <translation>郑州话</translation>
+    </message>
+    <message>
+        <source>Changsha</source>
+        <translation>长沙话</translation>
+    </message>
+    <message>
+        <source>Tianjin</source>
+        <translation>天津话</translation>
+    </message>
+    <message>
+        <source>Northeastern</source>
+        <translation>东北话</translation>
+    </message>
+    <message>
+        <source>Gansu</source>
+        <translation>甘肃话</translation>
+    </message>
+    <message>
+        <source>Guizhou</source>
+        <translation>贵州话</translation>
+    </message>
+    <message>
+        <source>Henan</source>
+        <translation>河南话</translation>
+    </message>
+    <message>
+        <source>Hubei</source>
+        <translation>湖北话</translation>
+    </message>
+    <message>
+        <source>Hunan</source>
+        <translation>湖南话</translation>
+    </message>
+    <message>
+        <source>Jiangxi</source>
+        <translation>江西话</translation>
+    </message>
+    <message>
+        <source>Minnan</source>
+        <translation>闽南话</translation>
+    </message>
+    <message>
+        <source>Ningxia</source>
+        <translation>宁夏话</translation>
+    </message>
+    <message>
+        <source>Shanxi</source>
+        <translation>山西话</translation>
+    </message>
+    <message>
+        <source>Shaanxi</source>
+        <translation>陕西话</translation>
+    </message>
+    <message>
+        <source>Shandong</source>
+        <translation>山东话</translation>
+    </message>
+    <message>
+        <source>Yunnan</source>
+        <translation>云南话</translation>
+    </message>
+    <message>
+        <source>Happy</source>
+        <translation>高兴</translation>
+    </message>
+    <message>
+        <source>Sad</source>
+        <translation>悲伤</translation>
+    </message>
+    <message>
+        <source>Surprised</source>
+        <translation>惊讶</translation>
+    </message>
+    <message>
+        <source>Angry</source>
+        <translation>愤怒</translation>
+    </message>
+    <message>
+        <source>Fearful</source>
+        <translation>恐惧</translation>
+    </message>
+    <message>
+        <source>Disgusted</source>
+        <translation>厌恶</translation>
+    </message>
+    <message>
+        <source>Calm</source>
+        <translation>冷静</translation>
+    </message>
+    <message>
+        <source>Serious</source>
+        <translation>严肃</translation>
+    </message>
+    <message>
+        <source>Fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>Very fast</source>
+        <translation>非常快</translation>
+    </message>
+    <message>
+        <source>Slow</source>
+        <translation>慢速</translation>
+    </message>
+    <message>
+        <source>Very slow</source>
+        <translation>非常慢</translation>
+    </message>
+    <message>
+        <source>Loud</source>
+        <translation>大声</translation>
+    </message>
+    <message>
+        <source>Soft</source>
+        <translation>轻声</translation>
+    </message>
+    <message>
+        <source>Mysterious</source>
+        <translation>神秘</translation>
+    </message>
+    <message>
+        <source>Fierce</source>
+        <translation>凶猛</translation>
+    </message>
+    <message>
+        <source>Curious</source>
+        <translation>好奇</translation>
+    </message>
+    <message>
+        <source>Elegant</source>
+        <translation>优雅</translation>
+    </message>
+    <message>
+        <source>Lonely</source>
+        <translation>孤独</translation>
+    </message>
+    <message>
+        <source>Robot</source>
+        <translation>机器人</translation>
+    </message>
+    <message>
+        <source>Peppa Pig</source>
+        <translation>小猪佩奇</translation>
+    </message>
+</context>
+<context>
+    <name>PresetPicker</name>
+    <message>
+        <source>Search presets (name, text or meaning)</source>
+        <translation>搜索预设（名称、文本或含义）</translation>
+    </message>
+    <message>
+        <source>One per group: a dialect, an emotion, a speed and a volume combine in that order. A role play or a custom preset stands alone.</source>
+        <translation>每组选一个：方言、情感、语速和音量按此顺序组合。角色扮演或自定义预设只能单独使用。</translation>
+    </message>
+    <message>
+        <source>Dialect</source>
+        <translation>方言</translation>
+    </message>
+    <message>
+        <source>Emotion</source>
+        <translation>情感</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>语速</translation>
+    </message>
+    <message>
+        <source>Volume</source>
+        <translation>音量</translation>
+    </message>
+    <message>
+        <source>Role play</source>
+        <translation>角色扮演</translation>
+    </message>
+    <message>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>Use “Save as preset” to keep an instruction you typed</source>
+        <translation>用“另存为预设”保存你输入的指令</translation>
+    </message>
+    <message>
+        <source>None documented for this model</source>
+        <translation>此模型没有公开的此类指令</translation>
+    </message>
+    <message>
+        <source>Delete this preset</source>
+        <translation>删除此预设</translation>
+    </message>
+</context>
+<context>
     <name>Recorder</name>
     <message>
         <source>The recording is {0:.1f} s long; a voice needs at least {1:g} s.</source>
@@ -783,16 +993,32 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>指令：</translation>
     </message>
     <message>
-        <source>Ready-made instructions the loaded model was trained with</source>
-        <translation>已加载模型训练时使用过的现成指令</translation>
-    </message>
-    <message>
         <source>e.g. Please speak very happily.</source>
         <translation>例如：请非常开心地说一句话。</translation>
     </message>
     <message>
-        <source>How to speak, in your own words or from a preset</source>
-        <translation>朗读方式，可自行描述或选择预设</translation>
+        <source>Presets ▾</source>
+        <translation>预设 ▾</translation>
+    </message>
+    <message>
+        <source>Ready-made instructions of the loaded model, by group, with search; a dialect, an emotion, a speed and a volume can be combined</source>
+        <translation>已加载模型的现成指令，按组排列，可搜索；方言、情感、语速和音量可以组合</translation>
+    </message>
+    <message>
+        <source>How to speak, in your own words or from the presets</source>
+        <translation>怎样说：用你自己的话，或从预设中选择</translation>
+    </message>
+    <message>
+        <source>Save as preset…</source>
+        <translation>另存为预设…</translation>
+    </message>
+    <message>
+        <source>Keep this instruction under a name in the Custom group; it is saved with the settings and exported with voices</source>
+        <translation>以一个名称把这条指令保存到“自定义”组；它随设置保存，并随声音一起导出</translation>
+    </message>
+    <message>
+        <source>Exactly the prompt text the model&apos;s language model receives before the text to speak</source>
+        <translation>模型的语言模型在要说的文本之前收到的提示文本，一字不差</translation>
     </message>
     <message>
         <source>Speaking speed, 0.5x to 2x</source>
@@ -839,8 +1065,60 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>停止合成和播放 (Esc)</translation>
     </message>
     <message>
-        <source>Presets…</source>
-        <translation>预设…</translation>
+        <source>Source: CosyVoice 2 paper (arXiv 2412.10117), instruction table</source>
+        <translation>来源：CosyVoice 2 论文（arXiv 2412.10117）的指令表</translation>
+    </message>
+    <message>
+        <source>Source: the original&apos;s example.py (CosyVoice2 instruct)</source>
+        <translation>来源：原版的 example.py（CosyVoice2 指令）</translation>
+    </message>
+    <message>
+        <source>Source: the original&apos;s instruct list (cosyvoice/utils/common.py)</source>
+        <translation>来源：原版的指令列表（cosyvoice/utils/common.py）</translation>
+    </message>
+    <message>
+        <source>Worded like the paper&apos;s example for this group; the exact training sentence is not published</source>
+        <translation>按论文中此组示例的句式措辞；确切的训练语句未公开</translation>
+    </message>
+    <message>
+        <source>Delete the preset “{0}”?</source>
+        <translation>删除预设“{0}”？</translation>
+    </message>
+    <message>
+        <source>Delete preset</source>
+        <translation>删除预设</translation>
+    </message>
+    <message>
+        <source>Save as preset</source>
+        <translation>另存为预设</translation>
+    </message>
+    <message>
+        <source>Type an instruction first, then save it under a name.</source>
+        <translation>请先输入指令，再用一个名称保存。</translation>
+    </message>
+    <message>
+        <source>Name of the preset:</source>
+        <translation>预设名称：</translation>
+    </message>
+    <message>
+        <source>Cannot save the preset</source>
+        <translation>无法保存预设</translation>
+    </message>
+    <message>
+        <source>Load a model to see what it receives.</source>
+        <translation>加载模型后可查看它收到的内容。</translation>
+    </message>
+    <message>
+        <source>&lt;instruction&gt;</source>
+        <translation>&lt;指令&gt;</translation>
+    </message>
+    <message>
+        <source>The model receives: {0} then the text.</source>
+        <translation>模型收到：{0}，然后是文本。</translation>
+    </message>
+    <message>
+        <source>Not usable: {0}</source>
+        <translation>无法使用：{0}</translation>
     </message>
 </context>
 <context>
@@ -916,6 +1194,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Take {0} · {1:.1f} s · {2}</source>
         <translation>合成 {0} · {1:.1f} 秒 · {2}</translation>
+    </message>
+    <message>
+        <source>Voice: {0}</source>
+        <translation>声音：{0}</translation>
+    </message>
+    <message>
+        <source>Instruction: {0}</source>
+        <translation>指令：{0}</translation>
     </message>
 </context>
 <context>
