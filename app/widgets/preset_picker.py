@@ -98,7 +98,7 @@ class PresetPicker(QFrame):
         layout.addWidget(self.search)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.hint)
-        self.resize(560, 460)
+        self.resize(580, 600)
         self._groups: dict[str, QTreeWidgetItem] = {}
         self._choices: dict[str, Choice] = {}
 
@@ -169,9 +169,13 @@ class PresetPicker(QFrame):
                 shown += hit
             head.setHidden(bool(needle) and shown == 0)
 
-    def popup_below(self, anchor: QWidget) -> None:
+    def popup_below(self, anchor: QWidget, row: QWidget | None = None) -> None:
+        """Open at ``anchor``'s left edge, under ``row`` (default: the anchor), so the row stays visible."""
         self.search.clear()
-        self.move(anchor.mapToGlobal(QPoint(0, anchor.height())))
+        row = row or anchor
+        x = anchor.mapToGlobal(QPoint(0, 0)).x()
+        y = row.mapToGlobal(QPoint(0, row.height())).y()
+        self.move(x, y)
         self.show()
         self.search.setFocus()
 

@@ -370,7 +370,7 @@ class SynthesisControls(QWidget):
 
     def _on_preset_button_clicked(self) -> None:
         self._rebuild_picker()
-        self.picker.popup_below(self.preset_button)
+        self.picker.popup_below(self.preset_button, self.instruct_row)
 
     def _on_instruct_edit_text_edited(self, _text: str) -> None:
         if self._selected:  # typed by hand: the text no longer is the presets' combination
