@@ -96,6 +96,26 @@ def test_same_voice_same_bytes(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
 
 
+def test_instruct_presets_travel_in_the_header(tmp_path: Path) -> None:
+    plain = make_voice()
+    with_presets = replace(plain, instruct_presets=(("Pirate", "Speak like a pirate."), ("撒娇", "用撒娇的语气说")))
+    path = save_voice(tmp_path / "p.cosyvoice", with_presets)
+    loaded = load_voice(path)
+    assert loaded == with_presets and loaded.instruct_presets[1] == ("撒娇", "用撒娇的语气说")
+    assert loaded != plain  # the presets are part of the voice's equality
+    with zipfile.ZipFile(path) as zf:
+        header = json.loads(zf.read(HEADER_ENTRY))
+    assert header["instruct_presets"][0] == {"name": "Pirate", "text": "Speak like a pirate."}
+    assert header["format_version"] == FORMAT_VERSION  # an optional key, not a new format
+    # without presets the header has no such key: the bytes are what earlier versions wrote
+    with zipfile.ZipFile(save_voice(tmp_path / "plain.cosyvoice", plain)) as zf:
+        assert "instruct_presets" not in json.loads(zf.read(HEADER_ENTRY))
+    # the checksum covers them: editing a preset's text is detected
+    _rewrite(path, lambda h: h["instruct_presets"][0].update(text="Shout."), fix_checksum=False)
+    with pytest.raises(InputError, match="checksum"):
+        load_voice(path)
+
+
 def test_voice_validates_its_arrays() -> None:
     good = make_voice()
     with pytest.raises(ValueError, match=r"embedding"):
