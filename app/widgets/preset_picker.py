@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -99,6 +99,8 @@ class PresetPicker(QFrame):
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.hint)
         self.resize(580, 600)
+        self.search.installEventFilter(self)
+        self.tree.installEventFilter(self)
         self._groups: dict[str, QTreeWidgetItem] = {}
         self._choices: dict[str, Choice] = {}
 
@@ -137,6 +139,13 @@ class PresetPicker(QFrame):
         self.tree.expandAll()
         self.tree.resizeColumnToContents(0)
         self.apply_filter(self.search.text())
+
+    def set_selected(self, selected: Sequence[str]) -> None:
+        """Update the check marks only (the list, its scroll position and current entry stay)."""
+        for key in self._choices:
+            item = self.item_for(key)
+            if item is not None:
+                item.setCheckState(0, Qt.CheckState.Checked if key in selected else Qt.CheckState.Unchecked)
 
     def choice_keys(self) -> list[str]:
         return list(self._choices)
@@ -178,6 +187,29 @@ class PresetPicker(QFrame):
         self.move(x, y)
         self.show()
         self.search.setFocus()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        """Keyboard: Down from the search goes to the list, Enter in the search picks a single match,
+        Space or Enter in the list toggles the current entry."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            key = event.key()
+            if watched is self.search and key == Qt.Key.Key_Down:
+                visible = self.visible_keys()
+                if visible:
+                    self.tree.setFocus()
+                    self.tree.setCurrentItem(self.item_for(visible[0]))
+                return bool(visible)
+            if watched is self.search and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                visible = self.visible_keys()
+                if len(visible) == 1:
+                    self.clicked.emit(self._choices[visible[0]])
+                return True
+            if watched is self.tree and key in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                item = self.tree.currentItem()
+                if item is not None:
+                    self._on_tree_item_clicked(item, 0)
+                return True
+        return super().eventFilter(watched, event)
 
     def _on_tree_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
         key = item.data(0, KEY_ROLE)

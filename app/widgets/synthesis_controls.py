@@ -358,7 +358,7 @@ class SynthesisControls(QWidget):
     def _on_picker_clicked(self, choice: Choice) -> None:
         self._selected = toggle_selection(self._selected, choice)
         self.instruct_edit.setText(self._instruction_for(self._selected))
-        self._rebuild_picker()
+        self.picker.set_selected(self.selected_keys())
 
     def picker_choices(self) -> list[Choice]:
         return self._choices() if self._family else [user_choice(u) for u in self._user_presets]
@@ -375,7 +375,7 @@ class SynthesisControls(QWidget):
     def _on_instruct_edit_text_edited(self, _text: str) -> None:
         if self._selected:  # typed by hand: the text no longer is the presets' combination
             self._selected = []
-            self._rebuild_picker()
+            self.picker.set_selected([])
 
     def _on_save_preset_button_clicked(self) -> None:
         text = self.instruct_text

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 
 from app.export import export_take, take_metadata
 from app.main_window import MainWindow
@@ -113,6 +113,26 @@ def test_clicks_combine_in_group_order(controls: SynthesisControls) -> None:
     c.choose_preset("dialect.sichuanese")
     c.instruct_edit.textEdited.emit("typed")  # typing by hand clears the check marks
     assert c.selected_keys() == []
+
+
+def test_the_picker_works_from_the_keyboard(qtbot, controls: SynthesisControls) -> None:
+    c = controls
+    c.set_family("cosyvoice3")
+    c.picker.popup_below(c.preset_button, c.instruct_row)
+    qtbot.waitUntil(c.picker.isVisible, timeout=2000)
+    qtbot.keyClicks(c.picker.search, "loud")
+    qtbot.keyClick(c.picker.search, Qt.Key.Key_Return)  # the single match
+    assert c.selected_keys() == ["preset:volume.loud"]
+    c.picker.search.clear()
+    c.picker.search.setText("话表达")  # the 17 dialects (keyClicks takes ASCII only)
+    qtbot.keyClick(c.picker.search, Qt.Key.Key_Down)
+    qtbot.keyClick(c.picker.tree, Qt.Key.Key_Down)
+    qtbot.keyClick(c.picker.tree, Qt.Key.Key_Space)
+    assert c.selected_keys() == ["preset:volume.loud", "preset:dialect.northeastern"]
+    assert c.instruct_text == "请用东北话表达。Please say a sentence as loudly as possible."
+    assert c.picker.tree.currentItem() is c.picker.item_for("preset:dialect.northeastern")  # focus stays
+    qtbot.keyClick(c.picker.tree, Qt.Key.Key_Escape)
+    assert not c.picker.isVisible()
 
 
 @pytest.mark.parametrize("family", ["cosyvoice2", "cosyvoice3"])
