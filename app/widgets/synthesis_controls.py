@@ -1,5 +1,11 @@
 """How to speak: mode (Clone / Cross-lingual / Instruct), instruction, speed, seed, streaming,
-and the Speak and Stop buttons."""
+and the Speak and Stop buttons.
+
+The instruction row has the preset picker (:mod:`.preset_picker`: the loaded family's built-in
+presets by group, and the user's own in Custom), the free-text field, *Save as preset…* and a line
+with exactly the prompt text the LM receives (:func:`cosycore.presets.instruct_prompt`, the
+engine's own wrapping).
+"""
 
 from __future__ import annotations
 
