@@ -41,7 +41,7 @@ from pathlib import Path
 import torch
 
 from cosycore.engine import Engine, SynthesisRequest
-from cosycore.prompt import prompt_from_voice
+from cosycore.frontend.prompt import prompt_from_voice
 from cosycore.testing.tiny_model import write_tiny_model
 from cosycore.voices import load_voice, save_voice
 

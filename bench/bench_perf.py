@@ -50,15 +50,15 @@ from bench_core import build_random_model, flow_case  # the sibling script (benc
 
 from cosycore.config import load_model_config
 from cosycore.errors import ModelLoadError
-from cosycore.features import prompt_mel, speaker_fbank, whisper_log_mel
-from cosycore.llm import RasSampler, SpeechLM, load_llm
+from cosycore.frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
+from cosycore.frontend.text import normalize_text
+from cosycore.frontend.tokenizer import get_text_tokenizer
+from cosycore.lm.quant import LLM_QUANT_MODES, logit_agreement
+from cosycore.lm.speech_lm import RasSampler, SpeechLM, load_llm
 from cosycore.model import CosyModel, resolve_device
 from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_frontend
-from cosycore.quant import LLM_QUANT_MODES, logit_agreement
 from cosycore.testing.presets import release_config
-from cosycore.text import normalize_text
 from cosycore.token2wav import FLOW_CACHE_MODES, StreamSchedule, Token2WavStream
-from cosycore.tokenizer import get_text_tokenizer
 
 ENDOFPROMPT_ID = 151646
 TEXT = ("The quick brown fox jumps over the lazy dog, and then it runs away! It is ten thirty in the "

@@ -15,8 +15,8 @@ import time
 
 import torch
 
-from cosycore.hift import CausalHiftReferenceStream, CausalHiftStream, build_hift, fold_weight_norm
 from cosycore.testing.presets import release_config
+from cosycore.vocoder.hift import CausalHiftReferenceStream, CausalHiftStream, build_hift, fold_weight_norm
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ Subcommands:
 * ``voice add|list|show|remove``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR`` or the
   platform's user data folder);
 * ``info``: what a model folder holds; ``instruct-presets``: the ready-made instructions;
-* ``models``: list, download, verify and remove release folders (:mod:`cosycore.models_cli`).
+* ``models``: list, download, verify and remove release folders (:mod:`cosycore.hub.models_cli`).
 * ``conformance``: comparison with the original implementation (:mod:`cosycore.conformance`).
 
 Exit codes: 0 success, 2 a usage or input problem (the message says what to change), 3 the model
@@ -31,7 +31,7 @@ import numpy as np
 
 from .config import QUALITY_MODES
 from .errors import CosyError, InputError, ModelLoadError
-from .models_cli import add_models_subparser, run_models_command
+from .hub.models_cli import add_models_subparser, run_models_command
 
 logger = logging.getLogger(__name__)
 
@@ -301,7 +301,7 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     import torch
 
     from .engine import Engine
-    from .text import DEFAULT_MAX_CHARS
+    from .frontend.text import DEFAULT_MAX_CHARS
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -317,7 +317,7 @@ def _print_warnings(warnings: Iterable[str], err: IO[str]) -> None:
 
 def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
     from .engine import validate_request
-    from .text import DEFAULT_MAX_CHARS
+    from .frontend.text import DEFAULT_MAX_CHARS
 
     max_chars = args.max_chars or DEFAULT_MAX_CHARS
     request = _request(args, _text_source(args, io.stdin))

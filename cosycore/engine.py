@@ -12,12 +12,12 @@ A request goes through these steps, each a small function:
 
 1. :func:`validate_request` checks the fields against the mode (pure; raises :class:`InputError`);
 2. the prompt's features come from a saved :class:`~cosycore.voices.Voice` (no extraction) or are
-   extracted from the recording (:func:`cosycore.prompt.extract_prompt`);
+   extracted from the recording (:func:`cosycore.frontend.prompt.extract_prompt`);
 3. :func:`plan_mode` decides what the speech LM sees around every sentence (spec §5.8/§5.9) and
    :func:`model_inputs` turns a plan, the prompt and one sentence's ids into model-level inputs;
-4. the text is normalised and split lazily (:func:`cosycore.text.iter_sentences`), so the first
+4. the text is normalised and split lazily (:func:`cosycore.frontend.text.iter_sentences`), so the first
    sentence is spoken before the rest of a long text is read; an iterable of text pieces instead of
-   a string selects bistream decoding (:meth:`cosycore.llm.SpeechLM.generate_bistream`);
+   a string selects bistream decoding (:meth:`cosycore.lm.speech_lm.SpeechLM.generate_bistream`);
 5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
    out as :class:`AudioChunk` objects.
 
@@ -42,13 +42,9 @@ import torch
 
 from .config import Family
 from .errors import InputError
-from .llm import KVCache
-from .model import CosyModel, SynthesisKnobs
-from .onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from .perf import PerfOptions, apply_load_options, quality_options
-from .prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
-from .speed import MAX_SPEED, MIN_SPEED
-from .text import (
+from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from .frontend.text import (
     DEFAULT_MAX_CHARS,
     check_spoken_text,
     cv2_instruct_prompt,
@@ -61,8 +57,12 @@ from .text import (
     japanese_note,
     normalize_text,
 )
+from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
+from .lm.speech_lm import KVCache
+from .model import CosyModel, SynthesisKnobs
+from .perf import PerfOptions, apply_load_options, quality_options
+from .speed import MAX_SPEED, MIN_SPEED
 from .token2wav import Token2WavStream
-from .tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from .voices import Voice
 
 logger = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ class ModePlan:
 
 @dataclass(frozen=True, eq=False)
 class ModelInputs:
-    """Model-level inputs of one sentence, in the form :class:`~cosycore.llm.SpeechLM` and the flow take."""
+    """Model-level inputs of one sentence, in the form :class:`~cosycore.lm.speech_lm.SpeechLM` and the flow take."""
 
     text_ids: tuple[int, ...]  # target text ids
     prompt_text_ids: tuple[int, ...]  # ids of ModePlan.lm_prompt_text

@@ -19,7 +19,10 @@ from .config import ModelConfig, load_model_config
 from .devices import resolve_device
 from .flow import load_flow
 from .flow.base import FlowModel
-from .hift import (
+from .lm.speech_lm import EosRule, SpeechLM, load_llm
+from .speed import MelStretchStream, check_speed
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
+from .vocoder.hift import (
     CausalHiFTGenerator,
     CausalHiftReferenceStream,
     CausalHiftStream,
@@ -27,9 +30,6 @@ from .hift import (
     HiftStreamV2,
     load_hift,
 )
-from .llm import EosRule, SpeechLM, load_llm
-from .speed import MelStretchStream, check_speed
-from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
 
 logger = logging.getLogger(__name__)
 

@@ -2,14 +2,14 @@
 
 Everything here is opt-in; the defaults are the exact modes that match the original:
 
-* ``llm_quant="int8"``: int8 linear layers in the speech LM (:mod:`cosycore.quant`, CPU only);
+* ``llm_quant="int8"``: int8 linear layers in the speech LM (:mod:`cosycore.lm.quant`, CPU only);
 * ``flow=DRAFT_FLOW``: fewer Euler steps and no classifier-free guidance (mel differs from exact);
   :func:`fast_flow` adds bfloat16 autocast of the estimator where the hardware does bfloat16
   natively;
 * ``flow_cache="chunks"`` / ``"full"``: streamed flow calls compute only their new frames
   (:mod:`cosycore.flow.cache`; ``"chunks"`` keeps the exact final call);
 * ``llm_backend="vllm"``: the LM's unistream decoding in vLLM on a CUDA GPU
-  (:mod:`cosycore.vllm_backend`, the ``vllm`` extra; sampling as the torch LM, tokens not identical);
+  (:mod:`cosycore.lm.vllm_backend`, the ``vllm`` extra; sampling as the torch LM, tokens not identical);
 * :func:`warm_up` / :func:`warm_up_frontend`: one short dummy request at load, so the first real
   request does not pay for first-use costs (paging in memory-mapped weights, building kernels,
   tables and buffers, importing and loading the text normaliser and the mel filterbanks).
@@ -123,7 +123,7 @@ def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
     if options.llm_quant is not None:
         model.llm.quantize_int8(options.llm_quant)
     if options.llm_backend == "vllm":
-        from .vllm_backend import use_vllm  # imports vllm only when asked for
+        from .lm.vllm_backend import use_vllm  # imports vllm only when asked for
 
         use_vllm(model)
     if options.warm_up:
@@ -140,8 +140,8 @@ def warm_up_frontend(mel: MelConfig | None = None) -> float:
     takes 10-20 s once per process; the first prompt mel builds its filterbank through librosa
     (about 2.6 s). The Chinese grammars of wetext load in well under a second.
     """
-    from .features import prompt_mel, speaker_fbank, whisper_log_mel
-    from .text import normalize_text
+    from .frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
+    from .frontend.text import normalize_text
 
     t0 = time.perf_counter()
     normalize_text("It is 10:30, and it costs $3.50.", "en")

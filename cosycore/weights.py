@@ -66,8 +66,8 @@ def normalize_keys(sd: StateDict, component: str) -> StateDict:
 
     - ``hift``: strip a leading ``generator.`` (files saved from GAN training).
     - ``llm``: the Qwen2 backbone, ``llm.model.model.*`` in the release (the wrappers of upstream's
-      ``Qwen2Encoder`` and ``Qwen2ForCausalLM``), is ``qwen.*`` in ``cosycore.llm.SpeechLM``. The tied,
-      unused ``llm.model.lm_head.weight`` keeps its name; ``cosycore.llm`` checks and drops it.
+      ``Qwen2Encoder`` and ``Qwen2ForCausalLM``), is ``qwen.*`` in ``cosycore.lm.speech_lm.SpeechLM``. The tied,
+      unused ``llm.model.lm_head.weight`` keeps its name; ``cosycore.lm.speech_lm`` checks and drops it.
     - weight norm: the legacy ``weight_g`` / ``weight_v`` pair becomes
       ``parametrizations.weight.original0`` / ``original1`` (same values: g and v).
     """

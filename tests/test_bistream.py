@@ -10,7 +10,7 @@ import torch
 
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import InputError
-from cosycore.llm import ENDOFPROMPT_ID, SpeechLM, greedy_sampler
+from cosycore.lm.speech_lm import ENDOFPROMPT_ID, SpeechLM, greedy_sampler
 from cosycore.voices import Voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")

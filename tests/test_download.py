@@ -20,9 +20,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from cosycore import download as dl
-from cosycore import models_cli
-from cosycore.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.config import load_model_config
 from cosycore.errors import (
     ConfigError,
@@ -35,6 +32,9 @@ from cosycore.errors import (
     RepoNotFoundError,
     SourceUnavailableError,
 )
+from cosycore.hub import download as dl
+from cosycore.hub import models_cli
+from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
 CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"

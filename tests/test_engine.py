@@ -15,7 +15,7 @@ import soundfile as sf
 import torch
 
 import cosycore.engine as engine_module
-import cosycore.text as text_module
+import cosycore.frontend.text as text_module
 from cosycore.engine import (
     Engine,
     ModePlan,
@@ -25,9 +25,9 @@ from cosycore.engine import (
     validate_request,
 )
 from cosycore.errors import InputError
-from cosycore.prompt import PromptFeatures
-from cosycore.text import iter_sentences
-from cosycore.tokenizer import ENDOFPROMPT
+from cosycore.frontend.prompt import PromptFeatures
+from cosycore.frontend.text import iter_sentences
+from cosycore.frontend.tokenizer import ENDOFPROMPT
 from cosycore.voices import FORMAT_VERSION, Voice, load_voice, save_voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")

@@ -1,4 +1,4 @@
-"""Feature extractors and audio input (cosycore.features).
+"""Feature extractors and audio input (cosycore.frontend.features).
 
 Conformance: the original implementation's arrays in features/features.npz, at the README's
 log-domain tolerance (atol 1e-3, rtol 1e-4). Entries far below their frame's peak are float32 FFT
@@ -23,10 +23,10 @@ import pytest
 import soundfile as sf
 import torch
 
-from cosycore.checks import compare
 from cosycore.config import MelConfig
+from cosycore.conformance.checks import compare
 from cosycore.errors import ConformanceError, InputError
-from cosycore.features import (
+from cosycore.frontend.features import (
     FEATURE_ATOL,
     FEATURE_RTOL,
     align_prompt,
@@ -119,7 +119,7 @@ def test_reference_reproduced_on_compatible_mkl_path(features_dir: Path) -> None
     """With MKL's conditional numerical reproducibility mode every entry matches at README tolerance."""
     code = (
         "import sys, json; from pathlib import Path\n"
-        "from cosycore.features import check_features_reference\n"
+        "from cosycore.frontend.features import check_features_reference\n"
         "rs = check_features_reference(Path(sys.argv[1]))\n"
         "print(json.dumps([[r.name, r.max_abs_err, r.passed, r.note] for r in rs]))\n"
     )

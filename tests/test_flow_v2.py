@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import torch
 
-from cosycore.checks import CheckResult, format_results
 from cosycore.config import load_model_config
+from cosycore.conformance.checks import CheckResult, format_results
+from cosycore.conformance.flow import _inputs
 from cosycore.flow import FlowModel, build_flow, check_flow_reference, load_flow
-from cosycore.flow.reference import _inputs
 from cosycore.flow.xvec_flow import CausalMaskedDiffWithXvec
 from cosycore.weights import load_checkpoint
 

@@ -22,7 +22,7 @@ import torch
 
 from cosycore.config import LLMConfig, QwenConfig, load_model_config
 from cosycore.errors import ConfigError, InputError, ModelLoadError, ModelNotFoundError, StorageError
-from cosycore.hf_export import (
+from cosycore.lm.hf_export import (
     LAYOUT_FILE,
     WEIGHTS_FILE,
     ExportLayout,
@@ -31,7 +31,7 @@ from cosycore.hf_export import (
     read_export,
     read_logit_bias,
 )
-from cosycore.llm import RasSampler, SpeechLM, greedy_sampler, load_llm
+from cosycore.lm.speech_lm import RasSampler, SpeechLM, greedy_sampler, load_llm
 from tests.conftest import copy_release
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -180,7 +180,7 @@ def _drive_export(hf: Any, picker: Any, lm_input: torch.Tensor, max_len: int, st
 @pytest.mark.parametrize("greedy", [False, True], ids=["ras", "greedy"])
 def test_vllm_picker_on_the_export_matches_generate(lm: SpeechLM, qwen2_cls: Any, tmp_path: Path,
                                                     greedy: bool) -> None:
-    from cosycore.vllm_backend import SpeechTokenPicker, picker_args
+    from cosycore.lm.vllm_backend import SpeechTokenPicker, picker_args
 
     layout = export_hf(lm, tmp_path / "export")
     hf = _load_hf(qwen2_cls, tmp_path / "export")
@@ -240,13 +240,13 @@ def test_cached_export_is_reused_until_llm_pt_changes(cv2_dir: Path, tmp_path: P
 
 
 def test_vllm_backend_imports_without_vllm_and_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    code = "import sys, cosycore.vllm_backend, cosycore.perf; print('vllm' in sys.modules)"
+    code = "import sys, cosycore.lm.vllm_backend, cosycore.perf; print('vllm' in sys.modules)"
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).resolve().parents[1])
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "False"
 
-    from cosycore import vllm_backend
+    from cosycore.lm import vllm_backend
     from cosycore.perf import PerfOptions, apply_load_options
 
     with pytest.raises(ModelLoadError, match=r"pip install 'cosy-studio\[vllm\]'"):
@@ -264,7 +264,7 @@ def test_vllm_backend_imports_without_vllm_and_says_how_to_get_it(monkeypatch: p
 
 
 def test_picker_refuses_a_custom_sampler() -> None:
-    from cosycore.vllm_backend import picker_args
+    from cosycore.lm.vllm_backend import picker_args
 
     def my_sampler(scores: torch.Tensor, decoded: Any, generator: torch.Generator) -> int:
         return 0
@@ -275,7 +275,7 @@ def test_picker_refuses_a_custom_sampler() -> None:
 
 def test_vllm_speech_lm_hands_the_prompt_and_rules_to_the_runner(lm: SpeechLM, tmp_path: Path) -> None:
     """The glue around vLLM, with a stand-in runner: same weights, the LM's prompt, the request's rules."""
-    from cosycore.vllm_backend import VllmSpeechLM
+    from cosycore.lm.vllm_backend import VllmSpeechLM
 
     layout = export_hf(lm, tmp_path / "export")
     seen: dict[str, Any] = {}

@@ -16,10 +16,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from cosycore.checks import format_results
 from cosycore.config import ModelConfig, load_model_config
+from cosycore.conformance.checks import format_results
 from cosycore.errors import StateDictMismatchError
-from cosycore.hift import (
+from cosycore.vocoder.hift import (
     CausalHiFTGenerator,
     CausalHiftReferenceStream,
     CausalHiftStream,

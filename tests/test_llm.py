@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-from cosycore.checks import compare, format_results
 from cosycore.config import LLMConfig, QwenConfig, load_model_config
+from cosycore.conformance.checks import compare, format_results
 from cosycore.errors import ConfigMismatchError, InputError, StateDictMismatchError
-from cosycore.llm import (
+from cosycore.lm.speech_lm import (
     RasSampler,
     SpeechLM,
     check_llm_reference,

@@ -13,8 +13,8 @@ import torch
 from onnx import TensorProto, helper
 
 from cosycore.errors import CheckpointError, ModelLoadError, ModelNotFoundError
-from cosycore.features import speaker_fbank, whisper_log_mel
-from cosycore.onnx_models import (
+from cosycore.frontend.features import speaker_fbank, whisper_log_mel
+from cosycore.frontend.onnx_models import (
     CPU_PROVIDER,
     CUDA_PROVIDER,
     SpeakerEncoderONNX,
@@ -184,7 +184,7 @@ def test_speaker_encoder_rank_and_width_are_checked(tmp_path: Path) -> None:
 def test_choose_providers(caplog: pytest.LogCaptureFixture) -> None:
     assert choose_providers("cpu", [CPU_PROVIDER]) == [CPU_PROVIDER]
     assert choose_providers("cuda", [CUDA_PROVIDER, CPU_PROVIDER]) == [CUDA_PROVIDER, CPU_PROVIDER]
-    with caplog.at_level(logging.WARNING, logger="cosycore.onnx_models"):
+    with caplog.at_level(logging.WARNING, logger="cosycore.frontend.onnx_models"):
         assert choose_providers("cuda:1", [CPU_PROVIDER]) == [CPU_PROVIDER]
     assert "no CUDA provider" in caplog.text
 

@@ -17,10 +17,10 @@ from cosycore.config import load_model_config
 from cosycore.flow import load_flow
 from cosycore.flow.base import FlowModel
 from cosycore.flow.cache import FlowCache, KVBuffer
-from cosycore.llm import SpeechLM, load_llm
+from cosycore.lm.quant import int8_per_channel, logit_agreement
+from cosycore.lm.speech_lm import SpeechLM, load_llm
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, warm_up
-from cosycore.quant import int8_per_channel, logit_agreement
 from cosycore.token2wav import StreamSchedule, Token2WavStream
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -112,8 +112,8 @@ def test_int8_logits_follow_float32(lm: SpeechLM, mode: str) -> None:
 def test_fused_projections_give_the_same_outputs(lm: SpeechLM) -> None:
     """q/k/v and gate/up fused into one matrix each (done before int8): the same numbers, in float32
     and through the int8 kernel (whose input scale is per call, so one call or three see the same)."""
-    from cosycore.llm import concat_linears
-    from cosycore.quant import DynamicInt8Linear
+    from cosycore.lm.quant import DynamicInt8Linear
+    from cosycore.lm.speech_lm import concat_linears
 
     g = torch.Generator().manual_seed(1)
     lm_input = torch.randn(1, 24, lm.cfg.qwen.hidden_size, generator=g)
@@ -320,7 +320,7 @@ def _engine_audio(engine, voice, text: str = "Hello there, this is a test of the
 
 def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
     from cosycore.engine import Engine
-    from cosycore.quant import DynamicInt8Linear, WeightOnlyInt8Linear
+    from cosycore.lm.quant import DynamicInt8Linear, WeightOnlyInt8Linear
 
     int8_types = (DynamicInt8Linear, WeightOnlyInt8Linear)
     exact = Engine(tiny_cv2_model, device="cpu")

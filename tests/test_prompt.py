@@ -14,9 +14,9 @@ import torch
 
 from cosycore.config import ModelConfig, load_model_config
 from cosycore.errors import InputError
-from cosycore.features import prompt_mel, resample, whisper_log_mel
-from cosycore.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from cosycore.prompt import (
+from cosycore.frontend.features import prompt_mel, resample, whisper_log_mel
+from cosycore.frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from cosycore.frontend.prompt import (
     MAX_SECONDS,
     PromptFeatures,
     extract_prompt,

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cosycore import text as T
 from cosycore.errors import InputError
-from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
-from cosycore.text import (
+from cosycore.frontend import text as T
+from cosycore.frontend.text import (
     check_spoken_text,
     check_text,
     cv2_instruct_prompt,
@@ -24,7 +23,8 @@ from cosycore.text import (
     normalize_text,
     split_paragraph,
 )
-from cosycore.tokenizer import TextTokenizer
+from cosycore.frontend.tokenizer import TextTokenizer
+from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_english_cases(text: str, expected: str) -> None:
 
 
 def test_spell_out_number() -> None:
-    from cosycore.text_en import spell_out_number
+    from cosycore.frontend.text_en import spell_out_number
 
     assert spell_out_number("007 and 1999") == "zero zero seven and one thousand nine hundred and ninety-nine"
     assert spell_out_number("A4") == "A four"
@@ -407,7 +407,7 @@ def test_no_wetext_or_inflect_at_import(tmp_path: Path) -> None:
     import sys
 
     code = (
-        "import sys, cosycore.text, cosycore.presets; "
+        "import sys, cosycore.frontend.text, cosycore.presets; "
         "print('wetext' in sys.modules, 'inflect' in sys.modules)"
     )
     out = subprocess.run(

@@ -15,10 +15,10 @@ import torch
 from cosycore.config import load_model_config
 from cosycore.flow import load_flow
 from cosycore.flow.dit import rope_inv_freq
-from cosycore.hift import load_hift
-from cosycore.llm import load_llm
+from cosycore.frontend.tokenizer import get_text_tokenizer
+from cosycore.lm.speech_lm import load_llm
 from cosycore.testing.tiny_model import main, write_tiny_model
-from cosycore.tokenizer import get_text_tokenizer
+from cosycore.vocoder.hift import load_hift
 from cosycore.weights import load_checkpoint
 from tests.conftest import conformance_root
 

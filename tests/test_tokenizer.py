@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from cosycore.errors import ConfigError, ModelNotFoundError
-from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
-from cosycore.tokenizer import (
+from cosycore.frontend.tokenizer import (
     ARPABET_PHONES,
     CV2_SPECIAL_TOKENS,
     CV3_SPECIAL_TOKENS,
@@ -25,6 +24,7 @@ from cosycore.tokenizer import (
     TextTokenizer,
     get_text_tokenizer,
 )
+from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
 
 # Spec llm-frontend-orchestration.md §4.1.
 SPEC_IDS_BOTH = {

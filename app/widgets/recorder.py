@@ -43,8 +43,8 @@ PREFERRED_RATE = 48000
 
 def check_recording(audio: np.ndarray, sample_rate: int) -> tuple[list[str], list[str]]:
     """(problems that block saving, warnings) for a recording, with the engine's own thresholds."""
-    from cosycore.features import analyse_audio
-    from cosycore.prompt import CLIPPED_WARN_FRACTION, QUIET_WARN_DBFS
+    from cosycore.frontend.features import analyse_audio
+    from cosycore.frontend.prompt import CLIPPED_WARN_FRACTION, QUIET_WARN_DBFS
 
     stats = analyse_audio(audio, sample_rate)
     problems: list[str] = []

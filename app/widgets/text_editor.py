@@ -1,7 +1,7 @@
 """The text to speak: an editor with tag highlighting, a tag palette, a character count and a
 preview of how the engine will split the text into sentences.
 
-The preview runs :func:`cosycore.text.iter_sentences` (text normalisation, no model state) on a
+The preview runs :func:`cosycore.frontend.text.iter_sentences` (text normalisation, no model state) on a
 worker thread a moment after typing stops, because the first call loads text-normalisation data
 and can take seconds. Results of an outdated text are dropped by a generation counter.
 """
@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.text import DEFAULT_MAX_CHARS, PAIRED_TAGS, PROTECTED_TAGS, iter_sentences, japanese_note
-from cosycore.tokenizer import PARALINGUISTIC_TOKENS
+from cosycore.frontend.text import DEFAULT_MAX_CHARS, PAIRED_TAGS, PROTECTED_TAGS, iter_sentences, japanese_note
+from cosycore.frontend.tokenizer import PARALINGUISTIC_TOKENS
 
 logger = logging.getLogger(__name__)
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import torch
 
 from ..config import FlowConfig, ModelConfig
+from ..conformance.flow import check_flow_reference
 from ..devices import resolve_device
 from ..errors import ConfigError
 from ..weights import assign_state_dict, load_checkpoint, normalize_keys
 from .base import FlowModel
-from .reference import check_flow_reference
 
 logger = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from ..config import QWEN_DIR, Family, ModelConfig, load_model_config
-from ..hift import CausalHiFTGenerator, HiFTGenerator
+from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..weights import LLM_QWEN_PREFIX
 from .tiny_tokenizer import write_tiny_qwen_tokenizer
 
@@ -390,7 +390,7 @@ def write_qwen_dir(qwen_dir: Path, sizes: TinySizes = TinySizes()) -> None:
 
 def llm_state_dict(cfg: ModelConfig) -> dict[str, torch.Tensor]:
     """A randomly initialised LM in ``llm.pt`` layout (call under a seeded RNG)."""
-    from ..llm import LM_HEAD_KEY, SpeechLM
+    from ..lm.speech_lm import LM_HEAD_KEY, SpeechLM
 
     ours = SpeechLM(cfg.llm).state_dict()
     sd: dict[str, torch.Tensor] = {}
@@ -438,7 +438,7 @@ def rescale_f0_head(hift: HiFTGenerator | CausalHiFTGenerator, seed: int, frames
 
 def hift_state_dict(cfg: ModelConfig, seed: int) -> dict[str, torch.Tensor]:
     """A randomly initialised vocoder in ``hift.pt`` layout (call under a seeded RNG)."""
-    from ..hift import build_hift
+    from ..vocoder.hift import build_hift
 
     hift = build_hift(cfg)
     scale = rescale_f0_head(hift, seed)

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..tokenizer import QWEN2_SPLIT_REGEX, QWEN_BASE_SPECIALS
+from ..frontend.tokenizer import QWEN2_SPLIT_REGEX, QWEN_BASE_SPECIALS
 
 logger = logging.getLogger(__name__)
 

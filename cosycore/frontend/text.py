@@ -6,7 +6,7 @@ The rules follow CosyVoice's ``text_normalize`` (spec: llm-frontend-orchestratio
   no normalisation and no splitting;
 * text with a CJK ideograph takes the Chinese path: wetext zh (``remove_erhua=False``), then the
   clean-up rules of :func:`_clean_zh`; other text takes the English path: our reading rules
-  (:mod:`cosycore.text_en`), wetext en, then any digit left is spelled out;
+  (:mod:`cosycore.frontend.text_en`), wetext en, then any digit left is spelled out;
 * :func:`split_paragraph` cuts at sentence marks and merges the pieces greedily into segments of
   60-80 units (characters for Chinese, tokens for English); a short tail is glued onto the segment
   before it; segments with nothing to say are dropped.
@@ -35,8 +35,8 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, Protocol
 
+from ..errors import InputError
 from . import text_en
-from .errors import InputError
 from .text_en import spell_out_number, verbalize_english
 from .tokenizer import CV3_SPECIAL_TOKENS, ENDOFPROMPT
 
@@ -613,7 +613,7 @@ def iter_sentences(
 ) -> Iterator[str]:
     """Yield the normalised segments of ``text`` one by one, reading it chunk by chunk.
 
-    ``tokenizer`` (a :class:`~cosycore.tokenizer.TextTokenizer` or any ``str -> ids`` callable)
+    ``tokenizer`` (a :class:`~cosycore.frontend.tokenizer.TextTokenizer` or any ``str -> ids`` callable)
     measures English segments in tokens; without it a word-count estimate is used.
     """
     if chunk_chars < 1:

@@ -51,10 +51,10 @@ from torch.nn import init
 from torch.nn.utils import parametrize
 from torch.nn.utils.parametrizations import weight_norm
 
-from .checks import CheckResult, compare
-from .config import F0PredictorConfig, HiftConfig, ModelConfig, load_model_config
-from .errors import SynthesisError
-from .weights import assign_state_dict, load_checkpoint, normalize_keys
+from ..config import F0PredictorConfig, HiftConfig, ModelConfig, load_model_config
+from ..conformance.checks import CheckResult, compare
+from ..errors import SynthesisError
+from ..weights import assign_state_dict, load_checkpoint, normalize_keys
 
 logger = logging.getLogger(__name__)
 

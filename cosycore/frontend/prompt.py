@@ -25,8 +25,9 @@ from typing import Protocol
 import numpy as np
 import torch
 
-from .config import Family, ModelConfig
-from .errors import InputError
+from ..config import Family, ModelConfig
+from ..errors import InputError
+from ..voices import Voice
 from .features import (
     AudioSource,
     align_prompt,
@@ -37,7 +38,6 @@ from .features import (
     speaker_fbank,
     whisper_log_mel,
 )
-from .voices import Voice
 
 logger = logging.getLogger(__name__)
 

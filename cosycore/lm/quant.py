@@ -2,7 +2,7 @@
 
 One decode step of the 0.5B LM reads every linear weight once, so on a CPU its speed is set by
 memory bandwidth: about 1.4 GB per token in float32, a quarter of that in int8. This module swaps
-the ``nn.Linear`` layers of a loaded :class:`~cosycore.llm.SpeechLM` (the Qwen2 projections and the
+the ``nn.Linear`` layers of a loaded :class:`~cosycore.lm.speech_lm.SpeechLM` (the Qwen2 projections and the
 ``llm_decoder`` head) for int8 versions, and optionally stores the text-token table as int8 rows.
 
 Two kernels, both with symmetric per-output-channel int8 weights (``w ≈ q * scale[row]``):

@@ -1,6 +1,6 @@
 """Export of the speech LM to the Hugging Face ``Qwen2ForCausalLM`` layout (for vLLM and transformers).
 
-:func:`export_hf` turns a :class:`~cosycore.llm.SpeechLM` (or a release folder) into a folder that
+:func:`export_hf` turns a :class:`~cosycore.lm.speech_lm.SpeechLM` (or a release folder) into a folder that
 a stock ``Qwen2ForCausalLM`` loads; :func:`read_export` checks such a folder and returns its
 :class:`ExportLayout`; :func:`cached_export` keeps one export per release folder and redoes it when
 ``llm.pt`` changes. Nothing here imports transformers or vLLM.
@@ -50,9 +50,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .config import LLMConfig, load_model_config
-from .errors import ConfigError, ModelLoadError, ModelNotFoundError, StorageError
-from .llm import SpeechLM, TokenIds, _as_ids, load_llm
+from ..config import LLMConfig, load_model_config
+from ..errors import ConfigError, ModelLoadError, ModelNotFoundError, StorageError
+from .speech_lm import SpeechLM, TokenIds, _as_ids, load_llm
 
 logger = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ def generation_config(layout: ExportLayout) -> dict[str, Any]:
     """``generation_config.json``: every stop id ends generation; no sampling defaults are implied.
 
     Plain top-k/top-p sampling is *not* the release's RAS rule; backends apply RAS themselves
-    (:mod:`cosycore.vllm_backend`), so only the stop ids are given here.
+    (:mod:`cosycore.lm.vllm_backend`), so only the stop ids are given here.
     """
     return {
         "bos_token_id": layout.sos_id,

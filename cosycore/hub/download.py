@@ -6,7 +6,7 @@ any of its objects touches no network. The steps:
 1. **Plan** (:func:`plan_download`): ask the hub for the repository's file listing at one commit,
    with sizes and hashes (Hugging Face: ``HfApi.model_info(files_metadata=True)``, which gives the
    LFS sha256 of the weights and the git blob id of small files; ModelScope: its file listing with
-   sha256), and match it against the catalogue entry (:mod:`cosycore.catalog`). Every URL points
+   sha256), and match it against the catalogue entry (:mod:`cosycore.hub.catalog`). Every URL points
    at that commit, so a repository that changes during a download cannot mix two versions.
 2. **Stage**: files are written to ``<models>/.staging/<id>/<path>.part`` and renamed to
    ``<path>`` once their size and hash check out. A staging state file remembers which hub file
@@ -55,9 +55,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol
 
-from .catalog import SOURCE_TITLES, CatalogEntry, Source, get_entry, required_files_for
-from .config import Family, detect_family, load_model_config
-from .errors import (
+from ..config import Family, detect_family, load_model_config
+from ..errors import (
     CosyError,
     DownloadBusyError,
     DownloadCancelledError,
@@ -72,7 +71,8 @@ from .errors import (
     StorageError,
     WrongModelFamilyError,
 )
-from .voices import write_atomic
+from ..voices import write_atomic
+from .catalog import SOURCE_TITLES, CatalogEntry, Source, get_entry, required_files_for
 
 logger = logging.getLogger(__name__)
 
@@ -1337,8 +1337,8 @@ def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) 
     import numpy as np
     import torch
 
-    from .llm import ENDOFPROMPT_ID
-    from .model import CosyModel, SynthesisKnobs
+    from ..lm.speech_lm import ENDOFPROMPT_ID
+    from ..model import CosyModel, SynthesisKnobs
 
     model = CosyModel.load(folder, device=device)
     generator = torch.Generator().manual_seed(0)

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..errors import ConformanceError, CosyError
 from .checks import CheckResult, compare
-from .errors import ConformanceError, CosyError
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +58,9 @@ def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) ->
     recorded in the manifest, and the mel it keeps from each call must equal the original's
     ``stream{i}.mel[..., release_slices_mel_from:]``.
     """
-    from .config import load_model_config
-    from .flow import load_flow
-    from .token2wav import Token2WavStream
+    from ..config import load_model_config
+    from ..flow import load_flow
+    from ..token2wav import Token2WavStream
 
     cfg = load_model_config(model_dir)
     flow = load_flow(cfg, device="cpu")
@@ -106,7 +106,7 @@ def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) ->
 
 def sections_for(target: Path) -> list[Section]:
     if _is_features_folder(target):
-        from .features import check_features_reference
+        from ..frontend.features import check_features_reference
 
         return [("features", lambda: check_features_reference(target))]
     ref = target / "reference"
@@ -114,16 +114,16 @@ def sections_for(target: Path) -> list[Section]:
     files = manifest.get("files", {})
     sections: list[Section] = []
     if "llm.npz" in files:
-        from .llm import check_llm_reference
+        from ..lm.speech_lm import check_llm_reference
 
         sections.append(("llm", lambda: check_llm_reference(target, ref / "llm.npz")))
     if "flow.npz" in files:
-        from .flow import check_flow_reference
+        from ..flow import check_flow_reference
 
         sections.append(("flow", lambda: check_flow_reference(target, ref / "flow.npz", manifest)))
         sections.append(("stream", lambda: check_streaming_schedule(target, ref / "flow.npz", manifest)))
     if "hift.npz" in files:
-        from .hift import check_hift_reference
+        from ..vocoder.hift import check_hift_reference
 
         sections.append(("hift", lambda: check_hift_reference(target, ref / "hift.npz")))
     return sections

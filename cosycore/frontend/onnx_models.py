@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .errors import CheckpointError, ModelLoadError, ModelNotFoundError, SynthesisError
+from ..errors import CheckpointError, ModelLoadError, ModelNotFoundError, SynthesisError
 
 logger = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import ConfigError, ModelNotFoundError
+from ..errors import ConfigError, ModelNotFoundError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from tokenizers import Tokenizer

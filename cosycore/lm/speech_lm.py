@@ -38,12 +38,12 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .checks import CheckResult, compare
-from .config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig, load_model_config
-from .devices import resolve_device
-from .errors import ConfigMismatchError, ConformanceError, InputError
+from ..config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig, load_model_config
+from ..conformance.checks import CheckResult, compare
+from ..devices import resolve_device
+from ..errors import ConfigMismatchError, ConformanceError, InputError
+from ..weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
 from .quant import Int8Embedding, int8_linear, parse_llm_quant, replace_linears
-from .weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
 
 logger = logging.getLogger(__name__)
 
@@ -585,7 +585,7 @@ class SpeechLM(nn.Module):
         """Swap the Qwen2 linear layers and ``llm_decoder`` for int8 versions, in place (CPU only).
 
         A speed option, off by default: the outputs are no longer the exact ones (see
-        :mod:`cosycore.quant` for the kernels and README "Performance" for the measured error).
+        :mod:`cosycore.lm.quant` for the kernels and README "Performance" for the measured error).
         ``mode`` is ``"int8"`` (the dynamic kernel, fastest), ``"int8-dynamic"`` or
         ``"int8-weight-only"``. ``embeddings`` also stores the 151936-row text-token table as int8
         rows (about 400 MB less memory). The speech-token table and the sos/task_id rows stay
@@ -1100,7 +1100,7 @@ def check_llm_reference(model_dir: Path | str, ref_npz: Path | str | None = None
 
     Rebuilds the LM input, runs the teacher-forced steps and the greedy decode with the
     ``"upstream"`` min-length rule (the one the reference was made with), and returns one
-    :class:`~cosycore.checks.CheckResult` per array. ``ref_npz`` defaults to
+    :class:`~cosycore.conformance.checks.CheckResult` per array. ``ref_npz`` defaults to
     ``<model_dir>/reference/llm.npz``; pass ``model`` to reuse a loaded LM.
     """
     model_dir = Path(model_dir)

@@ -7,14 +7,14 @@ entry point first calls :func:`require_vllm`, which raises :class:`ModelLoadErro
 
 How it works:
 
-* :func:`~cosycore.hf_export.cached_export` writes the LM as a stock ``Qwen2ForCausalLM`` (bfloat16)
+* :func:`~cosycore.lm.hf_export.cached_export` writes the LM as a stock ``Qwen2ForCausalLM`` (bfloat16)
   under a cache folder; speech ids are export ids, so vLLM feeds sampled tokens back unchanged.
 * The prompt is ``SpeechLM.build_lm_input`` (sos, text, task_id, prompt speech), sent as
   ``prompt_embeds``; the torch LM keeps its embedding tables for that, and stays whole, so
   bistream requests and everything else still run on it.
 * :class:`SpeechTokenPicker`, one per request, is vLLM's per-request logits processor: it adds the
   export's logit bias, masks stop ids before ``min_len`` with the request's ``eos_rule``, draws the
-  token with the same :class:`~cosycore.llm.RasSampler` (or greedy) rule and a generator seeded
+  token with the same :class:`~cosycore.lm.speech_lm.RasSampler` (or greedy) rule and a generator seeded
   from the caller's, and leaves only that token finite, so whatever vLLM samples next is it.
   vLLM's own top-k/top-p/min-tokens are not used.
 
@@ -43,12 +43,12 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor
 
-from .errors import InputError, ModelLoadError
+from ..errors import InputError, ModelLoadError
 from .hf_export import ExportLayout, cached_export, read_export, read_logit_bias, speech_scores
-from .llm import EosRule, KVCache, RasSampler, Sampler, SpeechLM, greedy_sampler
+from .speech_lm import EosRule, KVCache, RasSampler, Sampler, SpeechLM, greedy_sampler
 
 if TYPE_CHECKING:
-    from .model import CosyModel
+    from ..model import CosyModel
 
 logger = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..checks import CheckResult, compare
 from ..errors import ConformanceError
+from .checks import CheckResult, compare
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def check_noise(flow: Any, ref: Mapping[str, np.ndarray]) -> list[CheckResult]:
 def check_flow_reference(model_dir: Path, ref_npz: Path, manifest: dict) -> list[CheckResult]:
     """Load the flow of ``model_dir`` and compare every recorded call of ``ref_npz`` with it."""
     from ..config import load_model_config
-    from . import load_flow
+    from ..flow import load_flow
 
     calls, info = _flow_calls(manifest)
     cfg = load_model_config(model_dir)

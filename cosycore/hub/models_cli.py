@@ -1,7 +1,7 @@
 """``cosycore models list|download|verify|remove``: the models folder from a terminal.
 
 :func:`add_models_subparser` adds the ``models`` command to the ``cosycore`` parser and
-:func:`run_models_command` runs it; ``python -m cosycore.models_cli`` runs it on its own. Downloads
+:func:`run_models_command` runs it; ``python -m cosycore.hub.models_cli`` runs it on its own. Downloads
 show one updating line on standard error (percent, MB/s, time left); Ctrl-C stops a download and
 keeps what arrived, and the same command resumes it.
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
+from ..errors import ConfigError, CosyError, DownloadCancelledError
 from . import download as dl
 from .catalog import SOURCE_TITLES, SOURCES, CatalogEntry, load_catalog
-from .errors import ConfigError, CosyError, DownloadCancelledError
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class _SysStreams:
 
 
 class ProgressLine:
-    """Draws :class:`~cosycore.download.DownloadProgress` as one line that rewrites itself.
+    """Draws :class:`~cosycore.hub.download.DownloadProgress` as one line that rewrites itself.
 
     On a terminal the line is redrawn in place (``\\r``) at most ``rate`` times a second; into a file
     or a pipe, one line per finished file is written instead, so logs stay readable.
@@ -258,7 +258,7 @@ def run_models_command(args: argparse.Namespace, io: _Streams | None = None) -> 
 
 
 def main(argv: Sequence[str] | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None) -> int:
-    """``python -m cosycore.models_cli download cosyvoice2-0.5b`` (the same as ``cosycore models …``)."""
+    """``python -m cosycore.hub.models_cli download cosyvoice2-0.5b`` (the same as ``cosycore models …``)."""
     parser = argparse.ArgumentParser(prog="cosycore")
     add_models_subparser(parser.add_subparsers(dest="command", required=True))
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -35,11 +35,11 @@ import soxr
 import torch
 import torch.nn.functional as F
 
-from .config import MelConfig
-from .errors import ConformanceError, InputError
+from ..config import MelConfig
+from ..errors import ConformanceError, InputError
 
 if TYPE_CHECKING:
-    from .checks import CheckResult
+    from ..conformance.checks import CheckResult
 
 logger = logging.getLogger(__name__)
 
@@ -526,7 +526,7 @@ def _recompute(name: str, entry: dict, arrays: dict[str, np.ndarray]) -> _Featur
 
 def _explain_failure(result: CheckResult, run: _FeatureRun, ref: np.ndarray) -> CheckResult:
     """Say in the note whether a failure lies only where float32 FFT rounding dominates."""
-    from .checks import compare
+    from ..conformance.checks import compare
 
     got = run.got.cpu().numpy()
     if got.shape != ref.shape:
@@ -549,7 +549,7 @@ def check_features_reference(features_dir: Path) -> list[CheckResult]:
     Inputs (``wav_*``) are read from ``features.npz``; arrays this module does not produce are
     skipped with a log line. Tolerances are the conformance README's for log-domain features.
     """
-    from .checks import compare  # local: checks is only needed for conformance runs
+    from ..conformance.checks import compare  # local: checks is only needed for conformance runs
 
     manifest_path, npz_path = features_dir / "manifest.json", features_dir / "features.npz"
     for p in (manifest_path, npz_path):

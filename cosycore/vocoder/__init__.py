@@ -1,0 +1,1 @@
+"""The HiFT vocoder: mel spectrogram in, waveform out (:mod:`.hift`)."""
