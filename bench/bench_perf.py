@@ -53,8 +53,10 @@ from cosycore.errors import ModelLoadError
 from cosycore.frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
 from cosycore.frontend.text import normalize_text
 from cosycore.frontend.tokenizer import get_text_tokenizer
+from cosycore.lm.load import load_llm
 from cosycore.lm.quant import LLM_QUANT_MODES, logit_agreement
-from cosycore.lm.speech_lm import RasSampler, SpeechLM, load_llm
+from cosycore.lm.sampling import RasSampler
+from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel, resolve_device
 from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_frontend
 from cosycore.testing.presets import release_config

@@ -58,7 +58,7 @@ from .frontend.text import (
     normalize_text,
 )
 from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
-from .lm.speech_lm import KVCache
+from .lm.kv_cache import KVCache
 from .model import CosyModel, SynthesisKnobs
 from .perf import PerfOptions, apply_load_options, quality_options
 from .speed import MAX_SPEED, MIN_SPEED

@@ -19,7 +19,8 @@ from .config import ModelConfig, load_model_config
 from .devices import resolve_device
 from .flow import load_flow
 from .flow.base import FlowModel
-from .lm.speech_lm import EosRule, SpeechLM, load_llm
+from .lm.load import load_llm
+from .lm.speech_lm import EosRule, SpeechLM
 from .speed import MelStretchStream, check_speed
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
 from .vocoder.hift import (

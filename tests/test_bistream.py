@@ -10,7 +10,9 @@ import torch
 
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import InputError
-from cosycore.lm.speech_lm import ENDOFPROMPT_ID, SpeechLM, greedy_sampler
+from cosycore.lm.sampling import greedy_sampler
+from cosycore.lm.speech_lm import SpeechLM
+from cosycore.lm.token_ids import ENDOFPROMPT_ID
 from cosycore.voices import Voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")

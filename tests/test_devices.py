@@ -11,7 +11,7 @@ from cosycore.config import load_model_config
 from cosycore.devices import resolve_device
 from cosycore.errors import ModelLoadError
 from cosycore.flow import load_flow
-from cosycore.lm.speech_lm import load_llm
+from cosycore.lm.load import load_llm
 from cosycore.model import CosyModel
 
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")

@@ -31,7 +31,9 @@ from cosycore.lm.hf_export import (
     read_export,
     read_logit_bias,
 )
-from cosycore.lm.speech_lm import RasSampler, SpeechLM, greedy_sampler, load_llm
+from cosycore.lm.load import load_llm
+from cosycore.lm.sampling import RasSampler, greedy_sampler
+from cosycore.lm.speech_lm import SpeechLM
 from tests.conftest import copy_release
 
 pytestmark = pytest.mark.usefixtures("single_thread")

@@ -13,17 +13,11 @@ import torch
 
 from cosycore.config import LLMConfig, QwenConfig, load_model_config
 from cosycore.conformance.checks import compare, format_results
+from cosycore.conformance.lm import check_llm_reference
 from cosycore.errors import ConfigMismatchError, InputError, StateDictMismatchError
-from cosycore.lm.speech_lm import (
-    RasSampler,
-    SpeechLM,
-    check_llm_reference,
-    greedy_sampler,
-    load_llm,
-    nucleus_candidates,
-    nucleus_sample,
-    random_sample,
-)
+from cosycore.lm.load import load_llm
+from cosycore.lm.sampling import RasSampler, greedy_sampler, nucleus_candidates, nucleus_sample, random_sample
+from cosycore.lm.speech_lm import SpeechLM
 
 FAMILIES = ["cv2", "cv3"]
 

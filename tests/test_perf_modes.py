@@ -17,8 +17,9 @@ from cosycore.config import load_model_config
 from cosycore.flow import load_flow
 from cosycore.flow.base import FlowModel
 from cosycore.flow.cache import FlowCache, KVBuffer
+from cosycore.lm.load import load_llm
 from cosycore.lm.quant import int8_per_channel, logit_agreement
-from cosycore.lm.speech_lm import SpeechLM, load_llm
+from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, warm_up
 from cosycore.token2wav import StreamSchedule, Token2WavStream
@@ -113,7 +114,7 @@ def test_fused_projections_give_the_same_outputs(lm: SpeechLM) -> None:
     """q/k/v and gate/up fused into one matrix each (done before int8): the same numbers, in float32
     and through the int8 kernel (whose input scale is per call, so one call or three see the same)."""
     from cosycore.lm.quant import DynamicInt8Linear
-    from cosycore.lm.speech_lm import concat_linears
+    from cosycore.lm.qwen2 import concat_linears
 
     g = torch.Generator().manual_seed(1)
     lm_input = torch.randn(1, 24, lm.cfg.qwen.hidden_size, generator=g)

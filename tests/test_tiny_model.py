@@ -16,7 +16,7 @@ from cosycore.config import load_model_config
 from cosycore.flow import load_flow
 from cosycore.flow.dit import rope_inv_freq
 from cosycore.frontend.tokenizer import get_text_tokenizer
-from cosycore.lm.speech_lm import load_llm
+from cosycore.lm.load import load_llm
 from cosycore.testing.tiny_model import main, write_tiny_model
 from cosycore.vocoder.hift import load_hift
 from cosycore.weights import load_checkpoint

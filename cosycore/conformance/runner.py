@@ -114,7 +114,7 @@ def sections_for(target: Path) -> list[Section]:
     files = manifest.get("files", {})
     sections: list[Section] = []
     if "llm.npz" in files:
-        from ..lm.speech_lm import check_llm_reference
+        from .lm import check_llm_reference
 
         sections.append(("llm", lambda: check_llm_reference(target, ref / "llm.npz")))
     if "flow.npz" in files:

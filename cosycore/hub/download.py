@@ -1337,7 +1337,7 @@ def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) 
     import numpy as np
     import torch
 
-    from ..lm.speech_lm import ENDOFPROMPT_ID
+    from ..lm.token_ids import ENDOFPROMPT_ID
     from ..model import CosyModel, SynthesisKnobs
 
     model = CosyModel.load(folder, device=device)

@@ -52,7 +52,9 @@ from torch import Tensor
 
 from ..config import LLMConfig, load_model_config
 from ..errors import ConfigError, ModelLoadError, ModelNotFoundError, StorageError
-from .speech_lm import SpeechLM, TokenIds, _as_ids, load_llm
+from .load import load_llm
+from .speech_lm import SpeechLM
+from .token_ids import TokenIds, _as_ids
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ How it works:
   bistream requests and everything else still run on it.
 * :class:`SpeechTokenPicker`, one per request, is vLLM's per-request logits processor: it adds the
   export's logit bias, masks stop ids before ``min_len`` with the request's ``eos_rule``, draws the
-  token with the same :class:`~cosycore.lm.speech_lm.RasSampler` (or greedy) rule and a generator seeded
+  token with the same :class:`~cosycore.lm.sampling.RasSampler` (or greedy) rule and a generator seeded
   from the caller's, and leaves only that token finite, so whatever vLLM samples next is it.
   vLLM's own top-k/top-p/min-tokens are not used.
 
@@ -45,7 +45,9 @@ from torch import Tensor
 
 from ..errors import InputError, ModelLoadError
 from .hf_export import ExportLayout, cached_export, read_export, read_logit_bias, speech_scores
-from .speech_lm import EosRule, KVCache, RasSampler, Sampler, SpeechLM, greedy_sampler
+from .kv_cache import KVCache
+from .sampling import RasSampler, Sampler, greedy_sampler
+from .speech_lm import EosRule, SpeechLM
 
 if TYPE_CHECKING:
     from ..model import CosyModel

@@ -390,7 +390,8 @@ def write_qwen_dir(qwen_dir: Path, sizes: TinySizes = TinySizes()) -> None:
 
 def llm_state_dict(cfg: ModelConfig) -> dict[str, torch.Tensor]:
     """A randomly initialised LM in ``llm.pt`` layout (call under a seeded RNG)."""
-    from ..lm.speech_lm import LM_HEAD_KEY, SpeechLM
+    from ..lm.load import LM_HEAD_KEY
+    from ..lm.speech_lm import SpeechLM
 
     ours = SpeechLM(cfg.llm).state_dict()
     sd: dict[str, torch.Tensor] = {}

@@ -1,0 +1,119 @@
+"""Loading the speech LM from a release folder's ``llm.pt``, checked against the Qwen config."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+
+from ..config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig
+from ..devices import resolve_device
+from ..errors import ConfigMismatchError
+from ..weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
+from .speech_lm import SpeechLM
+
+logger = logging.getLogger(__name__)
+
+LM_HEAD_KEY = "llm.model.lm_head.weight"  # tied copy of embed_tokens in llm.pt; never used for TTS
+EMBED_KEY = "qwen.embed_tokens.weight"  # after weights.normalize_keys
+
+
+def _drop_tied_head(sd: StateDict, source: Path) -> StateDict:
+    """Remove the tied ``lm_head`` copy, checking (cheaply) that it equals ``embed_tokens``."""
+    head = sd.get(LM_HEAD_KEY)
+    if head is None:
+        return sd
+    out = {k: v for k, v in sd.items() if k != LM_HEAD_KEY}
+    embed = out.get(EMBED_KEY)
+    if embed is None or head.shape != embed.shape:
+        logger.warning("%s: lm_head has shape %s but embed_tokens does not match; ignored (unused)",
+                       source, tuple(head.shape))
+        return out
+    shared = head.untyped_storage().data_ptr() == embed.untyped_storage().data_ptr() and (
+        head.storage_offset() == embed.storage_offset() and head.stride() == embed.stride()
+    )
+    if not shared:
+        rows = torch.linspace(0, head.shape[0] - 1, 64).long()  # a sample: a full compare pages in 1 GB
+        if not torch.equal(head[rows], embed[rows].to(head.dtype)):
+            logger.warning("%s: lm_head is not a copy of embed_tokens; ignored (TTS never uses it)", source)
+    return out
+
+
+def _layer_count(sd: StateDict) -> int:
+    idx = {int(k.split(".")[2]) for k in sd if k.startswith("qwen.layers.") and k.split(".")[2].isdigit()}
+    return max(idx) + 1 if idx else 0
+
+
+def _config_mismatches(sd: StateDict, q: QwenConfig) -> list[str]:
+    """``config.json says X, llm.pt has Y`` items, read from tensor shapes only."""
+    found: list[str] = []
+
+    def check(name: str, want: int, key: str, dim: int) -> None:
+        if key in sd and int(sd[key].shape[dim]) != want:
+            found.append(f"{name}={want}, llm.pt has {int(sd[key].shape[dim])}")
+
+    check("vocab_size", q.vocab_size, EMBED_KEY, 0)
+    check("hidden_size", q.hidden_size, EMBED_KEY, 1)
+    n_layers = _layer_count(sd)
+    if n_layers and n_layers != q.num_layers:
+        found.append(f"num_hidden_layers={q.num_layers}, llm.pt has {n_layers}")
+    layer0 = "qwen.layers.0."
+    check("num_attention_heads*head_dim", q.num_heads * q.head_dim, layer0 + "self_attn.q_proj.weight", 0)
+    check("num_key_value_heads*head_dim", q.num_kv_heads * q.head_dim, layer0 + "self_attn.k_proj.weight", 0)
+    check("intermediate_size", q.intermediate_size, layer0 + "mlp.gate_proj.weight", 0)
+    return found
+
+
+def _check_against_config(sd: StateDict, cfg: LLMConfig, ckpt: Path, config_json: str,
+                          yaml_name: str) -> None:
+    items = _config_mismatches(sd, cfg.qwen)
+    if items:
+        raise ConfigMismatchError(
+            f"{config_json} and {ckpt} disagree: " + "; ".join(f"config.json says {s}" for s in items)
+            + ". The two files come from different models; download the release folder again."
+        )
+    rows = sd.get("speech_embedding.weight")
+    if rows is not None and int(rows.shape[0]) != cfg.speech_vocab_size:
+        raise ConfigMismatchError(
+            f"{yaml_name} describes a {cfg.family} LM with {cfg.speech_vocab_size} speech-token rows, "
+            f"but {ckpt} has {int(rows.shape[0])}; the llm.pt belongs to the other model family."
+        )
+
+
+def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
+             device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32,
+             quantize: str | None = None) -> SpeechLM:
+    """Build :class:`SpeechLM` on the meta device and fill it from ``llm.pt`` (strict, no copy).
+
+    ``quantize="int8"`` (CPU only) swaps the linear layers for int8 ones after loading
+    (:meth:`SpeechLM.quantize_int8`); ``None``, the default, keeps the exact float weights.
+
+    ``path`` defaults to ``<model_dir>/llm.pt`` when ``cfg`` is a :class:`ModelConfig`. Raises
+    :class:`ConfigMismatchError` when ``CosyVoice-BlankEN/config.json`` (or the yaml) disagrees
+    with the checkpoint's shapes, and :class:`StateDictMismatchError` for missing/extra keys.
+    """
+    llm_cfg = cfg.llm if isinstance(cfg, ModelConfig) else cfg
+    if path is None:
+        if not isinstance(cfg, ModelConfig):
+            raise ValueError("load_llm needs the llm.pt path when given an LLMConfig")
+        path = cfg.model_dir / "llm.pt"
+    path = Path(path)
+    if isinstance(cfg, ModelConfig):
+        config_json, yaml_name = str(cfg.qwen_dir / "config.json"), cfg.yaml_path.name or f"{cfg.family}.yaml"
+    else:
+        config_json, yaml_name = f"{QWEN_DIR}/config.json", f"{llm_cfg.family}.yaml"
+    dev = resolve_device(device)
+    sd = _drop_tied_head(normalize_keys(load_checkpoint(path), "llm"), path)
+    _check_against_config(sd, llm_cfg, path, config_json, yaml_name)
+    with torch.device("meta"):
+        model = SpeechLM(llm_cfg)
+    assign_state_dict(model, sd, path)
+    model = model.to(device=dev, dtype=dtype).eval()
+    model.requires_grad_(False)
+    if quantize is not None:
+        model.quantize_int8(quantize)
+    logger.info("loaded %s LM from %s (%d layers, width %d) on %s as %s", llm_cfg.family, path,
+                llm_cfg.qwen.num_layers, llm_cfg.qwen.hidden_size, dev, dtype)
+    return model
+
