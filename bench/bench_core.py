@@ -35,7 +35,7 @@ from cosycore.flow import build_flow
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel, SynthesisKnobs, resolve_device
 from cosycore.testing.presets import release_config
-from cosycore.vocoder.hift import build_hift, fold_weight_norm
+from cosycore.vocoder.load import build_hift, fold_weight_norm
 
 
 def build_random_model(cfg: ModelConfig, device: torch.device) -> CosyModel:

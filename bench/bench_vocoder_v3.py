@@ -16,7 +16,8 @@ import time
 import torch
 
 from cosycore.testing.presets import release_config
-from cosycore.vocoder.hift import CausalHiftReferenceStream, CausalHiftStream, build_hift, fold_weight_norm
+from cosycore.vocoder.load import build_hift, fold_weight_norm
+from cosycore.vocoder.stream import CausalHiftReferenceStream, CausalHiftStream
 
 
 def main(argv: list[str] | None = None) -> int:

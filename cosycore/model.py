@@ -23,14 +23,9 @@ from .lm.load import load_llm
 from .lm.speech_lm import EosRule, SpeechLM
 from .speed import MelStretchStream, check_speed
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
-from .vocoder.hift import (
-    CausalHiFTGenerator,
-    CausalHiftReferenceStream,
-    CausalHiftStream,
-    HiFTGenerator,
-    HiftStreamV2,
-    load_hift,
-)
+from .vocoder.hift import CausalHiFTGenerator, HiFTGenerator
+from .vocoder.load import load_hift
+from .vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStreamV2
 
 logger = logging.getLogger(__name__)
 

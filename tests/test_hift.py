@@ -18,20 +18,12 @@ import torch.nn.functional as F
 
 from cosycore.config import ModelConfig, load_model_config
 from cosycore.conformance.checks import format_results
+from cosycore.conformance.vocoder import check_hift_reference
 from cosycore.errors import StateDictMismatchError
-from cosycore.vocoder.hift import (
-    CausalHiFTGenerator,
-    CausalHiftReferenceStream,
-    CausalHiftStream,
-    CausalNoiseBank,
-    CausalNoiseRecipe,
-    HiFTGenerator,
-    HiftStreamV2,
-    NsfNoise,
-    build_hift,
-    check_hift_reference,
-    load_hift,
-)
+from cosycore.vocoder.hift import CausalHiFTGenerator, HiFTGenerator
+from cosycore.vocoder.load import build_hift, load_hift
+from cosycore.vocoder.nsf import CausalNoiseBank, CausalNoiseRecipe, NsfNoise
+from cosycore.vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStreamV2
 from cosycore.weights import assign_state_dict, load_checkpoint, normalize_keys
 
 pytestmark = pytest.mark.conformance

@@ -18,7 +18,7 @@ from cosycore.flow.dit import rope_inv_freq
 from cosycore.frontend.tokenizer import get_text_tokenizer
 from cosycore.lm.load import load_llm
 from cosycore.testing.tiny_model import main, write_tiny_model
-from cosycore.vocoder.hift import load_hift
+from cosycore.vocoder.load import load_hift
 from cosycore.weights import load_checkpoint
 from tests.conftest import conformance_root
 

@@ -123,7 +123,7 @@ def sections_for(target: Path) -> list[Section]:
         sections.append(("flow", lambda: check_flow_reference(target, ref / "flow.npz", manifest)))
         sections.append(("stream", lambda: check_streaming_schedule(target, ref / "flow.npz", manifest)))
     if "hift.npz" in files:
-        from ..vocoder.hift import check_hift_reference
+        from .vocoder import check_hift_reference
 
         sections.append(("hift", lambda: check_hift_reference(target, ref / "hift.npz")))
     return sections

@@ -439,7 +439,7 @@ def rescale_f0_head(hift: HiFTGenerator | CausalHiFTGenerator, seed: int, frames
 
 def hift_state_dict(cfg: ModelConfig, seed: int) -> dict[str, torch.Tensor]:
     """A randomly initialised vocoder in ``hift.pt`` layout (call under a seeded RNG)."""
-    from ..vocoder.hift import build_hift
+    from ..vocoder.load import build_hift
 
     hift = build_hift(cfg)
     scale = rescale_f0_head(hift, seed)
