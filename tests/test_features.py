@@ -26,18 +26,15 @@ import torch
 from cosycore.config import MelConfig
 from cosycore.conformance.checks import compare
 from cosycore.errors import ConformanceError, InputError
+from cosycore.conformance.features import FEATURE_ATOL, FEATURE_RTOL, check_features_reference, resolved_mask
 from cosycore.frontend.features import (
-    FEATURE_ATOL,
-    FEATURE_RTOL,
     align_prompt,
     analyse_audio,
-    check_features_reference,
     kaldi_fbank,
     kaldi_mel_banks,
     load_audio,
     prompt_mel,
     resample,
-    resolved_mask,
     speaker_fbank,
     whisper_log_mel,
 )
@@ -119,7 +116,7 @@ def test_reference_reproduced_on_compatible_mkl_path(features_dir: Path) -> None
     """With MKL's conditional numerical reproducibility mode every entry matches at README tolerance."""
     code = (
         "import sys, json; from pathlib import Path\n"
-        "from cosycore.frontend.features import check_features_reference\n"
+        "from cosycore.conformance.features import check_features_reference\n"
         "rs = check_features_reference(Path(sys.argv[1]))\n"
         "print(json.dumps([[r.name, r.max_abs_err, r.passed, r.note] for r in rs]))\n"
     )

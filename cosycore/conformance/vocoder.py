@@ -8,7 +8,6 @@ import numpy as np
 import torch
 
 from ..config import load_model_config
-from ..conformance.checks import CheckResult, compare
 from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..vocoder.load import load_hift
 from ..vocoder.nsf import NsfNoise, _per_sample
@@ -20,6 +19,7 @@ from ..vocoder.stream import (
     fade_window,
     vocode_chunk_v2,
 )
+from .checks import CheckResult, compare
 
 _F0_TOL = (1e-3, 1e-4)
 _WAVE_TOL = (1e-4, 0.0)

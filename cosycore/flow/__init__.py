@@ -1,8 +1,9 @@
 """Token -> mel flow-matching models (CosyVoice2 conformer + U-Net, Fun-CosyVoice3 DiT).
 
 :func:`load_flow` builds the family named by the config on the meta device and fills it from the
-release ``flow.pt`` (strict: every key, every shape). :func:`check_flow_reference` compares a
-loaded flow with the original implementation's recorded numbers.
+release ``flow.pt`` (strict: every key, every shape).
+:func:`cosycore.conformance.flow.check_flow_reference` compares a loaded flow with the original
+implementation's recorded numbers.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pathlib import Path
 import torch
 
 from ..config import FlowConfig, ModelConfig
-from ..conformance.flow import check_flow_reference
 from ..devices import resolve_device
 from ..errors import ConfigError
 from ..weights import assign_state_dict, load_checkpoint, normalize_keys
@@ -22,7 +22,7 @@ from .base import FlowModel
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FlowModel", "build_flow", "check_flow_reference", "load_flow"]
+__all__ = ["FlowModel", "build_flow", "load_flow"]
 
 FLOW_FILE = "flow.pt"
 
