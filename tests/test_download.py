@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from cosycore import hub as dl
 from cosycore.config import load_model_config
 from cosycore.errors import (
     ConfigError,
@@ -32,8 +33,7 @@ from cosycore.errors import (
     RepoNotFoundError,
     SourceUnavailableError,
 )
-from cosycore.hub import download as dl
-from cosycore.hub import models_cli
+from cosycore.hub import models_cli, plan, transfer
 from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
@@ -81,7 +81,7 @@ def hub(cv2_repo: FakeRepo, cv3_repo: FakeRepo):
 
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dl, "RETRY_DELAYS", (0.01, 0.01))
+    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
     monkeypatch.delenv("HF_ENDPOINT", raising=False)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
@@ -353,8 +353,8 @@ def test_corrupted_file_is_caught_and_refetched(hub: FakeHub, cv2_repo: FakeRepo
 
 def test_disk_space_is_checked_before_the_first_byte(hub: FakeHub, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    real = dl.shutil.disk_usage
-    monkeypatch.setattr(dl.shutil, "disk_usage", lambda p: real(p)._replace(free=10_000_000))
+    real = plan.shutil.disk_usage
+    monkeypatch.setattr(plan.shutil, "disk_usage", lambda p: real(p)._replace(free=10_000_000))
     with pytest.raises(InsufficientSpaceError) as info:
         dl.download_model("cosyvoice2-0.5b", tmp_path, endpoint=hub.url)
     message = str(info.value)
@@ -388,7 +388,7 @@ def test_disk_full_while_writing_keeps_what_arrived(hub: FakeHub, cv2_repo: Fake
         def __exit__(self, *exc: object) -> None:
             self.fh.close()
 
-    monkeypatch.setattr(dl, "_open_part", FillingFile)
+    monkeypatch.setattr(transfer, "_open_part", FillingFile)
     with pytest.raises(InsufficientSpaceError, match=r"disk filled up while writing llm\.pt\.part"):
         dl.download_model("cosyvoice2-0.5b", tmp_path, endpoint=hub.url)
     part = tmp_path / dl.STAGING_DIR / "cosyvoice2-0.5b" / "llm.pt.part"
@@ -413,7 +413,7 @@ def test_no_network_says_to_use_a_folder_you_have(tmp_path: Path, monkeypatch: p
 
 
 def test_connection_lost_for_good_mid_download(hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dl, "RETRY_DELAYS", ())  # no retry: the first drop is final
+    monkeypatch.setattr(transfer, "RETRY_DELAYS", ())  # no retry: the first drop is final
     hub.drop_once = {f"{CV2_REPO}/llm.pt"}
     with pytest.raises(HubUnreachableError, match=r"Lost the connection .* llm\.pt .* kept in"):
         dl.download_model("cosyvoice2-0.5b", tmp_path, endpoint=hub.url)

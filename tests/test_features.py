@@ -25,8 +25,8 @@ import torch
 
 from cosycore.config import MelConfig
 from cosycore.conformance.checks import compare
-from cosycore.errors import ConformanceError, InputError
 from cosycore.conformance.features import FEATURE_ATOL, FEATURE_RTOL, check_features_reference, resolved_mask
+from cosycore.errors import ConformanceError, InputError
 from cosycore.frontend.features import (
     align_prompt,
     analyse_audio,

@@ -17,9 +17,8 @@ import torch
 
 from cosycore.config import load_model_config
 from cosycore.conformance.checks import CheckResult, format_results
-from cosycore.conformance.flow import _inputs
+from cosycore.conformance.flow import _inputs, check_flow_reference
 from cosycore.flow import FlowModel, build_flow, load_flow
-from cosycore.conformance.flow import check_flow_reference
 from cosycore.flow.xvec_flow import CausalMaskedDiffWithXvec
 from cosycore.weights import load_checkpoint
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
-from cosycore.hub import download as dl
+from cosycore import hub as dl
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
 CV2 = "cosyvoice2-0.5b"

@@ -1,8 +1,8 @@
 """The Models dialog: installed models, downloads with progress, verify, delete, and folders of one's own.
 
 Downloads and verifications run on a :class:`ModelTask` (a ``QThread``) that calls
-:mod:`cosycore.hub.download`; its signals carry plain values (:class:`~cosycore.hub.download.DownloadProgress`,
-:class:`~cosycore.hub.download.InstalledModel`, :class:`~cosycore.hub.download.VerifyReport`, strings). One
+:mod:`cosycore.hub`; its signals carry plain values (:class:`~cosycore.hub.DownloadProgress`,
+:class:`~cosycore.hub.InstalledModel`, :class:`~cosycore.hub.VerifyReport`, strings). One
 task runs at a time. Cancel sets the task's event; the download stops within one chunk and keeps
 what arrived, so the row offers "Resume" (also after the app was closed). Nothing touches the
 network until the user presses Download or Resume.
@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cosycore import hub as dl
 from cosycore.errors import CosyError
-from cosycore.hub import download as dl
 from cosycore.hub.catalog import SOURCE_TITLES, SOURCES, CatalogEntry, Source, load_catalog
 
 logger = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ class _CatalogRow(QWidget):
 class ModelsDialog(QDialog):
     """Manage the models folder. Owned by whoever opens it; GUI thread only.
 
-    ``models_dir`` is where downloads go (default :func:`cosycore.hub.download.default_models_dir`);
+    ``models_dir`` is where downloads go (default :func:`cosycore.hub.default_models_dir`);
     ``own_folders`` are model folders elsewhere that the user brought; ``smoke_test`` is what
     "Verify" runs when its test-synthesis box is ticked (default: load with ``CosyModel`` and
     synthesise a few tokens).

@@ -1,2 +1,43 @@
-"""Models on disk and on the hubs: the catalogue (:mod:`.catalog`), downloads and the models folder
-(:mod:`.download`), and the ``cosycore models`` command (:mod:`.models_cli`)."""
+"""Models on disk and on the hubs: the catalogue, downloads with resume, the models folder.
+
+This package's namespace is the public API (``from cosycore import hub``); the modules, in the
+order a download goes through them: :mod:`.catalog` (what can be downloaded), :mod:`.hubs`
+(Hugging Face and ModelScope listings), :mod:`.plan`, :mod:`.transfer` (HTTP with resume and
+retries), :mod:`.staging`, :mod:`.download` (the whole flow, and how it works), :mod:`.listing`
+(the models folder) and :mod:`.verification`. :mod:`.progress` formats what the callbacks get;
+:mod:`.common` holds shared names and limits; :mod:`.models_cli` is ``cosycore models``.
+"""
+
+from .common import (
+    HOME_ENV,
+    MANIFEST_NAME,
+    MODELS_ENV,
+    STAGING_DIR,
+    default_models_dir,
+)
+from .download import download_model, install
+from .hubs import Hub, HuggingFaceHub, ModelScopeHub, RemoteFile, RemoteSnapshot, hf_endpoint, make_hub
+from .listing import (
+    InstalledModel,
+    Manifest,
+    ManifestFile,
+    PartialDownload,
+    describe_folder,
+    discard_partial,
+    list_installed,
+    list_partial,
+    read_manifest,
+    remove,
+)
+from .plan import DownloadPlan, PlannedFile, check_disk_space, plan_download, plan_from_snapshot
+from .progress import DownloadProgress, Phase, ProgressCallback, format_bytes, format_duration
+from .verification import SmokeTest, VerifyReport, synthesis_smoke_test, verify
+
+__all__ = [
+    "HOME_ENV", "MANIFEST_NAME", "MODELS_ENV", "STAGING_DIR", "DownloadPlan", "DownloadProgress", "Hub",
+    "HuggingFaceHub", "InstalledModel", "Manifest", "ManifestFile", "ModelScopeHub", "PartialDownload", "Phase",
+    "PlannedFile", "ProgressCallback", "RemoteFile", "RemoteSnapshot", "SmokeTest", "VerifyReport",
+    "check_disk_space", "default_models_dir", "describe_folder", "discard_partial", "download_model",
+    "format_bytes", "format_duration", "hf_endpoint", "install", "list_installed", "list_partial", "make_hub",
+    "plan_download", "plan_from_snapshot", "read_manifest", "remove", "synthesis_smoke_test", "verify",
+]

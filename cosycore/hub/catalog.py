@@ -1,7 +1,7 @@
 """The catalogue of downloadable models, read from package data (``cosycore/data/models.json``).
 
 The catalogue is data, not code: which releases exist, where each hub keeps them, which of their
-files Cosy Studio needs and roughly how big they are. :mod:`cosycore.hub.download` turns an entry into
+files Cosy Studio needs and roughly how big they are. :mod:`cosycore.hub` turns an entry into
 a download plan by matching these file names against the hub's own listing, whose sizes and hashes
 are the ones that count; the sizes here are only shown before the hub has been asked.
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
+from .. import hub as dl
 from ..errors import ConfigError, CosyError, DownloadCancelledError
-from . import download as dl
 from .catalog import SOURCE_TITLES, SOURCES, CatalogEntry, load_catalog
 
 logger = logging.getLogger(__name__)
@@ -43,13 +43,8 @@ class _SysStreams:
         self.stderr = stderr or sys.stderr
 
 
-# --------------------------------------------------------------------------------------------
-# Progress line
-# --------------------------------------------------------------------------------------------
-
-
 class ProgressLine:
-    """Draws :class:`~cosycore.hub.download.DownloadProgress` as one line that rewrites itself.
+    """Draws :class:`~cosycore.hub.DownloadProgress` as one line that rewrites itself.
 
     On a terminal the line is redrawn in place (``\\r``) at most ``rate`` times a second; into a file
     or a pipe, one line per finished file is written instead, so logs stay readable.
@@ -106,11 +101,6 @@ class ProgressLine:
             self.width = 0
 
 
-# --------------------------------------------------------------------------------------------
-# Parser
-# --------------------------------------------------------------------------------------------
-
-
 def _dir_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dir", type=Path, default=None, dest="models_dir",
                    help="models folder (default: $COSY_STUDIO_MODELS or the user data folder)")
@@ -151,11 +141,6 @@ def _resolve_target(target: str, models_dir: Path) -> Path:
         if target == entry.id:
             return models_dir / entry.folder
     return Path(target)
-
-
-# --------------------------------------------------------------------------------------------
-# Commands
-# --------------------------------------------------------------------------------------------
 
 
 def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:

@@ -1,0 +1,195 @@
+"""The models folder: install manifests, installed and partial downloads, removal."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config import Family, detect_family
+from ..errors import (
+    DownloadError,
+    IntegrityError,
+    ModelLoadError,
+    ModelNotFoundError,
+    WrongModelFamilyError,
+)
+from .common import MANIFEST_NAME, MANIFEST_SCHEMA, STAGING_DIR, _folder_bytes, default_models_dir
+from .staging import _StagingLock
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ManifestFile:
+    path: str  # "/"-separated, relative to the model folder
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What was installed, written into the folder at install time and re-checked by :func:`verify`."""
+
+    model_id: str
+    name: str
+    family: Family
+    source: str
+    repo_id: str
+    revision: str
+    installed_at: str  # ISO 8601, UTC
+    files: tuple[ManifestFile, ...]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": MANIFEST_SCHEMA, "model_id": self.model_id, "name": self.name, "family": self.family,
+            "source": self.source, "repo_id": self.repo_id, "revision": self.revision,
+            "installed_at": self.installed_at,
+            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.files],
+        }
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    """A model folder on disk: one Cosy Studio installed, or one the user brought."""
+
+    folder: Path
+    name: str  # catalogue name, or the folder name
+    family: Family
+    size_bytes: int  # everything in the folder
+    model_id: str | None = None  # catalogue id, when installed by Cosy Studio
+    source: str | None = None  # "huggingface" or "modelscope", when installed by Cosy Studio
+    revision: str | None = None  # hub commit it was installed from
+    managed: bool = False  # has a manifest (installed by Cosy Studio), so verify can check hashes
+
+
+@dataclass(frozen=True)
+class PartialDownload:
+    """A download that stopped before it finished; :func:`download_model` continues it."""
+
+    model_id: str
+    staging_dir: Path
+    bytes_staged: int
+
+
+def read_manifest(folder: Path | str) -> Manifest | None:
+    """The install manifest of ``folder``; None when it has none (a folder the user brought)."""
+    path = Path(folder) / MANIFEST_NAME
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("schema") != MANIFEST_SCHEMA:
+            raise ValueError(f"unknown schema {data.get('schema')!r}")
+        return Manifest(
+            model_id=str(data["model_id"]), name=str(data["name"]), family=data["family"],
+            source=str(data["source"]), repo_id=str(data["repo_id"]), revision=str(data["revision"]),
+            installed_at=str(data["installed_at"]),
+            files=tuple(ManifestFile(str(f["path"]), int(f["size"]), str(f["sha256"])) for f in data["files"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise IntegrityError(
+            f"The install manifest {path} is unreadable ({e}). Download the model again, or delete the manifest "
+            "to keep the folder as one of your own."
+        ) from e
+
+
+def describe_folder(folder: Path | str) -> InstalledModel:
+    """What a model folder is; raises a :class:`ModelLoadError` subclass when it is not one."""
+    folder = Path(folder)
+    family, _yaml = detect_family(folder)
+    try:
+        manifest = read_manifest(folder)
+    except IntegrityError as e:
+        logger.warning("%s", e)
+        manifest = None
+    if manifest is None:
+        return InstalledModel(folder, folder.name, family, _folder_bytes(folder))
+    return InstalledModel(folder, manifest.name, family, _folder_bytes(folder), model_id=manifest.model_id,
+                          source=manifest.source, revision=manifest.revision, managed=True)
+
+
+def list_installed(models_dir: Path | str | None = None, extra_folders: Iterable[Path | str] = ()) -> tuple[
+        InstalledModel, ...]:
+    """Model folders directly inside ``models_dir`` (default :func:`default_models_dir`), then ``extra_folders``.
+
+    Staging, hidden and non-model folders are skipped; so are extra folders that no longer hold a model.
+    """
+    root = Path(models_dir) if models_dir is not None else default_models_dir()
+    found: list[InstalledModel] = []
+    seen: set[Path] = set()
+    children = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for folder in [*(c for c in children if not c.name.startswith(".")), *(Path(p) for p in extra_folders)]:
+        key = folder.resolve()
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            found.append(describe_folder(folder))
+        except ModelLoadError as e:
+            logger.debug("not a model folder: %s (%s)", folder, e)
+    return tuple(found)
+
+
+def list_partial(models_dir: Path | str | None = None) -> tuple[PartialDownload, ...]:
+    """Downloads that stopped before they finished (their staged bytes are kept for resuming)."""
+    root = (Path(models_dir) if models_dir is not None else default_models_dir()) / STAGING_DIR
+    if not root.is_dir():
+        return ()
+    return tuple(PartialDownload(d.name, d, _folder_bytes(d)) for d in sorted(root.iterdir()) if d.is_dir())
+
+
+def discard_partial(model_id: str, models_dir: Path | str | None = None) -> None:
+    """Delete the staged bytes of an unfinished download of ``model_id``."""
+    root = (Path(models_dir) if models_dir is not None else default_models_dir()) / STAGING_DIR
+    with _StagingLock(root / f"{model_id}.lock", model_id):
+        shutil.rmtree(root / model_id, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        root.rmdir()
+
+
+def remove(folder: Path | str) -> None:
+    """Delete a model folder. Refuses folders that are not model folders.
+
+    The folder is first renamed to a hidden name, so an interrupted delete never leaves a
+    half-deleted folder that looks like a model.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelNotFoundError(f"{folder} does not exist (already removed?).")
+    if not (folder / MANIFEST_NAME).exists():
+        try:
+            detect_family(folder)
+        except WrongModelFamilyError as e:
+            raise DownloadError(f"Not deleting {folder}: it is not a model folder ({e})") from e
+    trash = folder.with_name(f".cosy-removing-{folder.name}-{uuid.uuid4().hex[:8]}")
+    try:
+        os.rename(folder, trash)
+    except OSError as e:
+        raise DownloadError(f"Could not delete {folder} ({e.strerror or e}); close programs using it and "
+                            "check that you may change its parent folder.") from e
+    failures: list[str] = []
+
+    def note(_fn: object, path: str, exc: object) -> None:
+        failures.append(f"{path}: {exc[1] if isinstance(exc, tuple) else exc}")
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(trash, onexc=note)
+    else:
+        shutil.rmtree(trash, onerror=note)
+    if failures:
+        raise DownloadError(f"{folder} was taken out of use but some files could not be deleted "
+                            f"({failures[0]}); delete {trash} by hand.")
+    logger.info("removed %s", folder)

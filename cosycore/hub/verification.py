@@ -1,0 +1,152 @@
+"""Re-checking an installed model: sizes and hashes against its manifest, optionally a synthesis smoke test."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Family, load_model_config
+from ..errors import (
+    CosyError,
+    IntegrityError,
+    ModelLoadError,
+    ModelNotFoundError,
+)
+from .catalog import required_files_for
+from .common import _sha256_file
+from .listing import Manifest, read_manifest
+from .progress import ProgressCallback, _Reporter, format_bytes
+
+logger = logging.getLogger(__name__)
+
+
+SmokeTest = Callable[[Path], object]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The outcome of :func:`verify`."""
+
+    folder: Path
+    family: Family | None  # None when the folder's yaml could not be read
+    managed: bool  # a manifest was found, so sizes (and hashes) were compared with install time
+    files_checked: int
+    bytes_checked: int
+    hashed: bool  # sha256 was recomputed (not just sizes)
+    problems: tuple[str, ...]  # one readable sentence each; empty when all is well
+    smoke_seconds: float | None = None  # seconds the test synthesis took; None when not run
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        if self.problems:
+            return f"{len(self.problems)} problem(s) in {self.folder}: " + " ".join(self.problems)
+        how = "sizes and sha256" if self.hashed else "sizes"
+        what = (f"{self.files_checked} files ({format_bytes(self.bytes_checked)}) match the install manifest "
+                f"({how})" if self.managed else "the folder has every file the model needs (no install manifest, "
+                "so hashes could not be compared)")
+        smoke = f"; a test synthesis ran in {self.smoke_seconds:.1f} s" if self.smoke_seconds is not None else ""
+        return f"OK: {what}{smoke}."
+
+
+def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) -> float:
+    """Load ``folder`` with :class:`~cosycore.model.CosyModel` and synthesise a few speech tokens.
+
+    Uses fixed text ids and a random speaker embedding (no prompt audio is needed). Returns the
+    seconds of audio made; raises when loading fails or the audio is empty or not finite.
+    """
+    import numpy as np
+    import torch
+
+    from ..lm.token_ids import ENDOFPROMPT_ID
+    from ..model import CosyModel, SynthesisKnobs
+
+    model = CosyModel.load(folder, device=device)
+    generator = torch.Generator().manual_seed(0)
+    embedding = torch.randn(model.cfg.flow.spk_embed_dim, generator=generator)
+    knobs = SynthesisKnobs(stream=False, seed=0, min_len=tokens, max_len=tokens)
+    text_ids = [9707, 11, 1879, 13]  # a few ordinary Qwen2 text ids
+    # Fun-CosyVoice3 requires <|endofprompt|> in front of what it speaks
+    prompt_ids = [ENDOFPROMPT_ID] if model.cfg.family == "cosyvoice3" else None
+    pieces = list(model.tts(text_ids, prompt_text_ids=prompt_ids, embedding=embedding, knobs=knobs))
+    audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+    if audio.size == 0 or not np.isfinite(audio).all():
+        raise ModelLoadError(f"{folder} loaded but produced no usable audio ({audio.size} samples).")
+    return float(audio.size / model.sample_rate)
+
+
+def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | None = None,
+           progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> VerifyReport:
+    """Re-check a model folder against its install manifest (sizes, and sha256 when ``hashes``).
+
+    A folder without a manifest (one the user brought) is checked for the files its family needs.
+    ``smoke_test`` (for example :func:`synthesis_smoke_test`, or a function that builds the engine)
+    is called with the folder when every file checks out; whatever it raises becomes a problem.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ModelNotFoundError(f"{folder} does not exist; choose an existing model folder.")
+    problems: list[str] = []
+    family: Family | None = None
+    try:
+        family = load_model_config(folder).family
+    except CosyError as e:
+        problems.append(str(e))
+    manifest: Manifest | None = None
+    try:
+        manifest = read_manifest(folder)
+    except IntegrityError as e:
+        problems.append(str(e))
+    files_checked = bytes_checked = 0
+    if manifest is not None:
+        if family is not None and manifest.family != family:
+            problems.append(f"The manifest says {manifest.family} but the folder holds a {family} model.")
+        reporter = _Reporter(folder.name, progress, manifest.total_bytes, len(manifest.files), phase="verifying")
+        for index, mf in enumerate(manifest.files):
+            path = folder / mf.path
+            reporter.start_file(index, mf.path, mf.size)
+            if not path.is_file():
+                problems.append(f"{mf.path} is missing.")
+                continue
+            size = path.stat().st_size
+            if size != mf.size:
+                problems.append(f"{mf.path} has {size} bytes; it had {mf.size} when installed.")
+                continue
+            if hashes:
+                digest = _sha256_file(path, on_bytes=reporter.moved_bytes, cancel=cancel)
+                if digest != mf.sha256:
+                    problems.append(f"{mf.path} has changed since it was installed (sha256 {digest[:12]}…, "
+                                    f"expected {mf.sha256[:12]}…).")
+            else:
+                reporter.resumed(size)
+            files_checked += 1
+            bytes_checked += size
+        reporter.set_phase("done")
+    elif family is not None:
+        for rel in required_files_for(family):
+            path = folder / rel
+            if not path.is_file() or path.stat().st_size == 0:
+                problems.append(f"{rel} is missing or empty.")
+            else:
+                files_checked += 1
+                bytes_checked += path.stat().st_size
+    if problems:
+        problems.append("Download the model again (or replace the damaged files) before using it.")
+    smoke_seconds: float | None = None
+    if smoke_test is not None and not problems:
+        start = time.perf_counter()
+        try:
+            smoke_test(folder)
+        except Exception as e:  # any failure of the caller's test is a finding to report, not a crash
+            logger.exception("smoke test failed for %s", folder)
+            problems.append(f"The model files are intact but a test synthesis failed: {e}")
+        else:
+            smoke_seconds = time.perf_counter() - start
+    return VerifyReport(folder, family, manifest is not None, files_checked, bytes_checked,
+                        hashes and manifest is not None, tuple(problems), smoke_seconds)
