@@ -104,6 +104,7 @@ class CFMSampler:
         mu_in[0] = mu[0]
         spks_in[0] = spks[0]
         cond_in[0] = cond[0]
+        # Ported from CosyVoice (Apache-2.0) / Matcha-TTS (MIT); see NOTICE: the Euler loop with CFG.
         t = t_span[0]
         dt = t_span[1] - t_span[0]
         for step in range(1, n + 1):

@@ -32,6 +32,7 @@ EMBED_LN_EPS = 1e-5  # LinearNoSubsampling and after_norm
 LAYER_LN_EPS = 1e-12  # norm_mha / norm_ff inside each conformer layer
 
 
+# Ported from CosyVoice (Apache-2.0) / ESPnet (Apache-2.0); see NOTICE.
 def espnet_rel_pos_table(length: int, d_model: int, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
     """ESPnet "latest" relative position table for ``length`` positions: [1, 2*length - 1, D].
 
