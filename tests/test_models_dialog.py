@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
 from cosycore import hub as dl
+from cosycore.hub import transfer
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
 CV2 = "cosyvoice2-0.5b"
@@ -30,7 +31,7 @@ def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
 
 @pytest.fixture
 def hub(cv2_repo: FakeRepo, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(dl, "RETRY_DELAYS", (0.01,))
+    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01,))
     with FakeHub(max_requests=300, max_seconds=60) as server:
         server.add_repo(cv2_repo)
         yield server
