@@ -1,15 +1,16 @@
 """Speech language model of CosyVoice2 (``Qwen2LM``) and Fun-CosyVoice3 (``CosyVoice3LM``).
 
-:class:`SpeechLM` owns the weights: a Qwen2 decoder written out here (RMSNorm, grouped-query
+:class:`SpeechLM` owns the weights: a Qwen2 decoder written out in :mod:`.qwen2` (RMSNorm, grouped-query
 attention with rotate-half RoPE, SwiGLU), the speech-token embedding and the ``llm_decoder`` head.
-It owns no per-request state. Each stream creates its own preallocated :class:`KVCache` with
+It owns no per-request state. Each stream creates its own preallocated :class:`KVCache` (:mod:`.kv_cache`) with
 :meth:`SpeechLM.new_cache` and hands it to :meth:`SpeechLM.prefill` and
 :meth:`SpeechLM.decode_one_token`, gpt-fast style: positions ``0..n`` are contiguous, keys and
 values are written in place, and nothing is reallocated or concatenated while decoding.
 
 Two decoding entry points: :meth:`SpeechLM.generate` (unistream: the whole text is known) and
 :meth:`SpeechLM.generate_bistream` (text ids arrive while speech is generated, interleaved 5:15 by
-a :class:`BistreamDecoder`; its KV cache grows with :meth:`KVCache.reserve`).
+a :class:`BistreamDecoder` in :mod:`.bistream`; its KV cache grows with :meth:`KVCache.reserve`).
+Sampling rules are in :mod:`.sampling`, loading in :mod:`.load`.
 
 Shape legend:
     B   batch (1 for synthesis)

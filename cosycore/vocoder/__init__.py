@@ -1,1 +1,6 @@
-"""The HiFT vocoder: mel spectrogram in, waveform out (:mod:`.hift`)."""
+"""The HiFT vocoder: mel spectrogram in, waveform out.
+
+Modules: :mod:`.layers` (causal convolutions, Snake, residual blocks), :mod:`.f0` (the f0
+predictor), :mod:`.nsf` (the sine source and CosyVoice3's noise buffers), :mod:`.hift` (both
+generators), :mod:`.load` and :mod:`.stream` (the CosyVoice2 and CosyVoice3 streams).
+"""
