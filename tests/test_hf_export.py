@@ -295,3 +295,14 @@ def test_vllm_speech_lm_hands_the_prompt_and_rules_to_the_runner(lm: SpeechLM, t
     assert seen["args"]["min_len"] == 4 and seen["args"]["eos_rule"] == "all_specials"
     assert seen["args"]["rule"] == {"kind": "ras", "top_p": lm.cfg.top_p, "top_k": lm.cfg.top_k,
                                     "win_size": lm.cfg.win_size, "tau_r": lm.cfg.tau_r}
+
+
+def test_without_safetensors_the_export_says_which_extra_to_install(
+        lm: SpeechLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # makes "import safetensors..." raise ImportError
+    monkeypatch.setitem(sys.modules, "safetensors.torch", None)
+    with pytest.raises(ModelLoadError, match=r"safetensors.*\.\[vllm\]"):
+        export_hf(lm, tmp_path / "export")
+    assert not (tmp_path / "export").exists()
+    with pytest.raises(ModelLoadError, match=r"\.\[vllm\]"):
+        read_logit_bias(tmp_path / "export")

@@ -69,6 +69,20 @@ GENERATION_FILE = "generation_config.json"
 EXPORT_FILES = (CONFIG_FILE, GENERATION_FILE, WEIGHTS_FILE, BIAS_FILE, LAYOUT_FILE)
 VOCAB_MULTIPLE = 128  # pad the export vocabulary to this many rows (aligned GEMMs)
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+SAFETENSORS_HINT = ("it is part of the vllm extra: pip install -e '.[vllm]' on the CUDA machine "
+                    "(for the export alone: pip install safetensors)")
+
+
+def _safetensors_torch() -> Any:
+    """``safetensors.torch``, imported on first use: it belongs to the optional ``vllm`` extra."""
+    try:
+        import safetensors.torch
+    except ImportError as e:
+        raise ModelLoadError(
+            "the Hugging Face export for vLLM needs the safetensors package, which is not installed; "
+            + SAFETENSORS_HINT
+        ) from e
+    return safetensors.torch
 
 
 @dataclass(frozen=True)
@@ -326,8 +340,7 @@ def export_hf(source: SpeechLM | Path | str, out_dir: Path | str, *, include_tex
     An existing export in ``out_dir`` is replaced; a folder that holds anything else is refused
     with :class:`StorageError`, so nothing of the user's is deleted. Returns the written layout.
     """
-    from safetensors.torch import save_file
-
+    save_file = _safetensors_torch().save_file
     out_dir = Path(out_dir)
     if isinstance(source, SpeechLM):
         lm, stamp = source, {}
@@ -393,8 +406,7 @@ def read_export(path: Path | str) -> ExportLayout:
 
 def read_logit_bias(path: Path | str, layout: ExportLayout | None = None) -> Tensor:
     """The export's logit bias [V] (float32, CPU): the decoder bias on speech ids, -inf elsewhere."""
-    from safetensors.torch import load_file
-
+    load_file = _safetensors_torch().load_file
     path = Path(path)
     layout = layout or read_export(path)
     bias = load_file(str(path / BIAS_FILE)).get(BIAS_KEY)
