@@ -13,21 +13,58 @@ logger = logging.getLogger(__name__)
 TRANSLATION_BASENAME = "cosy_studio"
 
 
-def keep_singletons_alive() -> None:
-    """Work around PySide6 6.12 dropping references to ``None``, ``True`` and ``False`` on Python 3.11.
+PROBE_CALLS = 64
 
-    Its bindings return these singletons from void and bool methods without taking a reference.
-    Python 3.12 made them immortal, which hides the mistake there; on 3.11 every call such as
-    ``widget.update()`` or ``processEvents()`` takes one reference away, and the interpreter aborts
-    with "deallocating None" after some ten thousand calls: about a minute of a 30 Hz waveform.
-    Raising their reference counts far above anything a session can use up keeps them alive, which
-    is what 3.12 does by design. Call once, before the event loop starts.
+
+def singletons_pyside_drops() -> list[object]:
+    """Which of ``None``, ``False`` and ``True`` this PySide6 loses a reference to on every call that returns it.
+
+    PySide6 6.12.0 (the newest release at the time of writing; 6.11 and earlier were not checked)
+    returns ``None`` from void methods without taking a reference: measured here, every
+    ``QObject.setObjectName`` call takes one away. Its bool returns were measured sound, so they are
+    probed too but normally not listed. Python 3.12 made these singletons immortal, which hides the
+    mistake there; on 3.11 the interpreter aborts with "deallocating None" after some ten thousand
+    calls, about a minute of a 30 Hz waveform. The probe makes a few calls on a bare QObject (no
+    QApplication needed) and costs microseconds.
+    """
+    from PySide6.QtCore import QObject
+
+    probe = QObject()
+    dropped: list[object] = []
+    before = sys.getrefcount(None)
+    for _ in range(PROBE_CALLS):
+        probe.setObjectName("probe")  # void
+    if sys.getrefcount(None) - before <= -PROBE_CALLS // 2:
+        dropped.append(None)
+    for value in (False, True):
+        probe.blockSignals(value)
+        before = sys.getrefcount(value)
+        for _ in range(PROBE_CALLS):
+            probe.signalsBlocked()  # returns ``value``
+        if sys.getrefcount(value) - before <= -PROBE_CALLS // 2:
+            dropped.append(value)
+    return dropped
+
+
+def keep_singletons_alive() -> list[object]:
+    """Guard against the PySide6 reference bug above, where (and only where) the probe finds it.
+
+    On Python 3.11 with an affected PySide6, raises the reference count of each singleton the
+    binding drops far above anything a session can use up, which is what 3.12 does by design. Call
+    once, before the event loop starts. Returns the singletons it guarded (none on Python 3.12+ or a
+    fixed PySide6; tests/gui/test_gui_qt_refcounts.py says when the bug is gone).
     """
     if sys.version_info >= (3, 12):
-        return
-    for obj in (None, True, False):
+        return []
+    dropped = singletons_pyside_drops()
+    for obj in dropped:
         # CPython 3.11 object header: the reference count is the first field, at id(obj).
         ctypes.c_ssize_t.from_address(id(obj)).value += 1 << 40
+    if dropped:
+        import PySide6
+
+        logger.info("PySide6 %s drops references to %s; guarded", PySide6.__version__, dropped)
+    return dropped
 
 
 GIL_SWITCH_INTERVAL_S = 0.001

@@ -43,3 +43,37 @@ def test_the_binding_bug_is_still_there() -> None:
     if leaked <= 0:
         pytest.fail("PySide6 no longer drops references to None: app.main.keep_singletons_alive can be removed")
     assert res.returncode != 0 and "deallocating None" in res.stderr
+
+
+PROBE = """
+import sys
+from PySide6.QtWidgets import QApplication, QWidget
+from app.main import keep_singletons_alive, singletons_pyside_drops
+app = QApplication([])
+w = QWidget()
+before = sys.getrefcount(None)
+for _ in range(1000):
+    w.update()
+print(before - sys.getrefcount(None), repr(singletons_pyside_drops()), repr(keep_singletons_alive()), flush=True)
+"""
+
+
+def test_the_probe_finds_exactly_what_the_binding_drops() -> None:
+    res = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300,
+                         env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr[-2000:]
+    leaked, probed, guarded = res.stdout.split(maxsplit=2)
+    assert ("None" in probed) == (int(leaked) >= 500), res.stdout
+    if sys.version_info < (3, 12):
+        assert guarded.strip() == probed, res.stdout  # the guard covers what the probe found, nothing else
+    else:
+        assert guarded.strip() == "[]"
+
+
+def test_no_guard_where_the_probe_finds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.main
+
+    monkeypatch.setattr(app.main, "singletons_pyside_drops", lambda: [])
+    before = sys.getrefcount(None)
+    assert app.main.keep_singletons_alive() == []
+    assert abs(sys.getrefcount(None) - before) < 1000  # the guard would have added 2**40
