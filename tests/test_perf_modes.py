@@ -339,3 +339,25 @@ def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
     audio = _engine_audio(draft, voice)
     assert audio.shape == reference.shape and np.isfinite(audio).all()
     assert not np.array_equal(audio, reference)  # 4 steps without CFG: another mel
+
+
+def test_frontend_warm_up_keeps_librosa_off_the_first_request(
+        cv2_engine, espeak_wav: Path, espeak_transcript: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """librosa's first use (its filterbank, which imports numba: seconds) happens in the load-time warm-up."""
+    import librosa
+
+    from cosycore import features
+    from cosycore.engine import SynthesisRequest
+    from cosycore.perf import warm_up_frontend
+
+    features.slaney_mel_basis.cache_clear()  # as in a fresh process
+    warm_up_frontend(cv2_engine.cfg.mel)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("librosa built a filterbank during the request")
+
+    monkeypatch.setattr(librosa.filters, "mel", refuse)
+    request = SynthesisRequest("Hello there.", mode="zero_shot", prompt_audio=espeak_wav,
+                               prompt_text=espeak_transcript, seed=1)
+    chunks = list(cv2_engine.synthesize(request))  # a new recording: every prompt feature is extracted
+    assert chunks and chunks[-1].is_final
