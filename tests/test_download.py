@@ -43,6 +43,7 @@ EXTRAS = {  # in the repositories but not needed: must not be downloaded
     "README.md": b"# CosyVoice2\n",
     "flow.decoder.estimator.fp32.onnx": bytes(range(256)) * 64,
     "CosyVoice-BlankEN/model.safetensors": b"\0" * 5000,
+    "spk2info.pt": b"\0" * 300,  # the original's built-in speakers; cosycore never loads it
 }
 
 
@@ -177,7 +178,8 @@ def test_full_download_installs_a_verified_folder(hub: FakeHub, cv2_repo: FakeRe
     assert {p.file for p in seen if p.phase == "downloading"} >= {"llm.pt", "flow.pt", "cosyvoice2.yaml"}
     assert any(p.speed_bps > 0 and p.eta_seconds is not None for p in seen)
     # only what the catalogue asks for was fetched
-    assert not [r for r in hub.log if "README.md" in r.path or "safetensors" in r.path or "estimator" in r.path]
+    assert not [r for r in hub.log if "README.md" in r.path or "safetensors" in r.path or "estimator" in r.path
+                or "spk2info" in r.path or "generation_config" in r.path]
 
 
 def test_fake_hub_speaks_the_huggingface_hub_api(hub: FakeHub, cv2_repo: FakeRepo, tmp_path: Path) -> None:
@@ -500,7 +502,7 @@ def test_verify_catches_changed_files(hub: FakeHub, tmp_path: Path) -> None:
     model = dl.download_model("cosyvoice2-0.5b", tmp_path, endpoint=hub.url)
     seen: list[dl.DownloadProgress] = []
     report = dl.verify(model.folder, progress=seen.append)
-    assert report.ok and report.managed and report.hashed and report.files_checked == 11, report.summary()
+    assert report.ok and report.managed and report.hashed and report.files_checked == 10, report.summary()
     assert seen[-1].phase == "done" and seen[-1].done_bytes == report.bytes_checked
 
     hift = model.folder / "hift.pt"
@@ -606,14 +608,14 @@ def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     code, out, err = run_cli("download", "cosyvoice2-0.5b", "--dir", d, "--endpoint", hub.url)
     assert code == 0, err
     assert "CosyVoice2-0.5B (cosyvoice2, 17" in out and "is installed in" in out
-    assert "downloading llm.pt (2/11)" in err  # not a terminal: one line per file
+    assert "downloading llm.pt (2/10)" in err  # not a terminal: one line per file
 
     code, out, _ = run_cli("list", "--dir", d)
     assert code == 0 and "CosyVoice2-0.5B" in out and "Hugging Face" in out
     assert "fun-cosyvoice3-0.5b-2512-rl" in out and "installed" in out
 
     code, out, _ = run_cli("verify", "cosyvoice2-0.5b", "--dir", d)
-    assert code == 0 and out.startswith("OK: 11 files")
+    assert code == 0 and out.startswith("OK: 10 files")
     (tmp_path / "CosyVoice2-0.5B" / "flow.pt").write_bytes(b"oops")
     code, _, err = run_cli("verify", "cosyvoice2-0.5b", "--dir", d, "--quick")
     assert code == 1 and "flow.pt has 4 bytes" in err

@@ -147,7 +147,7 @@ def test_verify_use_and_delete(qtbot, hub: FakeHub, tmp_path: Path, monkeypatch:
 
     with qtbot.waitSignal(dlg.verify_finished, timeout=WAIT_MS) as done:
         click(qtbot, dlg.verify_button)
-    assert done.args[0].ok and dlg.status_label.text().startswith("OK: 11 files") and smoke_calls == []
+    assert done.args[0].ok and dlg.status_label.text().startswith("OK: 10 files") and smoke_calls == []
     qtbot.waitUntil(lambda: dlg.task is None, timeout=WAIT_MS)
 
     dlg.smoke_box.setChecked(True)
