@@ -100,6 +100,9 @@ fi
 if [ "$build" = cuda ] && [ "$os" = Darwin ]; then
   die "macOS has no CUDA; run without --cuda (PyPI's torch for macOS uses the CPU, and MPS on Apple silicon)"
 fi
+if [ "$build" = cuda ] && [ "$os" = Linux ] && [ "$arch" != x86_64 ] && [ -z "$torch_index" ]; then
+  die "PyPI's torch for Linux $arch is the CPU build; for CUDA pass --torch-index https://download.pytorch.org/whl/cuXYZ (the CUDA versions of torch $TORCH_VERSION are listed on pytorch.org), or use --cpu"
+fi
 if [ "$want" = cuda ] && [ "$gpu" = none ]; then
   warn "--cuda, but no NVIDIA GPU was detected; torch will fall back to the CPU at run time"
 fi
@@ -109,7 +112,18 @@ venv_python="$VENV/bin/python"
 pip_for_probe() {
   if [ -x "$venv_python" ]; then "$venv_python" -m pip "$@"; else "$PYTHON" -m pip "$@"; fi
 }
+flavour_of() {  # version string -> cpu / cuda / other
+  case "$1" in
+    *+cpu*) echo cpu ;;
+    *+cu*) echo cuda ;;
+    *+*) echo other ;;
+    *) if [ "$os" = Linux ] && [ "$arch" = x86_64 ]; then echo cuda; else echo cpu; fi ;;
+  esac
+}
 
+# Sets spec, flavour, index_args, source, installed and keep. Called once the venv exists (its pip
+# then answers the probe), or for --print-plan with whatever pip there is.
+plan_torch() {
 index_args=()
 if [ "$os" = Darwin ]; then
   spec="torch==$TORCH_VERSION"; flavour=cpu; source="PyPI (the macOS wheel: CPU, and MPS on Apple silicon)"
@@ -131,8 +145,6 @@ else  # CUDA on Linux
   if [ -n "$torch_index" ]; then
     spec="torch==$TORCH_VERSION"; flavour=cuda
     index_args=(--index-url "$torch_index"); source="$torch_index (--torch-index)"
-  elif [ "$arch" != x86_64 ]; then
-    die "PyPI's torch for Linux $arch is the CPU build; for CUDA pass --torch-index https://download.pytorch.org/whl/cuXYZ (the CUDA versions of torch $TORCH_VERSION are listed on pytorch.org), or use --cpu"
   else
     # '===' matches the bare version only, so a local +cpu wheel in pip's find-links cannot stand in.
     spec="torch===$TORCH_VERSION"; flavour=cuda
@@ -148,20 +160,14 @@ installed=""
 if [ -x "$venv_python" ]; then
   installed=$("$venv_python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null || true)
 fi
-flavour_of() {  # version string -> cpu / cuda / other
-  case "$1" in
-    *+cpu*) echo cpu ;;
-    *+cu*) echo cuda ;;
-    *+*) echo other ;;
-    *) if [ "$os" = Linux ] && [ "$arch" = x86_64 ]; then echo cuda; else echo cpu; fi ;;
-  esac
-}
 keep=0
 if [ -n "$installed" ] && [ "${installed%%+*}" = "$TORCH_VERSION" ] && [ "$(flavour_of "$installed")" = "$flavour" ]; then
   keep=1
 fi
+}
 
 if [ "$print_plan" = 1 ]; then
+  plan_torch
   echo "os=$os"
   echo "arch=$arch"
   echo "gpu=$gpu"
@@ -207,6 +213,7 @@ fi
 if [ ! -x "$venv_python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
+plan_torch
 # torch first, pinned, so that nothing else can pull in another build of it.
 if [ "$keep" = 1 ]; then
   echo "setup.sh: torch $installed ($build) is already installed"
