@@ -346,8 +346,8 @@ def test_frontend_warm_up_keeps_librosa_off_the_first_request(
     """librosa's first use (its filterbank, which imports numba: seconds) happens in the load-time warm-up."""
     import librosa
 
-    from cosycore import features
     from cosycore.engine import SynthesisRequest
+    from cosycore.frontend import features
     from cosycore.perf import warm_up_frontend
 
     features.slaney_mel_basis.cache_clear()  # as in a fresh process
