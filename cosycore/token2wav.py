@@ -51,6 +51,7 @@ CV3_SILENT_TOKENS = frozenset({1, 2, 28, 29, 55, 248, 494, 2241, 2242, 2322, 232
 MAX_SILENT_RUN = 5
 
 
+# Close port of CosyVoice (Apache-2.0) cli/model.py (token_hop_len and its growth); see NOTICE.
 @dataclass(frozen=True)
 class StreamSchedule:
     """Hop sizes of the release streaming schedule (tokens)."""

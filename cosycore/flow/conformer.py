@@ -107,6 +107,7 @@ def rel_shift(x: torch.Tensor) -> torch.Tensor:
     return padded[:, :, 1:].view_as(x)[:, :, :, : n_pos // 2 + 1]  # [B, H, L, L]
 
 
+# Close port of CosyVoice (Apache-2.0) transformer/attention.py, from ESPnet/WeNet (Apache-2.0); see NOTICE.
 class RelPositionMultiHeadedAttention(nn.Module):
     """Multi-head self-attention with ESPnet relative positions and the learned biases u and v."""
 
@@ -233,6 +234,7 @@ class Upsample1D(nn.Module):
         return self.conv(y)
 
 
+# Close port of CosyVoice (Apache-2.0) transformer/upsample_encoder.py; see NOTICE.
 class UpsampleConformerEncoder(nn.Module):
     """Token embeddings [B, N, input_size] -> frame features [B, stride * N, output_size].
 

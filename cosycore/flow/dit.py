@@ -341,6 +341,7 @@ def build_attention_mask(
     return full.unsqueeze(1), keys  # [B, 1, T, T], [B, T]
 
 
+# Close port of CosyVoice (Apache-2.0) flow/DiT/dit.py and modules.py, from F5-TTS (MIT); see NOTICE.
 class DiT(nn.Module):
     """Velocity estimator. ``forward(x, mask, mu, t, spks, cond, streaming) -> [B, M_out, T]``."""
 

@@ -14,6 +14,7 @@ from torch import nn
 from .cache import StepCache
 
 
+# Close port of CosyVoice (Apache-2.0) transformer/upsample_encoder.py; see NOTICE.
 class PreLookaheadLayer(nn.Module):
     """x: [B, T, C_in] -> [B, T, C_in]; context: [B, L, C_in] with L <= pre_lookahead_len."""
 

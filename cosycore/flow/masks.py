@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 
+# Close port of CosyVoice (Apache-2.0) utils/mask.py, from WeNet (Apache-2.0); see NOTICE.
 def chunk_mask(length: int, chunk: int, device: torch.device | str | None = None) -> torch.Tensor:
     """Boolean [L, L] mask, True where query ``i`` may attend key ``j``: ``j < (i // chunk + 1) * chunk``."""
     idx = torch.arange(length, device=device)

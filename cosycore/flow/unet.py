@@ -247,6 +247,7 @@ def attention_bias_rows(batch: int, heads: int, start: int, rows: int, chunk: in
     return bias.expand(batch, heads, rows, start + rows)
 
 
+# Close port of CosyVoice (Apache-2.0) flow/decoder.py, from Matcha-TTS (MIT); see NOTICE.
 class CausalConditionalDecoder(nn.Module):
     """Velocity estimator ``v(x, mask, mu, t, spks, cond)`` of the CosyVoice2 flow."""
 

@@ -119,6 +119,7 @@ def slaney_mel_basis(
 # --------------------------------------------------------------------------------------------
 
 
+# Close port of Matcha-TTS (MIT) utils/audio.py mel_spectrogram, as CosyVoice calls it; see NOTICE.
 def prompt_mel(wav_24k: Waveform, cfg: MelConfig) -> torch.Tensor:
     """Natural-log mel magnitude spectrogram [B, M, T] of a waveform [N] or [B, N] in [-1, 1].
 
@@ -190,6 +191,7 @@ def kaldi_mel_banks(
     return F.pad(weights, (0, 1)).to(device)  # Nyquist bin: [num_bins, n_fft/2 + 1]
 
 
+# Close port of torchaudio (BSD-2-Clause) compliance/kaldi.py fbank; see NOTICE.
 def kaldi_fbank(
     wav_16k: Waveform,
     num_mel_bins: int = 80,
@@ -237,6 +239,7 @@ def speaker_fbank(wav_16k: Waveform) -> torch.Tensor:
 # --------------------------------------------------------------------------------------------
 
 
+# Close port of OpenAI Whisper (MIT) whisper/audio.py log_mel_spectrogram; see NOTICE.
 def whisper_log_mel(wav_16k: Waveform, n_mels: int = 128) -> torch.Tensor:
     """Whisper's log10 mel power spectrogram [B, n_mels, T] with T = N // 160, not padded to 30 s.
 

@@ -307,6 +307,7 @@ def _ascii_like(c: str | None) -> bool:
     return c is not None and c != " " and (c.isascii() or _is_placeholder(c))
 
 
+# Close port of CosyVoice (Apache-2.0) utils/frontend_utils.py (replace_blank); see NOTICE.
 def replace_blank(text: str) -> str:
     """Drop each space unless both neighbours are non-space ASCII (keeps spaces between English words)."""
     out = []
@@ -488,6 +489,7 @@ def _check_lang(lang: str | None, text: str) -> Lang:
     raise ValueError(f"lang must be 'zh', 'en' or None (auto), not {lang!r}")
 
 
+# Close port of CosyVoice (Apache-2.0) utils/frontend_utils.py (split_paragraph); see NOTICE.
 def split_paragraph(
     text: str,
     lang: Lang,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+# Close port of CosyVoice (Apache-2.0) llm/llm.py (Qwen2LM.inference_bistream); see NOTICE.
 class BistreamDecoder:
     """State of one bistream decode: what is fed, what waits, and the interleaving schedule.
 

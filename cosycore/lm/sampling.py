@@ -18,6 +18,7 @@ class Sampler(Protocol):
     def __call__(self, scores: Tensor, decoded: Sequence[int], generator: torch.Generator) -> int: ...
 
 
+# Close port of CosyVoice (Apache-2.0) utils/common.py (nucleus_sampling); see NOTICE.
 def nucleus_candidates(probs: Tensor, top_p: float, top_k: int) -> tuple[Tensor, Tensor]:
     """Ids and (unnormalised) probabilities kept by the nucleus rule.
 
@@ -43,6 +44,7 @@ def random_sample(scores: Tensor, generator: torch.Generator) -> int:
     return int(torch.multinomial(scores.float().softmax(dim=-1), 1, replacement=True, generator=generator))
 
 
+# Close port of CosyVoice (Apache-2.0) utils/common.py (ras_sampling); see NOTICE.
 @dataclass(frozen=True)
 class RasSampler:
     """Repetition-aware sampling (VALL-E 2), the release's ``ras_sampling``.

@@ -14,6 +14,7 @@ from .layers import CausalConv1d, _wn
 F0_LAYERS = 5  # convolutions in the f0 predictor's condnet
 
 
+# Close port of CosyVoice (Apache-2.0) hifigan/f0_predictor.py; see NOTICE.
 class F0Predictor(nn.Module):
     """``ConvRNNF0Predictor`` (v2) / ``CausalConvRNNF0Predictor`` (v3): five convs with ELU, a linear
     head and ``abs``. The causal one looks 3 frames ahead (first conv) and 8 frames back."""

@@ -61,6 +61,7 @@ def source_down_rates(upsample_rates: Sequence[int]) -> list[int]:
     return [int(c) for c in reversed(cum)]
 
 
+# Close port of CosyVoice (Apache-2.0) hifigan/generator.py (HiFTGenerator, CausalHiFTGenerator); see NOTICE.
 class _HiftBase(nn.Module):
     """Layers and decoder shared by both generators; subclasses choose the conv flavours."""
 

@@ -72,6 +72,7 @@ class CausalConv1dDownsample(nn.Conv1d):
         return self._conv_forward(x, self.weight, self.bias)
 
 
+# Close port of CosyVoice (Apache-2.0) transformer/activation.py; see NOTICE.
 class Snake(nn.Module):
     """``x + sin(alpha x)^2 / (alpha + 1e-9)``, alpha per channel on a linear scale."""
 

@@ -41,6 +41,7 @@ from .f0 import F0_LAYERS
 NOISE_SECONDS = 300  # length of the CosyVoice3 noise buffer (per call limit of the original)
 
 
+# Close port of CosyVoice (Apache-2.0) hifigan/generator.py (SineGen, SineGen2, SourceModuleHnNSF); see NOTICE.
 class SourceModule(nn.Module):
     """``SourceModuleHnNSF``: merges the H sine components into one excitation with tanh(Linear)."""
 

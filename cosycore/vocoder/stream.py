@@ -38,6 +38,7 @@ class HiftStreamCache:
 _FADE_WINDOWS: dict[int, torch.Tensor] = {}
 
 
+# Close port of CosyVoice (Apache-2.0) utils/common.py fade_in_out and cli/model.py (the Hamming window); see NOTICE.
 def fade_window(overlap: int) -> torch.Tensor:
     """Symmetric ``np.hamming(2 * overlap)`` in float64 (its halves sum to ~1.08, as upstream)."""
     if overlap not in _FADE_WINDOWS:
@@ -62,6 +63,7 @@ def fade_in_out(new: torch.Tensor, old: torch.Tensor, window: torch.Tensor) -> t
     return out
 
 
+# Close port of CosyVoice (Apache-2.0) cli/model.py (CosyVoice2Model.token2wav: mel/source caches); see NOTICE.
 @torch.inference_mode()
 def vocode_chunk_v2(hift: HiFTGenerator, mel_chunk: torch.Tensor, cache: HiftStreamCache | None,
                     finalize: bool, generator: torch.Generator | None = None, *,
