@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>DevicesController</name>
+    <message>
+        <source>No audio device — export still works</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No audio device</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EngineThread</name>
     <message>
         <source>Checking the model folder</source>
@@ -29,6 +44,45 @@
     </message>
     <message>
         <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ExportController</name>
+    <message>
+        <source>There is no take to export yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM (*.wav)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float (*.wav)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLAC (*.flac)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subtitles, SRT (*.srt)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export take {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> (partial: the take was not complete)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -173,202 +227,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Loading {0}…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Device: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Quality: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Model loaded in {0:.1f} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Exact</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fast</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Draft</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Quality {0} applies when a model is loaded.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Load a model first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Type some text to speak first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No voice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Record a voice or make one from a file first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No instruction</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No transcript</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Speaking take {0}…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>First audio {0:.2f} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>RTF {0:.2f}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot speak</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no audio</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>buffering</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>playing</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No audio device — export still works</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Output: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No audio device</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Make a voice from an audio file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot read {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Load a model first: making a voice needs it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Making the voice “{0}”…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot save the voice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved the voice “{0}”.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot make the voice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>There is no take to export yet.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM (*.wav)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float (*.wav)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>FLAC (*.flac)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Subtitles, SRT (*.srt)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export take {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export failed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> (partial: the take was not complete)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Exported {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -418,6 +276,57 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Choose a model release folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelsController</name>
+    <message>
+        <source>Loading {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quality: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model loaded in {0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Draft</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quality {0} applies when a model is loaded.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1121,6 +1030,85 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>TakesController</name>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type some text to speak first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record a voice or make one from a file first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No instruction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No transcript</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speaking take {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>First audio {0:.2f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped take {0} after {1:.1f} s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>RTF {0:.2f}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot speak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no audio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>buffering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>playing</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>TakesList</name>
     <message>
         <source>Takes</source>
@@ -1412,6 +1400,45 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Cannot delete the voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>VoicesController</name>
+    <message>
+        <source>Make a voice from an audio file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot read {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first: making a voice needs it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Making the voice “{0}”…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save the voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the voice “{0}”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot make the voice</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

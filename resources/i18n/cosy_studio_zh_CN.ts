@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DevicesController</name>
+    <message>
+        <source>No audio device — export still works</source>
+        <translation>没有音频设备——仍可导出</translation>
+    </message>
+    <message>
+        <source>Output: {0}</source>
+        <translation>输出：{0}</translation>
+    </message>
+    <message>
+        <source>No audio device</source>
+        <translation>没有音频设备</translation>
+    </message>
+</context>
+<context>
     <name>EngineThread</name>
     <message>
         <source>Checking the model folder</source>
@@ -30,6 +45,45 @@
     <message>
         <source>Ready</source>
         <translation>就绪</translation>
+    </message>
+</context>
+<context>
+    <name>ExportController</name>
+    <message>
+        <source>There is no take to export yet.</source>
+        <translation>还没有可导出的合成。</translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM (*.wav)</source>
+        <translation>WAV，16 位 PCM (*.wav)</translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float (*.wav)</source>
+        <translation>WAV，32 位浮点 (*.wav)</translation>
+    </message>
+    <message>
+        <source>FLAC (*.flac)</source>
+        <translation>FLAC (*.flac)</translation>
+    </message>
+    <message>
+        <source>Subtitles, SRT (*.srt)</source>
+        <translation>字幕，SRT (*.srt)</translation>
+    </message>
+    <message>
+        <source>Export take {0}</source>
+        <translation>导出合成 {0}</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source> (partial: the take was not complete)</source>
+        <translation>（不完整：该条尚未合成完毕）</translation>
+    </message>
+    <message>
+        <source>Exported {0}</source>
+        <translation>已导出 {0}</translation>
     </message>
 </context>
 <context>
@@ -173,202 +227,6 @@
         <translation>播放</translation>
     </message>
     <message>
-        <source>Loading {0}…</source>
-        <translation>正在加载 {0}…</translation>
-    </message>
-    <message>
-        <source>Device: {0}</source>
-        <translation>设备：{0}</translation>
-    </message>
-    <message>
-        <source>Quality: {0}</source>
-        <translation>质量：{0}</translation>
-    </message>
-    <message>
-        <source>Model loaded in {0:.1f} s</source>
-        <translation>模型已加载，用时 {0:.1f} 秒</translation>
-    </message>
-    <message>
-        <source>Exact</source>
-        <translation>精确</translation>
-    </message>
-    <message>
-        <source>Fast</source>
-        <translation>快速</translation>
-    </message>
-    <message>
-        <source>Draft</source>
-        <translation>草稿</translation>
-    </message>
-    <message>
-        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
-        <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
-    </message>
-    <message>
-        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
-        <translation>更快：在 CPU 上语音模型以 8 位整数运行，流式音频只计算新增的部分。声音可能与“精确”略有不同；加载时需要预热，稍慢一些。</translation>
-    </message>
-    <message>
-        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
-        <translation>最快：在“快速”的基础上使用 4 步、无引导的音频解码器。音质明显较粗糙，适合在正式合成前试听文本和声音。</translation>
-    </message>
-    <message>
-        <source>Quality {0} applies when a model is loaded.</source>
-        <translation>质量“{0}”将在加载模型时生效。</translation>
-    </message>
-    <message>
-        <source>Load a model first.</source>
-        <translation>请先加载模型。</translation>
-    </message>
-    <message>
-        <source>Type some text to speak first.</source>
-        <translation>请先输入要朗读的文本。</translation>
-    </message>
-    <message>
-        <source>No voice</source>
-        <translation>没有声音</translation>
-    </message>
-    <message>
-        <source>Record a voice or make one from a file first.</source>
-        <translation>请先录制一个声音，或从文件创建一个。</translation>
-    </message>
-    <message>
-        <source>No instruction</source>
-        <translation>没有指令</translation>
-    </message>
-    <message>
-        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
-        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
-    </message>
-    <message>
-        <source>No transcript</source>
-        <translation>没有文本</translation>
-    </message>
-    <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
-        <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
-    </message>
-    <message>
-        <source>Speaking take {0}…</source>
-        <translation>正在合成第 {0} 条…</translation>
-    </message>
-    <message>
-        <source>First audio {0:.2f} s</source>
-        <translation>首段音频 {0:.2f} 秒</translation>
-    </message>
-    <message>
-        <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
-    </message>
-    <message>
-        <source>RTF {0:.2f}</source>
-        <translation>实时率 {0:.2f}</translation>
-    </message>
-    <message>
-        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
-    </message>
-    <message>
-        <source>Cannot speak</source>
-        <translation>无法朗读</translation>
-    </message>
-    <message>
-        <source>no audio</source>
-        <translation>无音频</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>buffering</source>
-        <translation>缓冲中</translation>
-    </message>
-    <message>
-        <source>playing</source>
-        <translation>播放中</translation>
-    </message>
-    <message>
-        <source>No audio device — export still works</source>
-        <translation>没有音频设备——仍可导出</translation>
-    </message>
-    <message>
-        <source>Output: {0}</source>
-        <translation>输出：{0}</translation>
-    </message>
-    <message>
-        <source>No audio device</source>
-        <translation>没有音频设备</translation>
-    </message>
-    <message>
-        <source>Make a voice from an audio file</source>
-        <translation>从音频文件创建声音</translation>
-    </message>
-    <message>
-        <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
-        <translation>音频文件 (*.wav *.flac *.ogg *.mp3)</translation>
-    </message>
-    <message>
-        <source>Cannot read {0}</source>
-        <translation>无法读取 {0}</translation>
-    </message>
-    <message>
-        <source>Load a model first: making a voice needs it.</source>
-        <translation>请先加载模型：创建声音需要用到它。</translation>
-    </message>
-    <message>
-        <source>Making the voice “{0}”…</source>
-        <translation>正在创建声音“{0}”…</translation>
-    </message>
-    <message>
-        <source>Cannot save the voice</source>
-        <translation>无法保存声音</translation>
-    </message>
-    <message>
-        <source>Saved the voice “{0}”.</source>
-        <translation>已保存声音“{0}”。</translation>
-    </message>
-    <message>
-        <source>Cannot make the voice</source>
-        <translation>无法创建声音</translation>
-    </message>
-    <message>
-        <source>There is no take to export yet.</source>
-        <translation>还没有可导出的合成。</translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM (*.wav)</source>
-        <translation>WAV，16 位 PCM (*.wav)</translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float (*.wav)</source>
-        <translation>WAV，32 位浮点 (*.wav)</translation>
-    </message>
-    <message>
-        <source>FLAC (*.flac)</source>
-        <translation>FLAC (*.flac)</translation>
-    </message>
-    <message>
-        <source>Subtitles, SRT (*.srt)</source>
-        <translation>字幕，SRT (*.srt)</translation>
-    </message>
-    <message>
-        <source>Export take {0}</source>
-        <translation>导出合成 {0}</translation>
-    </message>
-    <message>
-        <source>Export failed</source>
-        <translation>导出失败</translation>
-    </message>
-    <message>
-        <source> (partial: the take was not complete)</source>
-        <translation>（不完整：该条尚未合成完毕）</translation>
-    </message>
-    <message>
-        <source>Exported {0}</source>
-        <translation>已导出 {0}</translation>
-    </message>
-    <message>
         <source>The language changes when Cosy Studio is restarted.</source>
         <translation>重新启动 Cosy Studio 后语言才会更改。</translation>
     </message>
@@ -420,6 +278,57 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Choose a model release folder</source>
         <translation>选择模型发布文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsController</name>
+    <message>
+        <source>Loading {0}…</source>
+        <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>Device: {0}</source>
+        <translation>设备：{0}</translation>
+    </message>
+    <message>
+        <source>Quality: {0}</source>
+        <translation>质量：{0}</translation>
+    </message>
+    <message>
+        <source>Model loaded in {0:.1f} s</source>
+        <translation>模型已加载，用时 {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Exact</source>
+        <translation>精确</translation>
+    </message>
+    <message>
+        <source>Fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>Draft</source>
+        <translation>草稿</translation>
+    </message>
+    <message>
+        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
+        <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
+    </message>
+    <message>
+        <source>Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is computed only where it is new. The voice can differ slightly from Exact; loading takes a little longer for the warm-up.</source>
+        <translation>更快：在 CPU 上语音模型以 8 位整数运行，流式音频只计算新增的部分。声音可能与“精确”略有不同；加载时需要预热，稍慢一些。</translation>
+    </message>
+    <message>
+        <source>Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for trying out texts and voices before the final take.</source>
+        <translation>最快：在“快速”的基础上使用 4 步、无引导的音频解码器。音质明显较粗糙，适合在正式合成前试听文本和声音。</translation>
+    </message>
+    <message>
+        <source>Quality {0} applies when a model is loaded.</source>
+        <translation>质量“{0}”将在加载模型时生效。</translation>
     </message>
 </context>
 <context>
@@ -1122,6 +1031,85 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>TakesController</name>
+    <message>
+        <source>No model</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Type some text to speak first.</source>
+        <translation>请先输入要朗读的文本。</translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation>没有声音</translation>
+    </message>
+    <message>
+        <source>Record a voice or make one from a file first.</source>
+        <translation>请先录制一个声音，或从文件创建一个。</translation>
+    </message>
+    <message>
+        <source>No instruction</source>
+        <translation>没有指令</translation>
+    </message>
+    <message>
+        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
+        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
+    </message>
+    <message>
+        <source>No transcript</source>
+        <translation>没有文本</translation>
+    </message>
+    <message>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
+        <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
+    </message>
+    <message>
+        <source>Speaking take {0}…</source>
+        <translation>正在合成第 {0} 条…</translation>
+    </message>
+    <message>
+        <source>First audio {0:.2f} s</source>
+        <translation>首段音频 {0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>Stopped take {0} after {1:.1f} s.</source>
+        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
+    </message>
+    <message>
+        <source>RTF {0:.2f}</source>
+        <translation>实时率 {0:.2f}</translation>
+    </message>
+    <message>
+        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
+        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
+    </message>
+    <message>
+        <source>Cannot speak</source>
+        <translation>无法朗读</translation>
+    </message>
+    <message>
+        <source>no audio</source>
+        <translation>无音频</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>buffering</source>
+        <translation>缓冲中</translation>
+    </message>
+    <message>
+        <source>playing</source>
+        <translation>播放中</translation>
+    </message>
+</context>
+<context>
     <name>TakesList</name>
     <message>
         <source>Takes</source>
@@ -1412,6 +1400,45 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Cannot delete the voice</source>
         <translation>无法删除声音</translation>
+    </message>
+</context>
+<context>
+    <name>VoicesController</name>
+    <message>
+        <source>Make a voice from an audio file</source>
+        <translation>从音频文件创建声音</translation>
+    </message>
+    <message>
+        <source>Audio files (*.wav *.flac *.ogg *.mp3)</source>
+        <translation>音频文件 (*.wav *.flac *.ogg *.mp3)</translation>
+    </message>
+    <message>
+        <source>Cannot read {0}</source>
+        <translation>无法读取 {0}</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Load a model first: making a voice needs it.</source>
+        <translation>请先加载模型：创建声音需要用到它。</translation>
+    </message>
+    <message>
+        <source>Making the voice “{0}”…</source>
+        <translation>正在创建声音“{0}”…</translation>
+    </message>
+    <message>
+        <source>Cannot save the voice</source>
+        <translation>无法保存声音</translation>
+    </message>
+    <message>
+        <source>Saved the voice “{0}”.</source>
+        <translation>已保存声音“{0}”。</translation>
+    </message>
+    <message>
+        <source>Cannot make the voice</source>
+        <translation>无法创建声音</translation>
     </message>
 </context>
 <context>

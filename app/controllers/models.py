@@ -1,0 +1,124 @@
+"""Models: checking and loading a release folder, the Models dialog, the engine's load reports and
+the quality mode (a load-time option, so switching it loads the model again)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+
+from cosycore.config import ModelConfig
+
+from ..engine_thread import ModelInfo
+from ..settings import QUALITIES
+from ..takes import TakeState
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+
+class ModelsController(QObject):
+    """Loads models on the engine thread and shows their state. Created by the main window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+
+    def connect(self) -> None:
+        w = self.w
+        e = w.engine
+        e.load_started.connect(self._on_engine_load_started)
+        e.load_progress.connect(w.model_screen.show_progress)
+        e.model_loaded.connect(self._on_engine_model_loaded)
+        e.load_failed.connect(self._on_engine_load_failed)
+        w.model_screen.folder_accepted.connect(self._on_model_screen_folder_accepted)
+        w.model_screen.download_requested.connect(self.open_models_dialog)
+
+    def try_model_dir(self, path: Path) -> bool:
+        """Check a release folder and, if it is usable, load it on the engine thread."""
+        w = self.w
+        w.stack.setCurrentWidget(w.model_screen)
+        return w.model_screen.check_folder(Path(path)) is not None
+
+    def open_models_dialog(self) -> None:
+        from ..widgets.models_dialog import ModelsDialog
+
+        dialog = ModelsDialog(self.w.settings.paths.data / "models", self.w)
+        dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
+        dialog.exec()
+
+    def _on_model_screen_folder_accepted(self, cfg: ModelConfig) -> None:
+        w = self.w
+        w.settings.model_folder = Path(cfg.model_dir)
+        w.settings.sync()
+        w.model_chosen.emit(cfg)
+        w.model_screen.show_loading(cfg)
+        w.engine.load_model(cfg.model_dir, w.settings.device, quality=w.settings.quality)
+
+    def _on_engine_load_started(self, folder: str) -> None:
+        w = self.w
+        w.model_info = None  # the engine thread has dropped the old model; Speak waits for the new one
+        w.model_label.setText(self.tr("Loading {0}…").format(Path(folder).name))
+        w.device_label.setText("")
+        w.quality_label.setText("")
+
+    def _on_engine_model_loaded(self, info: ModelInfo) -> None:
+        w = self.w
+        w.model_info = info
+        w.model_label.setText(f"{info.title} · {Path(info.model_dir).name}")
+        w.device_label.setText(self.tr("Device: {0}").format(info.device))
+        w.quality_label.setText(self.tr("Quality: {0}").format(self.quality_name(info.quality)))
+        w.controls.set_family(info.family)
+        w.voice_panel.set_family(info.family)
+        w.model_screen.reset()
+        w.stack.setCurrentWidget(w.studio)
+        w.statusBar().showMessage(self.tr("Model loaded in {0:.1f} s").format(info.load_seconds), 5000)
+        w.editor.edit.setFocus()
+
+    def _on_engine_load_failed(self, message: str) -> None:
+        w = self.w
+        w.model_info = None
+        w.model_label.setText(self.tr("No model"))
+        w.stack.setCurrentWidget(w.model_screen)
+        w.model_screen.reset()
+        w.model_screen.show_error(message)
+
+    def quality_name(self, quality: str) -> str:
+        """The quality mode as the menu and the status bar name it."""
+        names = {"exact": self.tr("Exact"), "fast": self.tr("Fast"), "draft": self.tr("Draft")}
+        return names.get(quality, quality)
+
+    def quality_tooltip(self, quality: str) -> str:
+        tips = {
+            "exact": self.tr("The original model's computation: the reference sound, and the slowest."),
+            "fast": self.tr("Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is "
+                            "computed only where it is new. The voice can differ slightly from Exact; loading takes "
+                            "a little longer for the warm-up."),
+            "draft": self.tr("Fastest: Fast plus a 4-step audio decoder without guidance. Audibly rougher; for "
+                             "trying out texts and voices before the final take."),
+        }
+        return tips[quality]
+
+    def choose_quality(self, quality: str) -> None:
+        """Switch the quality mode: stored, and the model is loaded again in it (a load-time option).
+
+        A take still being made is stopped first; the engine thread runs the new load after the stop.
+        """
+        w = self.w
+        if quality not in QUALITIES:
+            raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
+        w.quality_actions[quality].setChecked(True)
+        if quality == w.settings.quality and (w.model_info is None or w.model_info.quality == quality):
+            return  # nothing changes (with no model, the next load uses the setting anyway)
+        w.settings.quality = quality
+        w.settings.sync()
+        folder = Path(w.model_info.model_dir) if w.model_info is not None else w.settings.model_folder
+        if folder is None:
+            w.statusBar().showMessage(self.tr("Quality {0} applies when a model is loaded.").format(
+                self.quality_name(quality)), 8000)
+            return
+        current = w.takes_ctl.current
+        if current is not None and current.state is TakeState.STREAMING:
+            w.engine.stop()  # the take ends as stopped, with what it made, before the engine reloads
+        self.try_model_dir(folder)

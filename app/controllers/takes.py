@@ -1,0 +1,318 @@
+"""Takes and playback: building a request from the fields, the take's lifecycle as the engine thread
+reports it, showing a take in the waveform, playing it, A/B comparison and the live HUD."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from ..engine_thread import Chunk, SpeakRequest, SynthesisStats
+from ..eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
+from ..playback import TICK_MS, PlayState, preroll_seconds
+from ..takes import Take, TakeState
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+CJK_CHARS_PER_SECOND = 4.5  # rough speaking rates, only for sizing the view and the pre-roll
+OTHER_CHARS_PER_SECOND = 15.0
+HUD_REFRESH_MS = TICK_MS  # the HUD and its time-left estimate update as often as the player's position
+
+
+def expected_seconds(text: str, speed: float = 1.0) -> float:
+    """A rough length of the speech for ``text`` (for the waveform's range and the pre-roll)."""
+    cjk = len(_CJK_RE.findall(text))
+    other = len(text) - cjk
+    return (cjk / CJK_CHARS_PER_SECOND + other / OTHER_CHARS_PER_SECOND) / max(0.1, speed)
+
+
+class TakesController(QObject):
+    """Owns the take being made, the take shown and the take playing. Created by the main window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self.current: Take | None = None  # the take being made (or last made)
+        self.shown: Take | None = None  # the take in the waveform view
+        self.playing: Take | None = None  # the take the player is playing
+        self._take_started = 0.0  # time.monotonic() when the current take was asked for
+        self._take_rtf: float | None = None  # measured real-time factor when it was asked for (None: not yet)
+        # Refreshes the HUD while a take is being made, also before its first chunk, when the player
+        # has nothing to report yet and the time-left estimate matters most.
+        self.hud_timer = QTimer(self)
+        self.hud_timer.setInterval(HUD_REFRESH_MS)
+        self.hud_timer.timeout.connect(self.refresh_hud)
+
+    def connect(self) -> None:
+        w = self.w
+        e = w.engine
+        e.chunk_ready.connect(self._on_engine_chunk_ready)
+        e.synthesis_finished.connect(self._on_engine_synthesis_finished)
+        e.synthesis_cancelled.connect(self._on_engine_synthesis_cancelled)
+        e.synthesis_failed.connect(self._on_engine_synthesis_failed)
+        w.controls.speak_clicked.connect(self.speak)
+        w.controls.stop_clicked.connect(self.stop)
+        w.player.position_changed.connect(self._on_player_position_changed)
+        w.player.state_changed.connect(self._on_player_state_changed)
+        w.player.playback_finished.connect(self._on_player_playback_finished)
+        w.waveform.seek_requested.connect(self._on_waveform_seek_requested)
+        w.voice_panel.play_requested.connect(self._on_voice_panel_play_requested)
+        w.takes_view.take_activated.connect(self.show_take)
+        w.takes_view.play_requested.connect(self.play_take)
+        w.takes_view.compare_requested.connect(self.compare_takes)
+
+    # -- speaking ------------------------------------------------------------------------------
+    def build_request(self) -> SpeakRequest | None:
+        """The request for the current fields, or None after telling the user what is missing."""
+        w = self.w
+        if w.model_info is None:
+            w.show_error(self.tr("No model"), self.tr("Load a model first."))
+            return None
+        text = w.editor.text().strip()
+        if not text:
+            w.statusBar().showMessage(self.tr("Type some text to speak first."), 5000)
+            return None
+        voice = w.voice_panel.voice
+        if voice is None:
+            w.show_error(self.tr("No voice"), self.tr("Record a voice or make one from a file first."))
+            return None
+        mode = w.controls.mode
+        if mode == "instruct" and not w.controls.instruct_text:
+            w.show_error(self.tr("No instruction"),
+                         self.tr("Instruct mode needs an instruction: pick a preset or type one."))
+            return None
+        transcript = w.voice_panel.transcript if mode == "zero_shot" else ""
+        if mode == "zero_shot" and not transcript:
+            w.show_error(self.tr("No transcript"),
+                         self.tr("Clone mode needs the transcript of the voice's recording. Type it, or use "
+                              "Cross-lingual mode, which needs none."))
+            return None
+        common = {"text": text, "mode": mode, "instruct_text": w.controls.instruct_text,
+                  "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream}
+        if voice.family != w.model_info.family:
+            # Features of a voice made for the other family do not fit: re-extract from its audio.
+            return SpeakRequest(prompt_audio=voice.audio_24k, prompt_sample_rate=voice.sample_rate,
+                                prompt_text=transcript, **common)
+        own = transcript if transcript != voice.transcript else ""
+        return SpeakRequest(voice=voice, prompt_text=own, **common)
+
+    def speak(self) -> int | None:
+        """Start a take from the current fields; a take still being made is cancelled."""
+        request = self.build_request()
+        if request is None:
+            return None
+        return self.speak_request(request)
+
+    def speak_request(self, request: SpeakRequest) -> int:
+        w = self.w
+        assert w.model_info is not None
+        w.player.stop()
+        request_id = w.engine.speak(request)
+        voice = request.voice.name if request.voice is not None else (w.voice_panel.voice.name
+                                                                       if w.voice_panel.voice else "")
+        take = Take(request_id, request.text, mode=request.mode, voice_name=voice,
+                    sample_rate=w.model_info.sample_rate, seed=request.seed, speed=request.speed,
+                    expected_seconds=expected_seconds(request.text, request.speed), instruction=request.instruct_text)
+        self.current = take
+        self._take_started = time.monotonic()
+        self._take_rtf = self.measured_rtf()
+        w.takes.add(take)
+        self._show_take(take, streaming=True)
+        w.controls.set_busy(True)
+        w.hud.show()
+        self.hud_timer.start()
+        self.place_hud()
+        self.refresh_hud()
+        w.statusBar().showMessage(self.tr("Speaking take {0}…").format(take.number))
+        return request_id
+
+    def stop(self) -> None:
+        """Stop making and playing (Esc)."""
+        w = self.w
+        w.engine.stop()
+        w.player.stop()
+        w.voices_ctl.stop_recording()
+        w.controls.set_busy(False)
+
+    def _take_for(self, request_id: int) -> Take | None:
+        return self.w.takes.by_request(request_id)
+
+    def _on_engine_chunk_ready(self, request_id: int, chunk: Chunk) -> None:
+        w = self.w
+        take = self._take_for(request_id)
+        if take is None or take.state is not TakeState.STREAMING:
+            return
+        first = take.chunk_count == 0
+        take.add_chunk(chunk)
+        if chunk.warnings:
+            w.statusBar().showMessage(" ".join(chunk.warnings), 10000)
+        w.takes.changed(take)  # its length in the list grows
+        if take is not self.current:
+            return
+        if self.shown is take:
+            w.waveform.append(chunk.samples)
+        if first:
+            w.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(chunk.elapsed))
+            preroll = preroll_seconds(self._take_rtf, take.expected_seconds)
+            if w.player.begin(chunk.sample_rate, preroll=preroll):
+                self.playing = take
+        if self.playing is take:
+            w.player.feed(chunk.samples)
+        self.refresh_hud()
+
+    def _finish_take(self, take: Take, state: TakeState, stats: SynthesisStats | None, error: str = "") -> None:
+        w = self.w
+        take.finish(state, wall_seconds=stats.wall_seconds if stats else 0.0,
+                    first_audio=stats.first_audio_seconds if stats else None, error=error)
+        w.takes.changed(take)
+        if take is self.current:
+            w.controls.set_busy(False)
+            if state is not TakeState.DONE:
+                w.hud.hide()
+            if state is TakeState.CANCELLED:
+                w.statusBar().showMessage(self.tr("Stopped take {0} after {1:.1f} s.").format(
+                    take.number, take.duration), 8000)
+            if self.shown is take:
+                w.waveform.finish()
+            if self.playing is take:
+                if state is TakeState.DONE:
+                    w.player.end_input()
+                else:
+                    w.player.stop()
+            self.refresh_hud()
+
+    def _on_engine_synthesis_finished(self, stats: SynthesisStats) -> None:
+        w = self.w
+        take = self._take_for(stats.request_id)
+        if take is None:
+            return
+        self._finish_take(take, TakeState.DONE, stats)
+        rtf = stats.rtf
+        if rtf is not None:
+            key = self._rtf_key()
+            if key is not None and valid_rtf(rtf):  # remembered for the next takes' time-left estimates
+                w.settings.set_measured_rtf(key, smoothed_rtf(w.settings.measured_rtf(key), rtf))
+            w.rtf_label.setText(self.tr("RTF {0:.2f}").format(rtf))
+        if stats.first_audio_seconds is not None:
+            w.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(stats.first_audio_seconds))
+        if take is self.current:
+            w.statusBar().showMessage(self.tr("Take {0}: {1:.1f} s of audio in {2:.1f} s").format(
+                take.number, stats.audio_seconds, stats.wall_seconds), 8000)
+
+    def _drop_empty(self, take: Take) -> None:
+        self.w.takes.remove(take)
+        if take is self.current:
+            self.w.controls.set_busy(False)
+            self.hide_hud()
+
+    def _on_engine_synthesis_cancelled(self, stats: SynthesisStats) -> None:
+        take = self._take_for(stats.request_id)
+        if take is None:
+            return
+        if take.chunk_count == 0:
+            self._drop_empty(take)
+            return
+        self._finish_take(take, TakeState.CANCELLED, stats)
+
+    def _on_engine_synthesis_failed(self, request_id: int, message: str) -> None:
+        w = self.w
+        take = self._take_for(request_id)
+        if take is not None:
+            if take.chunk_count == 0:
+                self._drop_empty(take)
+            else:
+                self._finish_take(take, TakeState.FAILED, None, message)
+        w.show_error(self.tr("Cannot speak"), message)
+
+    # -- showing and playing ----------------------------------------------------------------------
+    def _show_take(self, take: Take, *, streaming: bool = False) -> None:
+        w = self.w
+        self.shown = take
+        if streaming:
+            w.waveform.begin(take.sample_rate, take.expected_seconds)
+        else:
+            w.waveform.set_audio(take.audio(), take.sample_rate, take.seams,
+                                 finished=take.state is not TakeState.STREAMING)
+        w.takes_view.select(take)
+
+    def show_take(self, take: Take) -> None:
+        if take is not self.shown:
+            self._show_take(take)
+
+    def play_take(self, take: Take, start: float = 0.0) -> bool:
+        self.show_take(take)
+        if take.samples == 0:
+            return False
+        ok = self.w.player.play(take.audio(), take.sample_rate, start=start)
+        if ok:
+            self.playing = take
+        return ok
+
+    def compare_takes(self, first: Take, second: Take) -> None:
+        """A/B: play ``second`` from where ``first`` is now (or from the start)."""
+        player = self.w.player
+        playing_first = self.playing is first and player.state is not PlayState.STOPPED
+        position = player.position if playing_first else 0.0
+        self.play_take(second, start=min(position, second.duration))
+
+    def _on_waveform_seek_requested(self, seconds: float) -> None:
+        if self.shown is not None and self.shown.state is not TakeState.STREAMING:
+            self.play_take(self.shown, start=seconds)
+
+    def _on_player_position_changed(self, seconds: float) -> None:
+        if self.playing is not None and self.playing is self.shown:
+            self.w.waveform.set_playhead(seconds)
+        self.refresh_hud()
+
+    def _on_player_state_changed(self, state: PlayState) -> None:
+        self.refresh_hud()
+        self.w.devices_ctl.update_audio_status()
+
+    def _on_player_playback_finished(self) -> None:
+        self.refresh_hud()
+        if self.current is None or self.current.state is not TakeState.STREAMING:
+            self.w.hud.hide()
+
+    def _on_voice_panel_play_requested(self, samples, sample_rate: int) -> None:
+        self.playing = None
+        self.w.player.play(samples, sample_rate)
+
+    # -- HUD -------------------------------------------------------------------------------------
+    def _rtf_key(self) -> str | None:
+        info = self.w.model_info
+        return rtf_key(info.model_dir, info.device, info.quality) if info is not None else None
+
+    def measured_rtf(self) -> float | None:
+        """The real-time factor measured on earlier takes with the loaded model, device and quality."""
+        key = self._rtf_key()
+        return self.w.settings.measured_rtf(key) if key is not None else None
+
+    def refresh_hud(self) -> None:
+        w = self.w
+        names = {PlayState.NO_DEVICE: self.tr("no audio"), PlayState.STOPPED: self.tr("stopped"),
+                 PlayState.BUFFERING: self.tr("buffering"), PlayState.PLAYING: self.tr("playing")}
+        take = self.current
+        w.hud.show_values(names[w.player.state], w.player.buffered_seconds,
+                          take.chunk_count if take else 0, w.player.underruns)
+        if take is not None and take.state is TakeState.STREAMING:
+            elapsed = time.monotonic() - self._take_started
+            w.hud.show_eta(eta_seconds(take.expected_seconds, self._take_rtf, elapsed))
+        else:
+            self.hud_timer.stop()
+            w.hud.clear_eta()
+        self.place_hud()
+
+    def hide_hud(self) -> None:
+        """The current take ended without audio: nothing left to show or to estimate."""
+        self.hud_timer.stop()
+        self.w.hud.clear_eta()
+        self.w.hud.hide()
+
+    def place_hud(self) -> None:
+        w = self.w
+        w.hud.move(max(0, w.waveform.width() - w.hud.width() - 12), 8)
+        w.hud.raise_()
