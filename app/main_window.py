@@ -30,6 +30,7 @@ from cosycore.voices import VoiceLibrary
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.models import ModelsController
+from .controllers.session import SessionController
 from .controllers.takes import TakesController, expected_seconds
 from .controllers.voices import VoicesController
 from .engine_thread import EngineThread, ModelInfo, SpeakRequest
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
         self.devices_ctl = DevicesController(self)
         self.voices_ctl = VoicesController(self)
         self.models_ctl = ModelsController(self)
+        self.session_ctl = SessionController(self)
 
         self._build_widgets()
         self._build_menus()
@@ -167,6 +169,8 @@ class MainWindow(QMainWindow):
 
         settings_menu = bar.addMenu(self.tr("&Settings"))
         self.output_menu = settings_menu.addMenu(self.tr("&Output device"))
+        limit_action = settings_menu.addAction(self.tr("&Take storage limit…"))
+        limit_action.triggered.connect(self.takes_ctl.limit_dialog)
         language_menu = settings_menu.addMenu(self.tr("&Language"))
         group = QActionGroup(self)
         for code, label in (("", self.tr("System")), ("en", "English"), ("zh_CN", "简体中文")):
@@ -212,7 +216,8 @@ class MainWindow(QMainWindow):
             bar.addPermanentWidget(w)
 
     def _connect(self) -> None:
-        for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl):
+        for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
+                           self.session_ctl):
             controller.connect()
         self.controls.mode_changed.connect(self._apply_mode)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
@@ -338,5 +343,7 @@ class MainWindow(QMainWindow):
         self._save_settings()
         self.player.stop()
         self.voices_ctl.close()
+        self.session_ctl.close()
         self.engine.shutdown()
+        self.takes_ctl.close()
         super().closeEvent(event)

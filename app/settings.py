@@ -35,6 +35,8 @@ MODES = ("zero_shot", "cross_lingual", "instruct")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (0.5, 2.0)
 QUALITIES = QUALITY_MODES  # the engine's quality modes
+DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never deleted)
+TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
 MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 
@@ -96,7 +98,7 @@ KNOWN_KEYS = frozenset({
     "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
     "synthesis/user_presets", "synthesis/user_presets_unreadable",
-    "audio/output", "audio/input",
+    "audio/output", "audio/input", "takes/limit_mb",
 })
 
 
@@ -324,6 +326,17 @@ class Settings:
                 self._s.setValue("synthesis/user_presets_unreadable", str(raw))
         self._s.setValue("synthesis/user_presets",
                          json.dumps([p.to_json() for p in presets], ensure_ascii=False))
+
+    # -- saved takes -------------------------------------------------------------------------
+    @property
+    def takes_limit_mb(self) -> int:
+        """Above this many MiB of saved takes the app warns; it never deletes a take by itself."""
+        lo, hi = TAKES_LIMIT_RANGE_MB
+        return min(hi, max(lo, _as_int(self._s.value("takes/limit_mb"), DEFAULT_TAKES_LIMIT_MB)))
+
+    @takes_limit_mb.setter
+    def takes_limit_mb(self, value: int) -> None:
+        self._s.setValue("takes/limit_mb", int(value))
 
     # -- audio devices -----------------------------------------------------------------------
     @property

@@ -1,10 +1,15 @@
-"""Takes: the audio of one Speak, built up chunk by chunk, and the session's list of them."""
+"""Takes: the audio of one Speak, built up chunk by chunk, and the list of them.
+
+A take is saved as it is made by :class:`app.take_store.TakeStore` (the main window connects the
+list's signals to it), so the list outlives the session.
+"""
 
 from __future__ import annotations
 
 import enum
-import itertools
+import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,15 +40,21 @@ class Take:
 
     def __init__(self, request_id: int, text: str, *, mode: str, voice_name: str, sample_rate: int,
                  seed: int | None = None, speed: float = 1.0, expected_seconds: float = 0.0,
-                 instruction: str = "") -> None:
+                 instruction: str = "", model: str = "", quality: str = "") -> None:
         self.request_id = request_id
+        # A stable identity on disk: sortable by creation time, unique within the store.
+        self.uid = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
         self.number = 0  # shown to the user ("Take 3"); given by the TakeList
+        self.name = ""  # given by the user (Rename); "" shows the start of the text
         self.text = text
         self.mode = mode
         self.instruction = instruction if mode == "instruct" else ""  # as given to the engine (instruct only)
         self.voice_name = voice_name
+        self.model = model  # the model's title and folder name
+        self.quality = quality
         self.seed = seed
         self.speed = speed
+        self.recovered = False  # restored from an unfinished take (the app was killed while it was made)
         self.expected_seconds = expected_seconds  # rough length estimate from the text
         self.sample_rate = sample_rate
         self.created = time.time()
@@ -57,6 +68,26 @@ class Take:
         self._spans: dict[int, SentenceSpan] = {}
         self._samples = 0
         self._audio: np.ndarray | None = None  # concatenation cache
+        self._load: Callable[[], np.ndarray] | None = None  # reads a restored take's audio on first use
+
+    @classmethod
+    def restored(cls, *, uid: str, number: int, text: str, mode: str, voice_name: str, sample_rate: int,
+                 state: TakeState, samples: int, seams: list[int], spans: list[SentenceSpan],
+                 load: Callable[[], np.ndarray], **fields) -> Take:
+        """A take read back from the store; its audio (``samples`` long) is read by ``load`` when first needed."""
+        take = cls(0, text, mode=mode, voice_name=voice_name, sample_rate=sample_rate)
+        take.uid = uid
+        take.number = number
+        take.state = state
+        for key, value in fields.items():
+            if not hasattr(take, key):
+                raise AttributeError(key)
+            setattr(take, key, value)
+        take._samples = samples
+        take._starts = [0.0] + [s / sample_rate for s in seams]
+        take._spans = {s.index: s for s in spans}
+        take._load = load
+        return take
 
     # -- building --------------------------------------------------------------------------
     def add_chunk(self, chunk: Chunk) -> None:
@@ -89,7 +120,7 @@ class Take:
 
     @property
     def chunk_count(self) -> int:
-        return len(self._chunks)
+        return len(self._starts)
 
     @property
     def samples(self) -> int:
@@ -107,7 +138,11 @@ class Take:
     def audio(self) -> np.ndarray:
         """The take's samples so far (float32 [N]); a read-only array."""
         if self._audio is None or self._audio.shape[0] != self._samples:
-            audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.float32)
+            if self._load is not None:
+                audio = np.asarray(self._load(), dtype=np.float32)[: self._samples]
+                audio = np.concatenate([audio, np.zeros(self._samples - audio.shape[0], np.float32)])
+            else:
+                audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, np.float32)
             audio.setflags(write=False)
             self._audio = audio
         return self._audio
@@ -119,22 +154,53 @@ class Take:
     def rtf(self) -> float | None:
         return self.wall_seconds / self.duration if self.duration > 0 and self.wall_seconds > 0 else None
 
-    def title(self) -> str:
-        text = " ".join(self.text.split())
-        return text if len(text) <= 40 else text[:39] + "…"
+    def seam_samples(self) -> list[int]:
+        """Where every chunk but the first starts, in samples."""
+        return [round(s * self.sample_rate) for s in self._starts[1:]]
+
+    def title(self, limit: int = 40) -> str:
+        """The user's name for the take, or the start of its text."""
+        text = " ".join((self.name or self.text).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def file_stem(self) -> str:
+        """A file name (without suffix) for exports: the take's number and its name or text."""
+        return take_file_stem(self.number, self.name or self.text)
+
+
+_UNSAFE_FILE_CHARS = "/\\:*?\"<>|\n\r\t"
+
+
+def take_file_stem(number: int, text: str, limit: int = 48) -> str:
+    """``"03 Hello there"``: safe on every desktop file system, at most ``limit`` characters of text."""
+    words = "".join(" " if c in _UNSAFE_FILE_CHARS or ord(c) < 32 else c for c in text).split()
+    stem = ""
+    for word in words:
+        candidate = f"{stem} {word}".strip()
+        if len(candidate) > limit:
+            if not stem:
+                stem = word[:limit]
+            break
+        stem = candidate
+    stem = stem.strip(" .")  # Windows refuses names ending in a dot or a space
+    return f"{number:02d} {stem}" if stem else f"take-{number:02d}"
 
 
 class TakeList(QObject):
-    """The takes of this session, newest last. Owned by the main window."""
+    """The takes, oldest first. Owned by the main window.
+
+    Numbers follow on from the highest number in the list, so a take that ends without audio (and is
+    removed again) leaves no gap.
+    """
 
     take_added = Signal(object)  # Take
-    take_changed = Signal(object)  # Take (state, partial flag)
+    take_changed = Signal(object)  # Take (state, partial flag, name)
     take_removed = Signal(object)  # Take
+    chunk_added = Signal(object, object)  # Take, float32 samples: the new audio at the take's end
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._takes: list[Take] = []
-        self._numbers = itertools.count(1)
 
     def __len__(self) -> int:
         return len(self._takes)
@@ -146,11 +212,30 @@ class TakeList(QObject):
         return self._takes[i]
 
     def add(self, take: Take) -> None:
-        take.number = next(self._numbers)
+        """Add a new take at the end, numbered after the others."""
+        take.number = max((t.number for t in self._takes), default=0) + 1
         self._takes.append(take)
         self.take_added.emit(take)
 
+    def insert(self, take: Take) -> None:
+        """Put back a take that keeps its number (restored at start, or a removal undone), in number order."""
+        row = next((i for i, t in enumerate(self._takes) if t.number > take.number), len(self._takes))
+        self._takes.insert(row, take)
+        self.take_added.emit(take)
+
+    def index(self, take: Take) -> int:
+        return self._takes.index(take)
+
+    def add_chunk(self, take: Take, chunk: Chunk) -> None:
+        take.add_chunk(chunk)
+        self.chunk_added.emit(take, chunk.samples)
+        self.take_changed.emit(take)
+
     def changed(self, take: Take) -> None:
+        self.take_changed.emit(take)
+
+    def rename(self, take: Take, name: str) -> None:
+        take.name = " ".join(name.split())
         self.take_changed.emit(take)
 
     def remove(self, take: Take) -> None:

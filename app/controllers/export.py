@@ -44,7 +44,7 @@ class ExportController(QObject):
             self.tr("Subtitles, SRT (*.srt)"): "srt",
         }
         folder = self.w.settings.last_export_folder or Path.home()
-        suggested = str(folder / f"take-{take.number}.wav")
+        suggested = str(folder / f"{take.file_stem()}.wav")
         path, chosen = QFileDialog.getSaveFileName(self.w, self.tr("Export take {0}").format(take.number), suggested,
                                                    ";;".join(filters))
         if path:

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
+
+from cosycore.errors import StorageError
 
 from ..engine_thread import Chunk, SpeakRequest, SynthesisStats
 from ..eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
 from ..playback import TICK_MS, PlayState, preroll_seconds
+from ..settings import TAKES_LIMIT_RANGE_MB
+from ..take_store import TakeStore
 from ..takes import Take, TakeState
 
 if TYPE_CHECKING:
@@ -21,6 +27,7 @@ _CJK_RE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 CJK_CHARS_PER_SECOND = 4.5  # rough speaking rates, only for sizing the view and the pre-roll
 OTHER_CHARS_PER_SECOND = 15.0
 HUD_REFRESH_MS = TICK_MS  # the HUD and its time-left estimate update as often as the player's position
+UNDO_SHOWN_MS = 15000  # how long the status bar offers to undo a removal
 
 
 def expected_seconds(text: str, speed: float = 1.0) -> float:
@@ -46,6 +53,15 @@ class TakesController(QObject):
         self.hud_timer = QTimer(self)
         self.hud_timer.setInterval(HUD_REFRESH_MS)
         self.hud_timer.timeout.connect(self.refresh_hud)
+        self._undo: list[list[Take]] = []  # removals that can be undone, the newest last
+        self._warned_limit = False
+        # Takes saved by earlier sessions come back first; the store saves every change from then on.
+        self.store = TakeStore(window.settings.paths.data / "takes")
+        self.store.empty_trash()  # takes removed in an earlier session
+        restored, self.load_problems = self.store.load()
+        for take in restored:
+            window.takes.insert(take)
+        self.store.attach(window.takes, self._on_store_failed)
 
     def connect(self) -> None:
         w = self.w
@@ -64,6 +80,15 @@ class TakesController(QObject):
         w.takes_view.take_activated.connect(self.show_take)
         w.takes_view.play_requested.connect(self.play_take)
         w.takes_view.compare_requested.connect(self.compare_takes)
+        w.takes_view.remove_requested.connect(self.remove_takes)
+        w.takes_view.rename_requested.connect(self.rename_dialog)
+        w.takes_view.clear_requested.connect(self.clear_dialog)
+        w.takes_view.undo_requested.connect(self.undo_remove)
+        if self.load_problems:
+            QTimer.singleShot(0, lambda: w.show_error(
+                self.tr("Some saved takes could not be read"),
+                self.tr("These take folders in {0} were left as they are:\n{1}").format(
+                    self.store.root, "\n".join(self.load_problems))))
 
     # -- speaking ------------------------------------------------------------------------------
     def build_request(self) -> SpeakRequest | None:
@@ -114,9 +139,12 @@ class TakesController(QObject):
         request_id = w.engine.speak(request)
         voice = request.voice.name if request.voice is not None else (w.voice_panel.voice.name
                                                                        if w.voice_panel.voice else "")
+        info = w.model_info
         take = Take(request_id, request.text, mode=request.mode, voice_name=voice,
-                    sample_rate=w.model_info.sample_rate, seed=request.seed, speed=request.speed,
-                    expected_seconds=expected_seconds(request.text, request.speed), instruction=request.instruct_text)
+                    sample_rate=info.sample_rate, seed=request.seed, speed=request.speed,
+                    expected_seconds=expected_seconds(request.text, request.speed),
+                    instruction=request.instruct_text if request.mode == "instruct" else "",
+                    model=f"{info.title} · {Path(info.model_dir).name}", quality=info.quality)
         self.current = take
         self._take_started = time.monotonic()
         self._take_rtf = self.measured_rtf()
@@ -147,10 +175,9 @@ class TakesController(QObject):
         if take is None or take.state is not TakeState.STREAMING:
             return
         first = take.chunk_count == 0
-        take.add_chunk(chunk)
+        w.takes.add_chunk(take, chunk)  # saved, and its length in the list grows
         if chunk.warnings:
             w.statusBar().showMessage(" ".join(chunk.warnings), 10000)
-        w.takes.changed(take)  # its length in the list grows
         if take is not self.current:
             return
         if self.shown is take:
@@ -202,6 +229,7 @@ class TakesController(QObject):
         if take is self.current:
             w.statusBar().showMessage(self.tr("Take {0}: {1:.1f} s of audio in {2:.1f} s").format(
                 take.number, stats.audio_seconds, stats.wall_seconds), 8000)
+        self.check_storage_limit()
 
     def _drop_empty(self, take: Take) -> None:
         self.w.takes.remove(take)
@@ -227,6 +255,128 @@ class TakesController(QObject):
             else:
                 self._finish_take(take, TakeState.FAILED, None, message)
         w.show_error(self.tr("Cannot speak"), message)
+
+    # -- keeping takes -----------------------------------------------------------------------------
+    def _on_store_failed(self, take: Take, error: StorageError) -> None:
+        w = self.w
+        w.show_error(self.tr("Cannot save take {0}").format(take.number),
+                     self.tr("{0}\nThe take stays in this session only; export it to keep it.").format(error))
+
+    def storage_limit_bytes(self) -> int:
+        return self.w.settings.takes_limit_mb * 1024 * 1024
+
+    def check_storage_limit(self) -> bool:
+        """Warn (once per session) when saved takes use more than the limit; nothing is ever deleted."""
+        used = self.store.size_bytes()
+        over = used > self.storage_limit_bytes()
+        if over and not self._warned_limit:
+            self._warned_limit = True
+            w = self.w
+            w.show_error(self.tr("Saved takes are over the storage limit"),
+                         self.tr("Saved takes use {0:.0f} MB, more than the limit of {1} MB. Nothing is deleted "
+                                 "and new takes are still saved: remove or clear takes you no longer need, or "
+                                 "raise the limit in Settings › Take storage limit.").format(
+                             used / (1024 * 1024), w.settings.takes_limit_mb))
+        return over
+
+    def remove_takes(self, takes: list[Take]) -> list[Take]:
+        """Remove takes (not one being made); the status bar offers to undo it."""
+        removed = [t for t in takes if t.state is not TakeState.STREAMING and t in list(self.w.takes)]
+        if not removed:
+            return []
+        for take in removed:
+            if take is self.shown:
+                self.shown = None
+                self.w.waveform.clear()
+            if take is self.playing:
+                self.w.player.stop()
+                self.playing = None
+            self.w.takes.remove(take)
+        self._undo.append(removed)
+        if len(removed) == 1:
+            message = self.tr("Removed take {0}.").format(removed[0].number)
+        else:
+            message = self.tr("Removed {0} takes.").format(len(removed))
+        self._offer_undo(message)
+        return removed
+
+    def _offer_undo(self, message: str) -> None:
+        bar = self.w.statusBar()
+        bar.showMessage(message, UNDO_SHOWN_MS)
+        button = getattr(self, "_undo_button", None)
+        if button is None:
+            button = QPushButton(self.tr("Undo"), bar)
+            button.setObjectName("undoRemoveButton")
+            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list)"))
+            button.clicked.connect(self.undo_remove)
+            bar.addWidget(button)
+            self._undo_button = button
+            self._undo_timer = QTimer(self)
+            self._undo_timer.setSingleShot(True)
+            self._undo_timer.timeout.connect(button.hide)
+        button.show()
+        self._undo_timer.start(UNDO_SHOWN_MS)
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def undo_remove(self) -> list[Take]:
+        """Put back the takes of the last removal, with their numbers."""
+        if not self._undo:
+            return []
+        takes = self._undo.pop()
+        for take in takes:
+            self.w.takes.insert(take)
+        self.w.statusBar().showMessage(self.tr("Put back {0} take(s).").format(len(takes)), 5000)
+        button = getattr(self, "_undo_button", None)
+        if button is not None and not self._undo:
+            button.hide()
+        return takes
+
+    def clear_takes(self) -> list[Take]:
+        return self.remove_takes(list(self.w.takes))
+
+    def clear_dialog(self) -> None:
+        n = sum(1 for t in self.w.takes if t.state is not TakeState.STREAMING)
+        if n == 0:
+            return
+        answer = QMessageBox.question(
+            self.w, self.tr("Clear takes"),
+            self.tr("Remove all {0} takes? Until you quit, Undo puts them back.").format(n))
+        if answer == QMessageBox.StandardButton.Yes:
+            self.clear_takes()
+
+    def limit_dialog(self) -> None:
+        w = self.w
+        used = self.store.size_bytes() / (1024 * 1024)
+        lo, hi = TAKES_LIMIT_RANGE_MB
+        value, ok = QInputDialog.getInt(
+            w, self.tr("Take storage limit"),
+            self.tr("Saved takes use {0:.0f} MB in {1}.\nAbove the limit Cosy Studio warns you; it never deletes a "
+                    "take by itself, and new takes are still saved.\nLimit in MB:").format(used, self.store.root),
+            w.settings.takes_limit_mb, lo, hi, 100)
+        if ok:
+            w.settings.takes_limit_mb = value
+            w.settings.sync()
+            self._warned_limit = False
+            self.check_storage_limit()
+
+    def close(self) -> None:
+        """The window closes: a take still being made is kept as stopped, with what it holds."""
+        take = self.current
+        if take is not None and take.state is TakeState.STREAMING:
+            if take.chunk_count:
+                take.finish(TakeState.CANCELLED)
+                self.w.takes.changed(take)
+            else:
+                self.w.takes.remove(take)
+        self.store.close()
+
+    def rename_dialog(self, take: Take) -> None:
+        name, ok = QInputDialog.getText(self.w, self.tr("Rename take {0}").format(take.number),
+                                        self.tr("Name (empty: the start of its text):"), text=take.name)
+        if ok:
+            self.w.takes.rename(take, name)
 
     # -- showing and playing ----------------------------------------------------------------------
     def _show_take(self, take: Take, *, streaming: bool = False) -> None:

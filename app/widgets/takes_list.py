@@ -1,8 +1,9 @@
-"""The session's takes: select one to see it, play it, compare two (A/B), export or remove them."""
+"""The saved takes: select one to see it, play it, compare two (A/B), export, rename or remove them."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
@@ -24,6 +25,10 @@ class TakesList(QWidget):
     play_requested = Signal(object)  # Take
     export_requested = Signal(object)  # Take
     compare_requested = Signal(object, object)  # Take now playing (A), Take to switch to (B)
+    remove_requested = Signal(list)  # Takes to remove (the main window offers Undo)
+    rename_requested = Signal(object)  # Take
+    clear_requested = Signal()  # remove every take (after asking)
+    undo_requested = Signal()  # put back the last removed takes
 
     def __init__(self, takes: TakeList, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -35,8 +40,12 @@ class TakesList(QWidget):
         self.list = QListWidget(self)
         self.list.setObjectName("takesList")
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.list.setToolTip(self.tr("Takes of this session; select two (Ctrl+click) to compare them"))
-        self.list.setWordWrap(True)
+        self.list.setToolTip(self.tr("Saved takes; select two (Ctrl+click) to compare them. F2 renames, Delete "
+                                     "removes, Ctrl+Z puts removed takes back"))
+        # Every row two lines high, never wrapped: rows line up, so the selected take is the one seen.
+        self.list.setWordWrap(False)
+        self.list.setUniformItemSizes(True)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.currentItemChanged.connect(self._on_list_current_changed)
         self.list.itemSelectionChanged.connect(self._update_buttons)
         self.list.itemActivated.connect(lambda item: self.play_requested.emit(self._take(item)))
@@ -50,15 +59,27 @@ class TakesList(QWidget):
         self.export_button = QPushButton(self.tr("Export…"), self)
         self.export_button.setToolTip(self.tr("Save the selected take as WAV, FLAC or SRT subtitles (Ctrl+E)"))
         self.export_button.clicked.connect(self._on_export_clicked)
+        self.rename_button = QPushButton(self.tr("Rename…"), self)
+        self.rename_button.setToolTip(self.tr("Give the selected take a name (F2); exports are named after it"))
+        self.rename_button.clicked.connect(self._on_rename_clicked)
         self.remove_button = QPushButton(self.tr("Remove"), self)
-        self.remove_button.setToolTip(self.tr("Remove the selected takes from this session"))
+        self.remove_button.setToolTip(self.tr("Remove the selected takes (Delete); Undo puts them back"))
         self.remove_button.clicked.connect(self._on_remove_clicked)
+        self.clear_button = QPushButton(self.tr("Clear…"), self)
+        self.clear_button.setToolTip(self.tr("Remove every take; Undo puts them back until you quit"))
+        self.clear_button.clicked.connect(self.clear_requested)
+        for keys, slot in (("F2", self._on_rename_clicked), (QKeySequence.StandardKey.Delete, self._on_remove_clicked),
+                           (QKeySequence.StandardKey.Undo, self.undo_requested)):
+            QShortcut(QKeySequence(keys), self.list, activated=slot,
+                      context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
         buttons = QGridLayout()
         buttons.addWidget(self.play_button, 0, 0)
         buttons.addWidget(self.compare_button, 0, 1)
-        buttons.addWidget(self.export_button, 1, 0)
+        buttons.addWidget(self.export_button, 0, 2)
+        buttons.addWidget(self.rename_button, 1, 0)
         buttons.addWidget(self.remove_button, 1, 1)
+        buttons.addWidget(self.clear_button, 1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
@@ -84,38 +105,57 @@ class TakesList(QWidget):
                 return self.list.item(i)
         return None
 
-    def label(self, take: Take) -> str:
+    def mode_name(self, mode: str) -> str:
         modes = {"zero_shot": self.tr("Clone"), "cross_lingual": self.tr("Cross-lingual"),
                  "instruct": self.tr("Instruct")}
+        return modes.get(mode, mode)
+
+    def label(self, take: Take) -> str:
+        """Two lines: number and name (or text); length, mode, voice and state."""
         states = {TakeState.STREAMING: self.tr("making…"), TakeState.CANCELLED: self.tr("stopped"),
                   TakeState.FAILED: self.tr("failed"), TakeState.DONE: ""}
-        flags = [s for s in (states[take.state], self.tr("partial export") if take.exported_partial else "") if s]
-        head = self.tr("Take {0} · {1:.1f} s · {2}").format(take.number, take.duration, modes.get(take.mode, take.mode))
+        flags = [s for s in (states[take.state], self.tr("recovered") if take.recovered else "",
+                             self.tr("partial export") if take.exported_partial else "") if s]
+        parts = [self.tr("{0:.1f} s").format(take.duration), self.mode_name(take.mode)]
+        if take.voice_name:
+            parts.append(take.voice_name)
         if take.instruction:
             short = " ".join(take.instruction.split())
-            head += " · " + (short if len(short) <= 32 else short[:31] + "…")
-        if flags:
-            head += f" · {', '.join(flags)}"
-        return f"{head}\n{take.title()}"
+            parts.append(short if len(short) <= 32 else short[:31] + "…")
+        parts.extend(flags)
+        return self.tr("Take {0} · {1}").format(take.number, take.title()) + "\n" + " · ".join(parts)
 
     def tooltip(self, take: Take) -> str:
-        """The whole text, and the voice and instruction the take was made with."""
+        """The whole text, the voice and instruction the take was made with, and how it was made."""
         lines = [take.text, self.tr("Voice: {0}").format(take.voice_name or "—")]
         if take.instruction:
             lines.append(self.tr("Instruction: {0}").format(take.instruction))
+        details = [self.mode_name(take.mode)]
+        if take.model:
+            details.append(take.model)
+        if take.quality:
+            details.append(take.quality)
+        if take.seed is not None:
+            details.append(self.tr("seed {0}").format(take.seed))
+        if take.speed != 1.0:
+            details.append(self.tr("speed {0:g}x").format(take.speed))
+        lines.append(" · ".join(details))
+        if take.error:
+            lines.append(take.error)
         return "\n".join(lines)
 
     def _on_takes_take_added(self, take: Take) -> None:
         item = QListWidgetItem(self.label(take))
         item.setData(Qt.ItemDataRole.UserRole, take)
         item.setToolTip(self.tooltip(take))
-        self.list.addItem(item)
+        self.list.insertItem(self.takes.index(take), item)
         self._update_buttons()
 
     def _on_takes_take_changed(self, take: Take) -> None:
         item = self._item(take)
         if item is not None:
             item.setText(self.label(take))
+            item.setToolTip(self.tooltip(take))
 
     def _on_takes_take_removed(self, take: Take) -> None:
         item = self._item(take)
@@ -143,7 +183,9 @@ class TakesList(QWidget):
         one = len(chosen) >= 1
         self.play_button.setEnabled(one)
         self.export_button.setEnabled(len(chosen) == 1)
+        self.rename_button.setEnabled(len(chosen) == 1)
         self.remove_button.setEnabled(one and all(t.state is not TakeState.STREAMING for t in chosen))
+        self.clear_button.setEnabled(len(self.takes) > 0)
         self.compare_button.setEnabled(len(chosen) == 2)
 
     def _on_list_current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
@@ -173,7 +215,12 @@ class TakesList(QWidget):
         if len(chosen) == 1:
             self.export_requested.emit(chosen[0])
 
+    def _on_rename_clicked(self) -> None:
+        chosen = self.selected()
+        if len(chosen) == 1:
+            self.rename_requested.emit(chosen[0])
+
     def _on_remove_clicked(self) -> None:
-        for take in self.selected():
-            if take.state is not TakeState.STREAMING:
-                self.takes.remove(take)
+        chosen = [t for t in self.selected() if t.state is not TakeState.STREAMING]
+        if chosen:
+            self.remove_requested.emit(chosen)

@@ -175,6 +175,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>&amp;Take storage limit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Language</source>
         <translation type="unfinished"></translation>
     </message>
@@ -871,6 +875,18 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>SessionController</name>
+    <message>
+        <source>Cannot save the text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+The text is still in the editor; copy it somewhere safe.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SynthesisControls</name>
     <message>
         <source>Clone</source>
@@ -1032,6 +1048,15 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>TakesController</name>
     <message>
+        <source>Some saved takes could not be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These take folders in {0} were left as they are:
+{1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1092,6 +1117,69 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Cannot save take {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+The take stays in this session only; export it to keep it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved takes are over the storage limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved takes use {0:.0f} MB, more than the limit of {1} MB. Nothing is deleted and new takes are still saved: remove or clear takes you no longer need, or raise the limit in Settings › Take storage limit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed take {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed {0} takes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the removed takes back (Ctrl+Z in the Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put back {0} take(s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear takes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove all {0} takes? Until you quit, Undo puts them back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take storage limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved takes use {0:.0f} MB in {1}.
+Above the limit Cosy Studio warns you; it never deletes a take by itself, and new takes are still saved.
+Limit in MB:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename take {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name (empty: the start of its text):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>no audio</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1115,7 +1203,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Takes of this session; select two (Ctrl+click) to compare them</source>
+        <source>Saved takes; select two (Ctrl+click) to compare them. F2 renames, Delete removes, Ctrl+Z puts removed takes back</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1143,11 +1231,51 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Rename…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the selected take a name (F2); exports are named after it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Remove</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Remove the selected takes from this session</source>
+        <source>Remove the selected takes (Delete); Undo puts them back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove every take; Undo puts them back until you quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} · {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruction: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>voice {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seed {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>speed {0:g}x</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1175,11 +1303,11 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>partial export</source>
+        <source>recovered</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Take {0} · {1:.1f} s · {2}</source>
+        <source>partial export</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

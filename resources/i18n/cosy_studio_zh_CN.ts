@@ -175,6 +175,10 @@
         <translation>输出设备(&amp;O)</translation>
     </message>
     <message>
+        <source>&amp;Take storage limit…</source>
+        <translation>合成存储上限(&amp;T)…</translation>
+    </message>
+    <message>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
@@ -872,6 +876,19 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>SessionController</name>
+    <message>
+        <source>Cannot save the text</source>
+        <translation>无法保存文本</translation>
+    </message>
+    <message>
+        <source>{0}
+The text is still in the editor; copy it somewhere safe.</source>
+        <translation>{0}
+文本仍在编辑器中；请把它复制到安全的地方。</translation>
+    </message>
+</context>
+<context>
     <name>SynthesisControls</name>
     <message>
         <source>Clone</source>
@@ -1033,6 +1050,16 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>TakesController</name>
     <message>
+        <source>Some saved takes could not be read</source>
+        <translation>有些已保存的合成无法读取</translation>
+    </message>
+    <message>
+        <source>These take folders in {0} were left as they are:
+{1}</source>
+        <translation>{0} 中的这些合成文件夹保持原样：
+{1}</translation>
+    </message>
+    <message>
         <source>No model</source>
         <translation>未加载模型</translation>
     </message>
@@ -1093,6 +1120,72 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>无法朗读</translation>
     </message>
     <message>
+        <source>Cannot save take {0}</source>
+        <translation>无法保存合成 {0}</translation>
+    </message>
+    <message>
+        <source>{0}
+The take stays in this session only; export it to keep it.</source>
+        <translation>{0}
+该合成只保留在本次会话中；请导出以保存它。</translation>
+    </message>
+    <message>
+        <source>Saved takes are over the storage limit</source>
+        <translation>已保存的合成超过了存储上限</translation>
+    </message>
+    <message>
+        <source>Saved takes use {0:.0f} MB, more than the limit of {1} MB. Nothing is deleted and new takes are still saved: remove or clear takes you no longer need, or raise the limit in Settings › Take storage limit.</source>
+        <translation>已保存的合成占用 {0:.0f} MB，超过上限 {1} MB。不会删除任何内容，新的合成仍会保存：请移除或清空不再需要的合成，或在“设置 › 合成存储上限”中调高上限。</translation>
+    </message>
+    <message>
+        <source>Removed take {0}.</source>
+        <translation>已移除合成 {0}。</translation>
+    </message>
+    <message>
+        <source>Removed {0} takes.</source>
+        <translation>已移除 {0} 个合成。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Put the removed takes back (Ctrl+Z in the Takes list)</source>
+        <translation>恢复已移除的合成（在合成列表中按 Ctrl+Z）</translation>
+    </message>
+    <message>
+        <source>Put back {0} take(s).</source>
+        <translation>已恢复 {0} 个合成。</translation>
+    </message>
+    <message>
+        <source>Clear takes</source>
+        <translation>清空合成</translation>
+    </message>
+    <message>
+        <source>Remove all {0} takes? Until you quit, Undo puts them back.</source>
+        <translation>移除全部 {0} 个合成？在退出之前，可用“撤销”恢复。</translation>
+    </message>
+    <message>
+        <source>Take storage limit</source>
+        <translation>合成存储上限</translation>
+    </message>
+    <message>
+        <source>Saved takes use {0:.0f} MB in {1}.
+Above the limit Cosy Studio warns you; it never deletes a take by itself, and new takes are still saved.
+Limit in MB:</source>
+        <translation>已保存的合成在 {1} 中占用 {0:.0f} MB。
+超过上限时 Cosy Studio 会提醒你；它从不自行删除合成，新的合成仍会保存。
+上限（MB）：</translation>
+    </message>
+    <message>
+        <source>Rename take {0}</source>
+        <translation>重命名合成 {0}</translation>
+    </message>
+    <message>
+        <source>Name (empty: the start of its text):</source>
+        <translation>名称（留空则使用文本开头）：</translation>
+    </message>
+    <message>
         <source>no audio</source>
         <translation>无音频</translation>
     </message>
@@ -1116,8 +1209,8 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>合成记录</translation>
     </message>
     <message>
-        <source>Takes of this session; select two (Ctrl+click) to compare them</source>
-        <translation>本次会话的合成记录；选中两条（Ctrl+单击）可进行比较</translation>
+        <source>Saved takes; select two (Ctrl+click) to compare them. F2 renames, Delete removes, Ctrl+Z puts removed takes back</source>
+        <translation>已保存的合成；选择两个（Ctrl+单击）进行比较。F2 重命名，Delete 移除，Ctrl+Z 恢复已移除的合成</translation>
     </message>
     <message>
         <source>Play</source>
@@ -1144,12 +1237,52 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>将所选合成保存为 WAV、FLAC 或 SRT 字幕 (Ctrl+E)</translation>
     </message>
     <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Give the selected take a name (F2); exports are named after it</source>
+        <translation>为所选合成命名（F2）；导出文件以此命名</translation>
+    </message>
+    <message>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <source>Remove the selected takes from this session</source>
-        <translation>从本次会话中移除所选合成</translation>
+        <source>Remove the selected takes (Delete); Undo puts them back</source>
+        <translation>移除所选合成（Delete）；可用“撤销”恢复</translation>
+    </message>
+    <message>
+        <source>Clear…</source>
+        <translation>清空…</translation>
+    </message>
+    <message>
+        <source>Remove every take; Undo puts them back until you quit</source>
+        <translation>移除所有合成；退出之前可用“撤销”恢复</translation>
+    </message>
+    <message>
+        <source>{0:.1f} s</source>
+        <translation>{0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Take {0} · {1}</source>
+        <translation>合成 {0} · {1}</translation>
+    </message>
+    <message>
+        <source>Instruction: {0}</source>
+        <translation>指令：{0}</translation>
+    </message>
+    <message>
+        <source>voice {0}</source>
+        <translation>音色 {0}</translation>
+    </message>
+    <message>
+        <source>seed {0}</source>
+        <translation>种子 {0}</translation>
+    </message>
+    <message>
+        <source>speed {0:g}x</source>
+        <translation>语速 {0:g}x</translation>
     </message>
     <message>
         <source>Clone</source>
@@ -1176,12 +1309,12 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>失败</translation>
     </message>
     <message>
-        <source>partial export</source>
-        <translation>不完整导出</translation>
+        <source>recovered</source>
+        <translation>已恢复</translation>
     </message>
     <message>
-        <source>Take {0} · {1:.1f} s · {2}</source>
-        <translation>合成 {0} · {1:.1f} 秒 · {2}</translation>
+        <source>partial export</source>
+        <translation>不完整导出</translation>
     </message>
     <message>
         <source>Voice: {0}</source>

@@ -1,0 +1,267 @@
+"""Takes on disk, written as they are made, so that quitting, a crash or a ``kill -9`` loses at most the
+unfinished tail of the take being made.
+
+Layout, under the app's data folder (``<data>/takes``)::
+
+    <uid>/audio.f32   the take's samples, raw little-endian float32, mono; appended chunk by chunk
+    <uid>/take.json   everything else (text, voice, model, mode, instruction, seed, speed, quality,
+                      name, state, chunk starts, sentence spans); replaced atomically after each chunk
+    .trash/<uid>/     removed takes, kept until the next start so that a removal can be undone
+
+Each chunk is appended to ``audio.f32`` and flushed to the operating system *before* ``take.json``
+is replaced, so the sidecar never describes audio that is not in the file. A take whose sidecar still
+says "streaming" when the store is opened was cut short: it comes back as a stopped take holding every
+whole sample that reached the file (also samples of a chunk the sidecar had not recorded yet).
+
+Only the GUI thread uses a store. Errors are :class:`~cosycore.errors.StorageError` with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from cosycore.errors import StorageError
+from cosycore.voices import write_atomic
+
+from .takes import SentenceSpan, Take, TakeList, TakeState
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+AUDIO_NAME = "audio.f32"
+META_NAME = "take.json"
+TRASH_NAME = ".trash"
+_SAMPLE_BYTES = 4
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+class TakeStore:
+    """The folder of saved takes. Owned by the main window (through its takes controller)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._files: dict[str, BinaryIO] = {}  # uid -> open audio file of a take being made
+
+    # -- paths -----------------------------------------------------------------------------
+    def folder(self, take: Take) -> Path:
+        return self.root / take.uid
+
+    @property
+    def trash(self) -> Path:
+        return self.root / TRASH_NAME
+
+    # -- writing ---------------------------------------------------------------------------
+    def create(self, take: Take) -> None:
+        """Start saving a new take: its folder, an empty audio file and its sidecar."""
+        folder = self.folder(take)
+        try:
+            folder.mkdir(parents=True, exist_ok=False)
+            self._files[take.uid] = open(folder / AUDIO_NAME, "ab")  # noqa: SIM115 (closed in finish/close)
+        except OSError as e:
+            raise StorageError(f"could not save take {take.number} in {folder}: {_reason(e)}.") from e
+        self.save_meta(take)
+
+    def append(self, take: Take, samples: np.ndarray) -> None:
+        """Append a chunk's samples to the take's audio file and hand them to the operating system."""
+        fh = self._files.get(take.uid)
+        if fh is None:
+            return  # not being saved (creating it failed, and the user was told)
+        try:
+            fh.write(np.ascontiguousarray(samples, dtype="<f4").tobytes())
+            fh.flush()  # survives a killed process; fsync at the end covers a power cut
+        except OSError as e:
+            raise StorageError(f"could not save take {take.number}: {_reason(e)}.") from e
+
+    def save_meta(self, take: Take) -> None:
+        """Replace the take's sidecar (atomically). Closes the audio file once the take is finished."""
+        folder = self.folder(take)
+        if not folder.is_dir():
+            return  # removed, or never saved
+        if take.state is not TakeState.STREAMING:
+            self._close(take.uid)
+        write_atomic(folder / META_NAME, json.dumps(_meta(take), ensure_ascii=False, indent=1).encode("utf-8"))
+
+    def _close(self, uid: str) -> None:
+        fh = self._files.pop(uid, None)
+        if fh is not None:
+            with contextlib.suppress(OSError):
+                fh.flush()
+                os.fsync(fh.fileno())
+            fh.close()
+
+    def remove(self, take: Take) -> None:
+        """Move a take's folder to the trash (it can be put back with :meth:`restore` until the next start)."""
+        self._close(take.uid)
+        folder = self.folder(take)
+        if not folder.is_dir():
+            return
+        try:
+            self.trash.mkdir(parents=True, exist_ok=True)
+            os.replace(folder, self.trash / take.uid)
+        except OSError as e:
+            raise StorageError(f"could not remove take {take.number} from {self.root}: {_reason(e)}.") from e
+
+    def restore(self, take: Take) -> None:
+        """Undo :meth:`remove`."""
+        src = self.trash / take.uid
+        if not src.is_dir():
+            return
+        try:
+            os.replace(src, self.folder(take))
+        except OSError as e:
+            raise StorageError(f"could not put take {take.number} back: {_reason(e)}.") from e
+        self.save_meta(take)
+
+    def empty_trash(self) -> None:
+        """Delete the takes removed in an earlier session (only folders this store made)."""
+        if not self.trash.is_dir():
+            return
+        for folder in self.trash.iterdir():
+            if folder.is_dir() and ((folder / META_NAME).is_file() or (folder / AUDIO_NAME).is_file()):
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def close(self) -> None:
+        for uid in list(self._files):
+            self._close(uid)
+
+    def attach(self, takes: TakeList, failed: Callable[[Take, StorageError], None]) -> None:
+        """Save ``takes`` from now on: new takes, their chunks, changes, removals and removals undone.
+
+        A take that could not be saved is reported once through ``failed`` and stays in memory only.
+        """
+        broken: set[str] = set()
+
+        def guard(take: Take, action: Callable[[], None]) -> None:
+            if take.uid in broken:
+                return
+            try:
+                action()
+            except StorageError as e:
+                broken.add(take.uid)
+                self._close(take.uid)
+                failed(take, e)
+
+        def added(take: Take) -> None:
+            if (self.trash / take.uid).is_dir():
+                guard(take, lambda: self.restore(take))
+            elif not self.folder(take).is_dir():
+                guard(take, lambda: self.create(take))
+
+        takes.take_added.connect(added)
+        takes.chunk_added.connect(lambda take, samples: guard(take, lambda: self.append(take, samples)))
+        takes.take_changed.connect(lambda take: guard(take, lambda: self.save_meta(take)))
+        takes.take_removed.connect(lambda take: guard(take, lambda: self.remove(take)))
+
+    # -- reading ---------------------------------------------------------------------------
+    def size_bytes(self) -> int:
+        """What the saved takes take up on disk (the trash not counted)."""
+        total = 0
+        for folder in self._folders():
+            for name in (AUDIO_NAME, META_NAME):
+                with contextlib.suppress(OSError):
+                    total += (folder / name).stat().st_size
+        return total
+
+    def _folders(self) -> Iterator[Path]:
+        if not self.root.is_dir():
+            return
+        for folder in sorted(self.root.iterdir()):
+            if folder.is_dir() and folder.name != TRASH_NAME and (folder / META_NAME).is_file():
+                yield folder
+
+    def load(self) -> tuple[list[Take], list[str]]:
+        """Every saved take, oldest first, and a message for each folder that could not be read.
+
+        A take that was still being made is recovered as a stopped take (``recovered`` set) and its
+        sidecar rewritten; one that never got any audio is left out and its folder removed.
+        """
+        takes: list[Take] = []
+        problems: list[str] = []
+        for folder in self._folders():
+            try:
+                take = _read(folder)
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                logger.warning("cannot read the saved take in %s: %s", folder, e)
+                problems.append(f"{folder.name}: {e}")
+                continue
+            if take is None:
+                shutil.rmtree(folder, ignore_errors=True)  # an empty take this store made; nothing to keep
+                continue
+            if take.recovered:
+                try:
+                    self.save_meta(take)
+                except StorageError as e:
+                    problems.append(str(e))
+            takes.append(take)
+        takes.sort(key=lambda t: (t.number, t.uid))
+        return takes, problems
+
+
+def _meta(take: Take) -> dict[str, Any]:
+    return {
+        "format": "cosy-studio-take", "version": FORMAT_VERSION,
+        "uid": take.uid, "number": take.number, "name": take.name, "text": take.text,
+        "mode": take.mode, "voice": take.voice_name, "instruction": take.instruction, "model": take.model,
+        "quality": take.quality, "seed": take.seed, "speed": take.speed, "created": take.created,
+        "state": take.state.value, "recovered": take.recovered, "error": take.error,
+        "exported_partial": take.exported_partial, "sample_rate": take.sample_rate, "samples": take.samples,
+        "seams": take.seam_samples(), "expected_seconds": take.expected_seconds,
+        "wall_seconds": take.wall_seconds, "first_audio_seconds": take.first_audio_seconds,
+        "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
+    }
+
+
+def _read(folder: Path) -> Take | None:
+    meta = json.loads((folder / META_NAME).read_text(encoding="utf-8"))
+    if meta.get("format") != "cosy-studio-take":
+        raise ValueError("not a saved take")
+    audio_path = folder / AUDIO_NAME
+    on_disk = audio_path.stat().st_size // _SAMPLE_BYTES if audio_path.exists() else 0
+    state = TakeState(meta["state"])
+    recorded = int(meta["samples"])
+    rate = int(meta["sample_rate"])
+    seams = [int(s) for s in meta.get("seams", [])]
+    spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in meta.get("sentences", [])]
+    recovered = bool(meta.get("recovered", False))
+    error = str(meta.get("error", ""))
+    if state is TakeState.STREAMING:
+        # Cut short while being made: keep every whole sample that reached the file.
+        if on_disk == 0:
+            return None
+        if on_disk > recorded:
+            seams = [*seams, recorded] if recorded else seams
+            if spans:  # the unrecorded chunk belongs to the last sentence seen (or its successor)
+                last = spans[-1]
+                spans[-1] = SentenceSpan(last.index, last.text, last.start, on_disk / rate)
+        state, recovered = TakeState.CANCELLED, True
+        error = "The app ended while this take was being made; it holds what was made until then."
+        samples = on_disk
+    else:
+        samples = min(recorded, on_disk)
+
+    def load() -> np.ndarray:
+        return np.fromfile(audio_path, dtype="<f4", count=samples)
+
+    return Take.restored(
+        uid=str(meta["uid"]), number=int(meta["number"]), text=str(meta["text"]), mode=str(meta["mode"]),
+        voice_name=str(meta.get("voice", "")), sample_rate=rate, state=state, samples=samples,
+        seams=[s for s in seams if 0 < s < samples], spans=spans, load=load,
+        name=str(meta.get("name", "")), instruction=str(meta.get("instruction", "")),
+        model=str(meta.get("model", "")), quality=str(meta.get("quality", "")),
+        seed=meta.get("seed"), speed=float(meta.get("speed", 1.0)), created=float(meta.get("created", 0.0)),
+        recovered=recovered, error=error, exported_partial=bool(meta.get("exported_partial", False)),
+        expected_seconds=float(meta.get("expected_seconds", 0.0)),
+        wall_seconds=float(meta.get("wall_seconds", 0.0)), first_audio_seconds=meta.get("first_audio_seconds"),
+    )

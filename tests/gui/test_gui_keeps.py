@@ -1,0 +1,216 @@
+"""Work that is kept (issue 14, problems 1 and 10): takes, the editor text and the instruction are saved
+as they are made and come back at the next start; a killed app loses at most the unfinished tail of a
+take; takes can be renamed, removed with undo and cleared; the storage limit warns and never deletes;
+the Takes list numbers without gaps and shows voice and mode; export names come from the take."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+
+from app.engine_thread import Chunk
+from app.main_window import MainWindow
+from app.take_store import AUDIO_NAME, META_NAME, TakeStore
+from app.takes import Take, TakeList, TakeState, take_file_stem
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _window(qtbot, settings, engine, model: Path) -> MainWindow:
+    w = MainWindow(settings, model_dir=model, engine=engine)
+    qtbot.addWidget(w)
+    w.resize(1200, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    return w
+
+
+@pytest.fixture
+def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
+    return _window(qtbot, settings, fake_engine, tiny_cv2_model)
+
+
+def _make_take(qtbot, w: MainWindow, text: str = "Hello there.", mode: str = "cross_lingual") -> Take:
+    w.controls.set_mode(mode)
+    w.editor.set_text(text)
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+    return w.takes[-1]
+
+
+def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, settings, recorded_chunks,
+                                                    tiny_cv2_model: Path) -> None:
+    from conftest import FakeEngine
+
+    w = window
+    first = _make_take(qtbot, w, "First take.")
+    w.controls.instruct_edit.setText("Please speak very happily.")
+    second = _make_take(qtbot, w, "Second take, happily.", mode="instruct")
+    w.takes.rename(second, "Happy one")
+    w.editor.set_text("Text I was still writing")
+    audio = [first.audio().copy(), second.audio().copy()]
+    w.close()
+    assert json.loads((settings.paths.data / "takes" / first.uid / META_NAME).read_text(encoding="utf-8"))["state"] \
+        == "done"
+
+    again = _window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
+    takes = list(again.takes)
+    assert [t.number for t in takes] == [1, 2]
+    assert [t.text for t in takes] == ["First take.", "Second take, happily."]
+    assert np.array_equal(takes[0].audio(), audio[0]) and np.array_equal(takes[1].audio(), audio[1])
+    assert takes[1].name == "Happy one" and takes[1].instruction == "Please speak very happily."
+    assert takes[1].mode == "instruct" and takes[1].voice_name == "Tester"
+    assert takes[1].quality == "exact" and "CosyVoice2" in takes[1].model
+    assert takes[0].state is TakeState.DONE and takes[0].seams == pytest.approx(first.seams)
+    assert [s.text for s in takes[0].sentences()] == [s.text for s in first.sentences()]
+    assert again.editor.text() == "Text I was still writing"
+    assert again.controls.instruct_edit.text() == "Please speak very happily."
+    label = again.takes_view.list.item(1).text()
+    assert "Take 2 · Happy one" in label and "Instruct" in label and "Tester" in label
+    assert "Please speak very happily." in again.takes_view.list.item(1).toolTip()
+    # A new take follows on from the restored numbers.
+    assert _make_take(qtbot, again, "Third.").number == 3
+
+
+def test_text_is_saved_while_typing(qtbot, window: MainWindow, settings) -> None:
+    window.editor.set_text("Typed, never quit.")
+    path = settings.paths.data / "session.json"
+    qtbot.waitUntil(lambda: path.exists() and "never quit" in path.read_text(encoding="utf-8"), timeout=3000)
+
+
+def test_remove_undo_clear_and_numbers_without_gaps(qtbot, window: MainWindow, settings,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window
+    one = _make_take(qtbot, w, "One.")
+    # A take stopped before its first chunk is dropped and leaves no gap in the numbers.
+    w.engine.interval_ms = 5000
+    w.controls.set_mode("cross_lingual")
+    w.speak()
+    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
+        w.stop()
+    w.engine.interval_ms = 20
+    two = _make_take(qtbot, w, "Two.")
+    assert (one.number, two.number) == (1, 2)
+
+    view = w.takes_view
+    view.list.clearSelection()
+    view.list.item(0).setSelected(True)
+    view.remove_button.click()
+    assert list(w.takes) == [two]
+    assert not (settings.paths.data / "takes" / one.uid).exists()
+    assert "Removed take 1" in w.statusBar().currentMessage()
+    undo = w.statusBar().findChild(type(view.remove_button), "undoRemoveButton")
+    assert undo is not None and undo.isVisible()
+    undo.click()
+    assert list(w.takes) == [one, two] and view.list.item(0).text().startswith("Take 1")
+    assert (settings.paths.data / "takes" / one.uid / AUDIO_NAME).exists()
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    view.clear_button.click()
+    assert len(w.takes) == 0 and view.list.count() == 0
+    w.takes_ctl.undo_remove()
+    assert list(w.takes) == [one, two]
+
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("  My   best take ", True))
+    view.list.clearSelection()
+    view.list.item(1).setSelected(True)
+    view.rename_button.click()
+    assert two.name == "My best take" and "My best take" in view.list.item(1).text()
+
+
+def test_export_name_comes_from_the_take(qtbot, window: MainWindow, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    take = _make_take(qtbot, window, "Hello there: how are you?")
+    window.settings.last_export_folder = tmp_path
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (asked.append(a[2]), ("", ""))[1])
+    window.export_dialog(take)
+    assert Path(asked[0]).name == "01 Hello there how are you.wav"
+    window.takes.rename(take, "Intro")
+    window.export_dialog(take)
+    assert Path(asked[1]).name == "01 Intro.wav"
+    assert take_file_stem(7, "") == "take-07" and take_file_stem(2, "a/b\\c") == "02 a b c"
+
+
+def test_storage_limit_warns_and_deletes_nothing(qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window
+    monkeypatch.setattr(type(w.takes_ctl), "storage_limit_bytes", lambda self: 1)
+    take = _make_take(qtbot, w)
+    assert w.last_message is not None and "storage limit" in w.last_message[0]
+    assert "Nothing is deleted" in w.last_message[1]
+    assert list(w.takes) == [take] and w.takes_ctl.store.size_bytes() > 1
+
+
+def _chunk(samples: np.ndarray, index: int, sentence: int = 0) -> Chunk:
+    samples = samples.astype(np.float32)
+    return Chunk(samples=samples, sample_rate=24000, index=index, is_final=False, start_time=0.0,
+                 sentence_index=sentence, sentence_text=f"Sentence {sentence}.", sentence_final=False, elapsed=0.1)
+
+
+def test_a_chunk_the_sidecar_missed_is_recovered(tmp_path: Path) -> None:
+    takes = TakeList()
+    store = TakeStore(tmp_path)
+    store.attach(takes, lambda take, e: pytest.fail(str(e)))
+    take = Take(1, "Hello.", mode="zero_shot", voice_name="Tester", sample_rate=24000)
+    takes.add(take)
+    takes.add_chunk(take, _chunk(np.full(2400, 0.25), 0))
+    # Killed after the audio of the next chunk reached the file (and half a sample more), before the sidecar.
+    with open(tmp_path / take.uid / AUDIO_NAME, "ab") as fh:
+        fh.write(np.full(1200, -0.5, "<f4").tobytes() + b"\x00\x01")
+    store.close()
+    restored, problems = TakeStore(tmp_path).load()
+    assert problems == [] and len(restored) == 1
+    back = restored[0]
+    assert back.state is TakeState.CANCELLED and back.recovered and back.samples == 3600
+    assert np.array_equal(back.audio(), np.r_[np.full(2400, 0.25), np.full(1200, -0.5)].astype(np.float32))
+    assert back.seams == pytest.approx([0.1]) and back.sentences()[-1].end == pytest.approx(0.15)
+    assert json.loads((tmp_path / take.uid / META_NAME).read_text(encoding="utf-8"))["state"] == "cancelled"
+
+
+_KILLED_WRITER = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from PySide6.QtCore import QCoreApplication
+    from app.engine_thread import Chunk
+    from app.take_store import TakeStore
+    from app.takes import Take, TakeList
+
+    app = QCoreApplication([])
+    takes = TakeList()
+    TakeStore(sys.argv[1]).attach(takes, lambda take, e: print("FAILED", e, flush=True))
+    take = Take(1, "Killed while speaking.", mode="cross_lingual", voice_name="Tester", sample_rate=24000)
+    takes.add(take)
+    for i in range(3):
+        samples = np.full(4800, 0.1 * (i + 1), np.float32)
+        takes.add_chunk(take, Chunk(samples, 24000, i, False, 0.0, i, f"Sentence {i}.", True, 0.1))
+    print("3 chunks", flush=True)
+    time.sleep(60)
+""")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_kill_9_during_a_take_loses_only_its_tail(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(tmp_path / "takes")], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "3 chunks"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    assert proc.returncode == -signal.SIGKILL
+    restored, problems = TakeStore(tmp_path / "takes").load()
+    assert problems == [] and len(restored) == 1
+    take = restored[0]
+    assert take.recovered and take.state is TakeState.CANCELLED and take.text == "Killed while speaking."
+    assert take.samples == 3 * 4800 and take.chunk_count == 3
+    assert np.allclose(take.audio()[-4800:], 0.3) and [s.text for s in take.sentences()][-1] == "Sentence 2."
