@@ -142,6 +142,7 @@ class EngineThread(QThread):
     synthesis_failed = Signal(int, str)  # request id, readable message
     voice_created = Signal(int, object, object)  # job id, Voice, tuple of warnings about the recording
     voice_failed = Signal(int, str)  # job id, readable message
+    voice_refreshed = Signal(int, object)  # job id, Voice made again for the loaded model's family
 
     def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
         """``torch_threads`` caps torch's intra-op threads (None keeps torch's default, one per core)."""
@@ -217,6 +218,13 @@ class EngineThread(QThread):
         self._jobs.put(job)
         return job.job_id
 
+    def refresh_voice(self, voice: Any) -> int:
+        """Make a saved voice's features again for the loaded model (a voice of the other family)."""
+        job = _Job("refresh", self._new_id(), {"voice": voice})
+        self._ensure_started()
+        self._jobs.put(job)
+        return job.job_id
+
     def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:
         """Cancel everything, let the loop end and wait for it. True if the thread has finished."""
         if not self.isRunning():
@@ -261,6 +269,8 @@ class EngineThread(QThread):
                     self._run_speak(job)
                 elif job.kind == "voice":
                     self._run_voice(job)
+                elif job.kind == "refresh":
+                    self._run_refresh(job)
             except Exception:  # a bug in a handler must not kill the loop; each handler reports its own errors
                 logger.exception("engine job %s failed", job.kind)
         self._engine = None  # weights are freed on the thread that owned them
@@ -409,6 +419,29 @@ class EngineThread(QThread):
             self.voice_failed.emit(job.job_id, readable_error(e))
             return
         self.voice_created.emit(job.job_id, voice, tuple(self._engine.last_warnings))
+
+    def _run_refresh(self, job: _Job) -> None:
+        if self._engine is None:
+            self.voice_failed.emit(job.job_id, "No model is loaded yet; choose a model folder first.")
+            return
+        voice = job.payload["voice"]
+        try:
+            fresh = _refresh(self._engine, voice)
+        except Exception as e:
+            if not isinstance(e, CosyError):
+                logger.exception("refreshing voice %r failed", voice.name)
+            self.voice_failed.emit(job.job_id, readable_error(e))
+            return
+        self.voice_refreshed.emit(job.job_id, fresh)
+
+
+def _refresh(engine: Any, voice: Any) -> Any:
+    from dataclasses import replace
+
+    from cosycore.prompt import refresh_voice
+
+    fresh = refresh_voice(voice, engine.cfg, engine.speech_tokenizer, engine.speaker_encoder)
+    return replace(fresh, notes=voice.notes)
 
 
 def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:

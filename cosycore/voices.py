@@ -104,6 +104,7 @@ class Voice:
     # exported so that they travel with it. Stored in the header only when there are any, so a voice
     # without them is byte for byte what earlier versions wrote; earlier readers ignore the key.
     instruct_presets: tuple[tuple[str, str], ...] = ()
+    notes: str = ""  # the user's notes about the voice (stored only when not empty)
 
     def __post_init__(self) -> None:
         presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
@@ -139,7 +140,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version", "instruct_presets")
+                   "sample_rate", "format_version", "instruct_presets", "notes")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )
@@ -191,6 +192,8 @@ def _header(voice: Voice) -> dict[str, Any]:
     }
     if voice.instruct_presets:  # optional: absent keeps older files' bytes and checksums unchanged
         header["instruct_presets"] = [{"name": n, "text": t} for n, t in voice.instruct_presets]
+    if voice.notes:  # absent when empty, so files without notes keep their bytes and checksums
+        header["notes"] = voice.notes
     return header
 
 
@@ -410,6 +413,7 @@ def load_voice(path: Path | str) -> Voice:
             sample_rate=int(header.get("sample_rate", 24000)),
             format_version=int(header["format_version"]),
             instruct_presets=_header_presets(header, path),
+            notes=str(header.get("notes", "")),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:
@@ -576,6 +580,34 @@ class VoiceLibrary:
                     target.unlink(missing_ok=True)
                     raise StorageError(f"could not rename {info.path}: {_storage_reason(e)}") from e
             return _read_info(target)
+
+    def update(self, name: str, *, transcript: str | None = None, language: str | None = None,
+               notes: str | None = None) -> VoiceInfo:
+        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place."""
+        with self._lock:
+            info = self._find(name)
+            if info is None:
+                raise InputError(f"there is no saved voice called {name!r}.")
+            voice = load_voice(info.path)
+            edited = replace(
+                voice,
+                transcript=voice.transcript if transcript is None else transcript.strip(),
+                language=voice.language if language is None else language.strip(),
+                notes=voice.notes if notes is None else notes.strip(),
+            )
+            if edited == voice:
+                return info
+            save_voice(info.path, edited)
+            return _read_info(info.path)
+
+    def replace(self, voice: Voice) -> VoiceInfo:
+        """Save ``voice`` over the library's voice of the same name (e.g. refreshed for another model)."""
+        with self._lock:
+            info = self._find(voice.name)
+            if info is None:
+                raise InputError(f"there is no saved voice called {voice.name!r}.")
+            save_voice(info.path, voice)
+            return _read_info(info.path)
 
     def remove(self, name: str) -> None:
         """Delete the voice called ``name``."""

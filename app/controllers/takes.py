@@ -97,6 +97,7 @@ class TakesController(QObject):
         if w.model_info is None:
             w.show_error(self.tr("No model"), self.tr("Load a model first."))
             return None
+        w.voice_panel.commit_transcript()  # a transcript typed for the voice is kept in it
         text = w.editor.text().strip()
         if not text:
             w.statusBar().showMessage(self.tr("Type some text to speak first."), 5000)
@@ -119,7 +120,9 @@ class TakesController(QObject):
         common = {"text": text, "mode": mode, "instruct_text": w.controls.instruct_text,
                   "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream}
         if voice.family != w.model_info.family:
-            # Features of a voice made for the other family do not fit: re-extract from its audio.
+            # Features of a voice made for the other family do not fit: re-extract from its audio for this
+            # take, and have the engine make the voice again for this family and save it (once).
+            w.voices_ctl.refresh(voice)
             return SpeakRequest(prompt_audio=voice.audio_24k, prompt_sample_rate=voice.sample_rate,
                                 prompt_text=transcript, **common)
         own = transcript if transcript != voice.transcript else ""

@@ -9,7 +9,9 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
 from cosycore.errors import CosyError
+from cosycore.voices import Voice
 
+from ..clip_checks import rate_problem
 from ..widgets.recorder import Recorder
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ class VoicesController(QObject):
         super().__init__(window)
         self.w = window
         self.recorder: Recorder | None = None
+        self._refreshing: dict[int, str] = {}  # job id -> name of a voice being made again for this model
 
     def connect(self) -> None:
         w = self.w
@@ -32,6 +35,27 @@ class VoicesController(QObject):
         w.engine.voice_failed.connect(self._on_engine_voice_failed)
         w.voice_panel.record_requested.connect(lambda: self.open_recorder())
         w.voice_panel.file_requested.connect(self.choose_file)
+        w.voice_panel.message.connect(lambda text: w.statusBar().showMessage(text, 8000))
+        w.engine.voice_refreshed.connect(self._on_engine_voice_refreshed)
+
+    def refresh(self, voice: Voice) -> None:
+        """Make a voice of the other model family again for the loaded one, once, and save it."""
+        if voice.name in self._refreshing.values():
+            return
+        self._refreshing[self.w.engine.refresh_voice(voice)] = voice.name
+
+    def _on_engine_voice_refreshed(self, job_id: int, voice: Voice) -> None:
+        w = self.w
+        self._refreshing.pop(job_id, None)
+        try:
+            info = w.library.replace(voice)
+        except CosyError as e:
+            w.show_error(self.tr("Cannot save the voice"), str(e))
+            return
+        current = w.voice_panel.voice
+        w.voice_panel.reload(select=current.name if current is not None else info.name)
+        w.statusBar().showMessage(self.tr("The voice “{0}” was made again for this model and saved.").format(
+            info.name), 8000)
 
     def open_recorder(self, audio: np.ndarray | None = None, sample_rate: int = 0) -> Recorder:
         """Show the recorder; with ``audio``, load that clip into it (a voice made from a file)."""
@@ -39,6 +63,8 @@ class VoicesController(QObject):
             self.recorder = Recorder(self.w.player, self.w.settings, self.w)
             self.recorder.save_requested.connect(self._on_recorder_save_requested)
             self.recorder.file_requested.connect(self.choose_file)
+        if not self.recorder.isVisible() or audio is not None:
+            self.recorder.reset()  # a new voice starts clean: no old clip, name or transcript
         if audio is not None:
             self.recorder.set_audio(audio, sample_rate)
         self.recorder.show()
@@ -65,6 +91,10 @@ class VoicesController(QObject):
             audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
         except (RuntimeError, OSError) as e:  # soundfile reports unreadable files as RuntimeError
             self.w.show_error(self.tr("Cannot read {0}").format(path.name), str(e))
+            return False
+        problem = rate_problem(rate)
+        if problem:  # refused now, not after Save
+            self.w.show_error(self.tr("Cannot use {0}").format(path.name), problem)
             return False
         recorder = self.open_recorder(audio.mean(axis=1), rate)
         recorder.name_edit.setText(path.stem)
@@ -97,8 +127,15 @@ class VoicesController(QObject):
         w.statusBar().showMessage(message, 10000)
 
     def _on_engine_voice_failed(self, job_id: int, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.set_saving(False)
+        name = self._refreshing.pop(job_id, None)
+        if name is not None:  # the take itself re-made the features from the audio; nothing is lost
+            self.w.statusBar().showMessage(self.tr("Could not save “{0}” for this model: {1}").format(
+                name, message), 10000)
+            return
+        if self.recorder is not None and self.recorder.isVisible():
+            self.recorder.failed(message)  # said in the recorder, where the user is looking
+            self.w.statusBar().showMessage(self.tr("Cannot make the voice: {0}").format(message), 10000)
+            return
         self.w.show_error(self.tr("Cannot make the voice"), message)
 
     def close(self) -> None:

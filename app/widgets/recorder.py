@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..clip_checks import MAX_SECONDS, check_clip
 from ..playback import Player, find_device, list_devices, load_sounddevice
 from ..settings import Settings
 from .level_meter import LevelMeter
@@ -35,40 +36,11 @@ from .waveform import WaveformView
 
 logger = logging.getLogger(__name__)
 
-MIN_SECONDS = 3.0
-MAX_SECONDS = 30.0
 TICK_MS = 33
 PREFERRED_RATE = 48000
 
 
-def check_recording(audio: np.ndarray, sample_rate: int) -> tuple[list[str], list[str]]:
-    """(problems that block saving, warnings) for a recording, with the engine's own thresholds."""
-    from cosycore.frontend.features import analyse_audio
-    from cosycore.frontend.prompt import CLIPPED_WARN_FRACTION, QUIET_WARN_DBFS
-
-    stats = analyse_audio(audio, sample_rate)
-    problems: list[str] = []
-    warnings: list[str] = []
-    if stats.duration_s < MIN_SECONDS:
-        text = QCoreApplication.translate(
-            "Recorder", "The recording is {0:.1f} s long; a voice needs at least {1:g} s.")
-        problems.append(text.format(stats.duration_s, MIN_SECONDS))
-    if stats.duration_s > MAX_SECONDS + 1e-6:
-        text = QCoreApplication.translate(
-            "Recorder", "The recording is {0:.1f} s long; trim it to at most {1:g} s.")
-        problems.append(text.format(stats.duration_s, MAX_SECONDS))
-    if stats.is_silent:
-        problems.append(QCoreApplication.translate(
-            "Recorder", "The recording is silent. Check the microphone and its volume."))
-    elif stats.rms_dbfs < QUIET_WARN_DBFS:
-        text = QCoreApplication.translate(
-            "Recorder", "The level is low ({0:.0f} dBFS); move closer to the microphone.")
-        warnings.append(text.format(stats.rms_dbfs))
-    if stats.clipped_fraction >= CLIPPED_WARN_FRACTION:
-        text = QCoreApplication.translate(
-            "Recorder", "The recording is clipped ({0:.1%} of samples at full scale); record a little quieter.")
-        warnings.append(text.format(stats.clipped_fraction))
-    return problems, warnings
+check_recording = check_clip  # (problems that block saving, warnings), with the engine's thresholds
 
 
 SPEECH_FRAME_S = 0.02
@@ -127,6 +99,9 @@ class Recorder(QDialog):
         self._recorded_samples = 0
         self._rate = PREFERRED_RATE
         self._audio = np.zeros(0, np.float32)
+        self._speech = (0.0, 0.0)  # where the speech is in the clip (seconds)
+        self._error = ""  # the engine's answer to the last Save, shown until the clip or its fields change
+        self._attempted = False  # a recording was made (maybe stopped before any audio arrived)
         self._counters = _InputCounters()
 
         self.mic_combo = QComboBox(self)
@@ -173,6 +148,8 @@ class Recorder(QDialog):
         self.transcript_edit.setPlaceholderText(self.tr("Exactly what is said in the recording"))
         self.transcript_edit.setToolTip(self.tr("Needed for Clone mode; may stay empty for Cross-lingual and "
                                                 "Instruct"))
+        self.transcript_edit.textEdited.connect(self._on_field_edited)
+        self.name_edit.textEdited.connect(self._on_field_edited)
         self.save_button = QPushButton(self.tr("Save as voice"), self)
         self.save_button.setObjectName("saveVoiceButton")
         self.save_button.setToolTip(self.tr("Make the voice from the trimmed recording and add it to the library"))
@@ -279,6 +256,7 @@ class Recorder(QDialog):
         self._rate = rate
         self._recorded = []
         self._recorded_samples = 0
+        self._attempted = True
         self.player.stop()
         self.waveform.begin(rate, MAX_SECONDS)
         self.region.setVisible(False)
@@ -341,14 +319,31 @@ class Recorder(QDialog):
         self.time_label.setText(self.tr("{0:.1f} s / {1:g} s").format(seconds, MAX_SECONDS))
 
     # -- the recording -----------------------------------------------------------------------
+    def reset(self) -> None:
+        """Start clean: no clip, no name, no transcript, no messages (each new voice begins here)."""
+        self.stop_recording()
+        self._audio = np.zeros(0, np.float32)
+        self._speech = (0.0, 0.0)
+        self._error = ""
+        self._attempted = False
+        self._saving = False
+        self.waveform.clear()
+        self.region.setVisible(False)
+        self.meter.reset()
+        self.name_edit.clear()
+        self.transcript_edit.clear()
+        self._check()
+
     def set_audio(self, audio: np.ndarray, sample_rate: int) -> None:
         """Take a finished recording (from the microphone or a file) for checking and trimming."""
         self._audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         self._rate = int(sample_rate)
+        self._error = ""
         duration = self._audio.shape[0] / self._rate
         self.waveform.set_audio(self._audio, self._rate)
         self.region.setBounds((0.0, duration))
         start, end = speech_span(self._audio, self._rate)  # leading and trailing silence trimmed off
+        self._speech = (start, end)
         self.region.setRegion((start, min(end, start + MAX_SECONDS)))
         self.region.setVisible(duration > 0)
         self._check()
@@ -369,16 +364,40 @@ class Recorder(QDialog):
         if not self.recording:
             self._check()
 
+    def _on_field_edited(self) -> None:
+        if not self.recording and not self._saving:
+            self._check()
+
     def _check(self) -> None:
         audio = self.trimmed()
-        if audio.size:
-            self._problems, warnings = check_recording(audio, self._rate)
+        if audio.size or self._attempted:  # a recording stopped at once is "0.0 s long", not "nothing yet"
+            self._problems, warnings = check_clip(audio, self._rate)
+            warnings += self._selection_warnings() if audio.size else []
         else:
             self._problems, warnings = [self.tr("Nothing recorded yet.")], []
+        if audio.size and not self.transcript_edit.text().strip():
+            warnings.append(self.tr("No transcript: the voice will speak in Cross-lingual and Instruct modes only. "
+                                    "Type exactly what is said in the selection to use Clone mode."))
         lines = [f"✖ {p}" for p in self._problems] + [f"⚠ {w}" for w in warnings]
+        if self._error:
+            lines.insert(0, f"✖ {self._error}")
         self.messages.setText("\n".join(lines) if lines else self.tr("✔ The recording looks good."))
         self._update_time()
         self._update_buttons()
+
+    def _selection_warnings(self) -> list[str]:
+        """Speech left outside the selection: the transcript must then match the selected part only."""
+        lo, hi = self.region.getRegion()
+        start, end = self._speech
+        duration = self._audio.shape[0] / self._rate if self._rate else 0.0
+        if duration > MAX_SECONDS + 1e-6:
+            return [self.tr("The clip is {0:.1f} s long and a voice can use {1:g} s, so only {2:.1f}–{3:.1f} s is "
+                            "selected: the transcript must cover exactly that part (drag the shaded area to choose "
+                            "another).").format(duration, MAX_SECONDS, lo, hi)]
+        if start < lo - 0.3 or end > hi + 0.3:
+            return [self.tr("The selection ({0:.1f}–{1:.1f} s) leaves out some of the speech: the transcript must "
+                            "cover only the selected part.").format(lo, hi)]
+        return []
 
     @property
     def overflows(self) -> int:
@@ -419,13 +438,24 @@ class Recorder(QDialog):
     def set_saving(self, saving: bool) -> None:
         self._saving = saving
         if saving:
+            self._error = ""
             self.messages.setText(self.tr("Making the voice…"))
         self._update_buttons()
+
+    def failed(self, message: str) -> None:
+        """The engine could not make the voice: say why here, where the user is looking."""
+        self._saving = False
+        self._error = message
+        self._check()
 
     def saved(self, name: str) -> None:
         self.messages.setText(self.tr("✔ Saved as “{0}”.").format(name))
         self.name_edit.clear()
         self.transcript_edit.clear()
+        self._audio = np.zeros(0, np.float32)  # the next voice starts from a new clip
+        self.waveform.clear()
+        self.region.setVisible(False)
+        self._update_buttons()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self.stop_recording()

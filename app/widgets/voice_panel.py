@@ -15,7 +15,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
+    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -23,6 +28,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -36,6 +42,46 @@ from .waveform import WaveformView
 logger = logging.getLogger(__name__)
 
 FAMILY_SHORT = {"cosyvoice2": "CV2", "cosyvoice3": "CV3"}
+LANGUAGES = ("", "zh", "en", "ja", "ko", "yue", "de", "es", "fr", "it", "ru")  # offered; any code may be typed
+
+
+class VoiceEditor(QDialog):
+    """Edit a saved voice's transcript, language and notes."""
+
+    def __init__(self, voice: Voice, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Edit voice “{0}”").format(voice.name))
+        self.transcript_edit = QPlainTextEdit(voice.transcript, self)
+        self.transcript_edit.setObjectName("voiceTranscriptEdit")
+        self.transcript_edit.setToolTip(self.tr("Exactly what is said in the voice's recording (Clone mode reads "
+                                                "it with the recording)"))
+        self.transcript_edit.setTabChangesFocus(True)
+        self.language_combo = QComboBox(self)
+        self.language_combo.setEditable(True)
+        self.language_combo.addItems(LANGUAGES)
+        self.language_combo.setCurrentText(voice.language)
+        self.language_combo.setToolTip(self.tr("The language spoken in the recording, e.g. zh, en, ja"))
+        self.notes_edit = QPlainTextEdit(voice.notes, self)
+        self.notes_edit.setObjectName("voiceNotesEdit")
+        self.notes_edit.setToolTip(self.tr("Anything worth remembering about this voice"))
+        self.notes_edit.setTabChangesFocus(True)
+        form = QFormLayout()
+        form.addRow(self.tr("Transcript:"), self.transcript_edit)
+        form.addRow(self.tr("Language:"), self.language_combo)
+        form.addRow(self.tr("Notes:"), self.notes_edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
+                                   self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.resize(460, 320)
+
+    def values(self) -> dict[str, str]:
+        return {"transcript": " ".join(self.transcript_edit.toPlainText().split()),
+                "language": self.language_combo.currentText().strip(),
+                "notes": self.notes_edit.toPlainText().strip()}
 
 
 class VoicePanel(QWidget):
@@ -46,6 +92,7 @@ class VoicePanel(QWidget):
     file_requested = Signal()  # make a voice from an audio file
     play_requested = Signal(object, int)  # samples, sample rate: audition the current voice
     presets_imported = Signal(list)  # [(name, text)]: user instruct presets that came with imported voices
+    message = Signal(str)  # a note for the status bar
 
     def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,13 +129,18 @@ class VoicePanel(QWidget):
         self.delete_button = QPushButton(self.tr("Delete"), self)
         self.delete_button.setToolTip(self.tr("Delete the selected voice from the library"))
         self.delete_button.clicked.connect(self._on_delete_clicked)
+        self.edit_button = QPushButton(self.tr("Edit…"), self)
+        self.edit_button.setToolTip(self.tr("Edit the selected voice's transcript, language and notes"))
+        self.edit_button.clicked.connect(self._on_edit_clicked)
 
         self.transcript_label = QLabel(self.tr("Transcript:"), self)
         self.transcript_edit = QLineEdit(self)
         self.transcript_edit.setObjectName("transcriptEdit")
         self.transcript_edit.setPlaceholderText(self.tr("Exactly what is said in the voice's recording"))
         self.transcript_edit.setToolTip(self.tr("Clone mode reads the recording together with its transcript; "
-                                                "it must match what is said"))
+                                                "it must match what is said. Saved into the voice when you "
+                                                "leave the field"))
+        self.transcript_edit.editingFinished.connect(self.commit_transcript)
         self.transcript_label.setBuddy(self.transcript_edit)
         self.info_label = QLabel(self)
         self.info_label.setObjectName("voiceInfo")
@@ -104,9 +156,10 @@ class VoicePanel(QWidget):
         make_row = QHBoxLayout()
         make_row.addWidget(self.record_button)
         make_row.addWidget(self.file_button)
-        manage_row = QHBoxLayout()
-        for b in (self.import_button, self.export_button, self.rename_button, self.delete_button):
-            manage_row.addWidget(b)
+        manage_row = QGridLayout()
+        for i, b in enumerate((self.edit_button, self.rename_button, self.delete_button, self.import_button,
+                               self.export_button)):
+            manage_row.addWidget(b, i // 3, i % 3)
         listen_row = QHBoxLayout()
         listen_row.addWidget(self.info_label, 1)
         listen_row.addWidget(self.play_button)
@@ -154,7 +207,7 @@ class VoicePanel(QWidget):
             tag = FAMILY_SHORT.get(info.family, info.family)
             item = QListWidgetItem(self.tr("{0}  ({1:.1f} s, {2})").format(info.name, info.duration, tag))
             item.setData(Qt.ItemDataRole.UserRole, info)
-            tip = info.transcript or self.tr("(no transcript)")
+            tip = info.transcript or self.tr("(no transcript: Clone mode needs one; Edit… adds it)")
             if self._family and info.family != self._family:
                 item.setForeground(Qt.GlobalColor.darkYellow)
                 tip += "\n" + self.tr("Made for another model; it is re-made from its recording when used.")
@@ -217,12 +270,13 @@ class VoicePanel(QWidget):
                 parts.append(self.tr("language {0}").format(voice.language))
             parts.append(FAMILY_SHORT.get(voice.family, voice.family))
             self.info_label.setText(" · ".join(parts))
+            self.info_label.setToolTip(voice.notes)
         self._update_buttons()
         self.voice_changed.emit(voice)
 
     def _update_buttons(self) -> None:
         has = self._voice is not None
-        for b in (self.export_button, self.rename_button, self.delete_button, self.play_button):
+        for b in (self.export_button, self.rename_button, self.delete_button, self.play_button, self.edit_button):
             b.setEnabled(has)
 
     def _on_play_clicked(self) -> None:
@@ -291,6 +345,35 @@ class VoicePanel(QWidget):
             return False
         self.reload(select=info.name)
         return True
+
+    def commit_transcript(self) -> bool:
+        """Save a transcript typed into the field into the voice file (it is kept across voices and restarts)."""
+        voice = self._voice
+        text = self.transcript
+        if voice is None or not text or text == voice.transcript:  # clearing it is done in Edit…, not by accident
+            return False
+        return self.update_current(transcript=text)
+
+    def update_current(self, **fields: str) -> bool:
+        """Save changed transcript/language/notes into the current voice and show it again."""
+        if self._voice is None:
+            return False
+        try:
+            info = self.library.update(self._voice.name, **fields)
+        except CosyError as e:
+            self._error(self.tr("Cannot save the voice"), e)
+            return False
+        self.reload(select=info.name)
+        self.message.emit(self.tr("Saved the changes to the voice “{0}”.").format(info.name))
+        return True
+
+    def _on_edit_clicked(self) -> None:
+        if self._voice is None:
+            return
+        self.commit_transcript()
+        dialog = VoiceEditor(self._voice, self)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            self.update_current(**dialog.values())
 
     def _on_delete_clicked(self) -> None:
         if self._voice is None:

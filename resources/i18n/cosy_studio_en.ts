@@ -718,6 +718,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>Recorder</name>
     <message>
+        <source>The clip is sampled at {0} Hz; a voice needs at least {1} kHz (telephone-quality audio cannot be used). Record it again, or export it at 16 kHz or higher.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The recording is {0:.1f} s long; a voice needs at least {1:g} s.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -858,7 +862,19 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>No transcript: the voice will speak in Cross-lingual and Instruct modes only. Type exactly what is said in the selection to use Clone mode.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>✔ The recording looks good.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The clip is {0:.1f} s long and a voice can use {1:g} s, so only {2:.1f}–{3:.1f} s is selected: the transcript must cover exactly that part (drag the shaded area to choose another).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The selection ({0:.1f}–{1:.1f} s) leaves out some of the speech: the transcript must cover only the selected part.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1381,6 +1397,37 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>VoiceEditor</name>
+    <message>
+        <source>Edit voice “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exactly what is said in the voice&apos;s recording (Clone mode reads it with the recording)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The language spoken in the recording, e.g. zh, en, ja</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Anything worth remembering about this voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transcript:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Notes:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>VoicePanel</name>
     <message>
         <source>{0}  ({1:.1f} s, {2})</source>
@@ -1443,6 +1490,14 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Edit…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit the selected voice&apos;s transcript, language and notes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Transcript:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1451,7 +1506,11 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Clone mode reads the recording together with its transcript; it must match what is said</source>
+        <source>Clone mode reads the recording together with its transcript; it must match what is said. Saved into the voice when you leave the field</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no transcript: Clone mode needs one; Edit… adds it)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1464,10 +1523,6 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Play the selected voice&apos;s recording</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>(no transcript)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1519,6 +1574,14 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Cannot save the voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the changes to the voice “{0}”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Delete the voice “{0}”? This cannot be undone.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1546,6 +1609,10 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Cannot use {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1562,7 +1629,19 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The voice “{0}” was made again for this model and saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Saved the voice “{0}”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not save “{0}” for this model: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot make the voice: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

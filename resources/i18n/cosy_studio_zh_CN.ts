@@ -719,6 +719,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>Recorder</name>
     <message>
+        <source>The clip is sampled at {0} Hz; a voice needs at least {1} kHz (telephone-quality audio cannot be used). Record it again, or export it at 16 kHz or higher.</source>
+        <translation>该音频的采样率为 {0} Hz；音色至少需要 {1} kHz（无法使用电话音质的音频）。请重新录制，或以 16 kHz 或更高的采样率导出。</translation>
+    </message>
+    <message>
         <source>The recording is {0:.1f} s long; a voice needs at least {1:g} s.</source>
         <translation>录音长 {0:.1f} 秒；声音至少需要 {1:g} 秒。</translation>
     </message>
@@ -859,8 +863,20 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>尚未录音。</translation>
     </message>
     <message>
+        <source>No transcript: the voice will speak in Cross-lingual and Instruct modes only. Type exactly what is said in the selection to use Clone mode.</source>
+        <translation>没有文本：该音色只能用于跨语种和指令模式。请准确输入所选部分说的内容，才能使用克隆模式。</translation>
+    </message>
+    <message>
         <source>✔ The recording looks good.</source>
         <translation>✔ 录音良好。</translation>
+    </message>
+    <message>
+        <source>The clip is {0:.1f} s long and a voice can use {1:g} s, so only {2:.1f}–{3:.1f} s is selected: the transcript must cover exactly that part (drag the shaded area to choose another).</source>
+        <translation>该音频长 {0:.1f} 秒，而音色最多使用 {1:g} 秒，因此只选中了 {2:.1f}–{3:.1f} 秒：文本必须恰好对应这一部分（拖动阴影区域可选择其他部分）。</translation>
+    </message>
+    <message>
+        <source>The selection ({0:.1f}–{1:.1f} s) leaves out some of the speech: the transcript must cover only the selected part.</source>
+        <translation>所选部分（{0:.1f}–{1:.1f} 秒）漏掉了一些语音：文本只能对应所选部分。</translation>
     </message>
     <message>
         <source>✖ Give the voice a name.</source>
@@ -1385,6 +1401,37 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>VoiceEditor</name>
+    <message>
+        <source>Edit voice “{0}”</source>
+        <translation>编辑音色“{0}”</translation>
+    </message>
+    <message>
+        <source>Exactly what is said in the voice&apos;s recording (Clone mode reads it with the recording)</source>
+        <translation>音色录音中所说的准确内容（克隆模式会将其与录音一起读取）</translation>
+    </message>
+    <message>
+        <source>The language spoken in the recording, e.g. zh, en, ja</source>
+        <translation>录音中所说的语言，例如 zh、en、ja</translation>
+    </message>
+    <message>
+        <source>Anything worth remembering about this voice</source>
+        <translation>关于此音色值得记下的任何信息</translation>
+    </message>
+    <message>
+        <source>Transcript:</source>
+        <translation>文本：</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Notes:</source>
+        <translation>备注：</translation>
+    </message>
+</context>
+<context>
     <name>VoicePanel</name>
     <message>
         <source>{0}  ({1:.1f} s, {2})</source>
@@ -1447,6 +1494,14 @@ Limit in MB:</source>
         <translation>从声音库中删除所选声音</translation>
     </message>
     <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Edit the selected voice&apos;s transcript, language and notes</source>
+        <translation>编辑所选音色的文本、语言和备注</translation>
+    </message>
+    <message>
         <source>Transcript:</source>
         <translation>文本：</translation>
     </message>
@@ -1455,8 +1510,12 @@ Limit in MB:</source>
         <translation>该声音录音中所说的原文</translation>
     </message>
     <message>
-        <source>Clone mode reads the recording together with its transcript; it must match what is said</source>
-        <translation>克隆模式会把录音与其文本一起使用；文本必须与所说内容一致</translation>
+        <source>Clone mode reads the recording together with its transcript; it must match what is said. Saved into the voice when you leave the field</source>
+        <translation>克隆模式会将录音与其文本一起读取；文本必须与所说内容一致。离开此输入框时会保存到音色中</translation>
+    </message>
+    <message>
+        <source>(no transcript: Clone mode needs one; Edit… adds it)</source>
+        <translation>（没有文本：克隆模式需要文本；可用“编辑…”添加）</translation>
     </message>
     <message>
         <source>The selected voice&apos;s recording</source>
@@ -1469,10 +1528,6 @@ Limit in MB:</source>
     <message>
         <source>Play the selected voice&apos;s recording</source>
         <translation>播放所选声音的录音</translation>
-    </message>
-    <message>
-        <source>(no transcript)</source>
-        <translation>（无文本）</translation>
     </message>
     <message>
         <source>Made for another model; it is re-made from its recording when used.</source>
@@ -1523,6 +1578,14 @@ Limit in MB:</source>
         <translation>无法重命名声音</translation>
     </message>
     <message>
+        <source>Cannot save the voice</source>
+        <translation>无法保存音色</translation>
+    </message>
+    <message>
+        <source>Saved the changes to the voice “{0}”.</source>
+        <translation>已保存对音色“{0}”的修改。</translation>
+    </message>
+    <message>
         <source>Delete the voice “{0}”? This cannot be undone.</source>
         <translation>删除声音“{0}”？此操作无法撤销。</translation>
     </message>
@@ -1550,6 +1613,10 @@ Limit in MB:</source>
         <translation>无法读取 {0}</translation>
     </message>
     <message>
+        <source>Cannot use {0}</source>
+        <translation>无法使用 {0}</translation>
+    </message>
+    <message>
         <source>No model</source>
         <translation>未加载模型</translation>
     </message>
@@ -1566,8 +1633,20 @@ Limit in MB:</source>
         <translation>无法保存声音</translation>
     </message>
     <message>
+        <source>The voice “{0}” was made again for this model and saved.</source>
+        <translation>已为当前模型重新生成并保存音色“{0}”。</translation>
+    </message>
+    <message>
         <source>Saved the voice “{0}”.</source>
         <translation>已保存声音“{0}”。</translation>
+    </message>
+    <message>
+        <source>Could not save “{0}” for this model: {1}</source>
+        <translation>无法为当前模型保存“{0}”：{1}</translation>
+    </message>
+    <message>
+        <source>Cannot make the voice: {0}</source>
+        <translation>无法生成音色：{0}</translation>
     </message>
     <message>
         <source>Cannot make the voice</source>

@@ -179,6 +179,7 @@ class FakeEngine(QObject):
     synthesis_failed = Signal(int, str)
     voice_created = Signal(int, object, object)
     voice_failed = Signal(int, str)
+    voice_refreshed = Signal(int, object)
 
     def __init__(self, chunks: list[Chunk], *, interval_ms: int = 20, family: str = "cosyvoice2",
                  voice_factory=None) -> None:
@@ -196,6 +197,7 @@ class FakeEngine(QObject):
         self.model_info: ModelInfo | None = None
         self.loads: list[tuple[str, str, str]] = []  # (model folder, device, quality) of each load_model call
         self.shut_down = False
+        self.refreshed: list[str] = []  # names of voices refresh_voice was asked for
 
     @property
     def busy(self) -> bool:
@@ -251,6 +253,17 @@ class FakeEngine(QObject):
         job = self._next
         voice = self.voice_factory(name, transcript)
         QTimer.singleShot(0, lambda: self.voice_created.emit(job, voice, ()))
+        return job
+
+    def refresh_voice(self, voice) -> int:
+        """Re-made for the loaded family (features unchanged: the test double has no model)."""
+        from dataclasses import replace
+
+        self._next += 1
+        job = self._next
+        fresh = replace(voice, family=self.family)
+        self.refreshed.append(voice.name)
+        QTimer.singleShot(0, lambda: self.voice_refreshed.emit(job, fresh))
         return job
 
     def shutdown(self, timeout_ms: int = 0) -> bool:

@@ -79,7 +79,9 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
     req = w.build_request()
     assert req.prompt_text == "" and req.voice is not None  # the voice's own transcript is used
     w.voice_panel.transcript_edit.setText("A corrected transcript.")
-    assert w.build_request().prompt_text == "A corrected transcript."
+    req = w.build_request()  # a transcript typed for the voice is saved into it (issue 14, problem 2)
+    assert req.prompt_text == "" and req.voice.transcript == "A corrected transcript."
+    assert w.library.get("Tester").transcript == "A corrected transcript."
     w.controls.set_speed(1.5)
     w.controls.set_seed(12)
     w.controls.set_stream(False)

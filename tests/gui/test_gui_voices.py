@@ -152,8 +152,11 @@ def test_the_default_trim_drops_leading_and_trailing_silence(qtbot, recorder: Re
 def test_trim_play_and_save(qtbot, recorder: Recorder, null_audio) -> None:
     audio = speechlike(12.0, sr=48000)
     recorder.set_audio(audio, 48000)
-    assert recorder.problems == [] and "looks good" in recorder.messages.text()
+    assert recorder.problems == [] and "No transcript" in recorder.messages.text()  # a warning; saving is allowed
     assert recorder.save_button.isEnabled()
+    qtbot.keyClicks(recorder.transcript_edit, "Words.")
+    assert "looks good" in recorder.messages.text()
+    recorder.transcript_edit.clear()
     recorder.set_trim(2.0, 4.0)  # 2 s: too short
     assert not recorder.save_button.isEnabled() and "at least 3 s" in recorder.messages.text()
     recorder.set_trim(2.0, 8.0)
