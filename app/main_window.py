@@ -54,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["MainWindow", "expected_seconds"]
 
+CLOSE_WAIT_MS = 1000  # how long closing waits for the engine thread before hiding and closing later
+
 
 class MainWindow(QMainWindow):
     """Top-level window. Created by :func:`app.main.main` (or a test) with its settings."""
@@ -74,6 +76,7 @@ class MainWindow(QMainWindow):
         self.model_info: ModelInfo | None = None
         self.last_message: tuple[str, str] | None = None  # (title, text) of the last error shown
         self._message_box: QMessageBox | None = None
+        self._close_when_finished = False
         self.takes_ctl = TakesController(self)
         self.export_ctl = ExportController(self)
         self.devices_ctl = DevicesController(self)
@@ -340,10 +343,23 @@ class MainWindow(QMainWindow):
                                   "and Fun-CosyVoice3."))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        """Save everything, stop, and end the engine thread; a running QThread is never destroyed.
+
+        The engine stops at its next cancel check (inside the flow's steps and between vocoder
+        blocks), well within :data:`CLOSE_WAIT_MS`. Should a call still be running then, the window
+        hides and closes itself when the thread has finished.
+        """
         self._save_settings()
         self.player.stop()
         self.voices_ctl.close()
         self.session_ctl.close()
-        self.engine.shutdown()
         self.takes_ctl.close()
+        if not self.engine.shutdown(CLOSE_WAIT_MS):
+            logger.warning("the engine is still finishing a call; closing when it has")
+            event.ignore()
+            self.hide()
+            if not self._close_when_finished:
+                self._close_when_finished = True
+                self.engine.finished.connect(self.close, Qt.ConnectionType.QueuedConnection)
+            return
         super().closeEvent(event)

@@ -84,6 +84,7 @@ class TakesController(QObject):
         w.takes_view.rename_requested.connect(self.rename_dialog)
         w.takes_view.clear_requested.connect(self.clear_dialog)
         w.takes_view.undo_requested.connect(self.undo_remove)
+        w.takes_view.stop_requested.connect(self.stop_playing)
         if self.load_problems:
             QTimer.singleShot(0, lambda: w.show_error(
                 self.tr("Some saved takes could not be read"),
@@ -153,7 +154,7 @@ class TakesController(QObject):
         self._take_rtf = self.measured_rtf()
         w.takes.add(take)
         self._show_take(take, streaming=True)
-        w.controls.set_busy(True)
+        self.update_stop()
         w.hud.show()
         self.hud_timer.start()
         self.place_hud()
@@ -167,7 +168,22 @@ class TakesController(QObject):
         w.engine.stop()
         w.player.stop()
         w.voices_ctl.stop_recording()
-        w.controls.set_busy(False)
+        self.update_stop()
+
+    def making(self) -> bool:
+        """A take is being made (asked for, not yet finished)."""
+        return self.current is not None and self.current.state is TakeState.STREAMING
+
+    def update_stop(self) -> None:
+        """Stop is enabled while anything is being made or heard; a playing take's Play button says Stop."""
+        w = self.w
+        sounding = w.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
+        w.controls.set_busy(self.making() or sounding)
+        w.takes_view.set_playing(self.playing if sounding else None)
+
+    def stop_playing(self) -> None:
+        self.w.player.stop()
+        self.update_stop()
 
     def _take_for(self, request_id: int) -> Take | None:
         return self.w.takes.by_request(request_id)
@@ -200,7 +216,6 @@ class TakesController(QObject):
                     first_audio=stats.first_audio_seconds if stats else None, error=error)
         w.takes.changed(take)
         if take is self.current:
-            w.controls.set_busy(False)
             if state is not TakeState.DONE:
                 w.hud.hide()
             if state is TakeState.CANCELLED:
@@ -214,6 +229,7 @@ class TakesController(QObject):
                 else:
                     w.player.stop()
             self.refresh_hud()
+            self.update_stop()
 
     def _on_engine_synthesis_finished(self, stats: SynthesisStats) -> None:
         w = self.w
@@ -237,7 +253,7 @@ class TakesController(QObject):
     def _drop_empty(self, take: Take) -> None:
         self.w.takes.remove(take)
         if take is self.current:
-            self.w.controls.set_busy(False)
+            self.update_stop()
             self.hide_hud()
 
     def _on_engine_synthesis_cancelled(self, stats: SynthesisStats) -> None:
@@ -423,6 +439,7 @@ class TakesController(QObject):
 
     def _on_player_state_changed(self, state: PlayState) -> None:
         self.refresh_hud()
+        self.update_stop()
         self.w.devices_ctl.update_audio_status()
 
     def _on_player_playback_finished(self) -> None:

@@ -29,6 +29,7 @@ class TakesList(QWidget):
     rename_requested = Signal(object)  # Take
     clear_requested = Signal()  # remove every take (after asking)
     undo_requested = Signal()  # put back the last removed takes
+    stop_requested = Signal()  # stop the take that is playing
 
     def __init__(self, takes: TakeList, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +88,7 @@ class TakesList(QWidget):
         layout.addLayout(buttons)
 
         self._b_side: Take | None = None  # which of the two compared takes plays now
+        self._playing: Take | None = None  # the take being heard (its Play button says Stop)
         takes.take_added.connect(self._on_takes_take_added)
         takes.take_changed.connect(self._on_takes_take_changed)
         takes.take_removed.connect(self._on_takes_take_removed)
@@ -186,13 +188,34 @@ class TakesList(QWidget):
         self.rename_button.setEnabled(len(chosen) == 1)
         self.remove_button.setEnabled(one and all(t.state is not TakeState.STREAMING for t in chosen))
         self.clear_button.setEnabled(len(self.takes) > 0)
+        self._update_play_button()
         self.compare_button.setEnabled(len(chosen) == 2)
 
     def _on_list_current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
         if current is not None:
             self.take_activated.emit(self._take(current))
 
+    def set_playing(self, take: Take | None) -> None:
+        """The take now heard (None: silence); while the selected take plays, Play turns into Stop."""
+        self._playing = take
+        self._update_play_button()
+
+    def _shows_stop(self) -> bool:
+        chosen = self.selected()
+        return self._playing is not None and bool(chosen) and chosen[0] is self._playing
+
+    def _update_play_button(self) -> None:
+        if self._shows_stop():
+            self.play_button.setText(self.tr("Stop"))
+            self.play_button.setToolTip(self.tr("Stop playing this take (Esc)"))
+        else:
+            self.play_button.setText(self.tr("Play"))
+            self.play_button.setToolTip(self.tr("Play the selected take from the start (Enter)"))
+
     def _on_play_clicked(self) -> None:
+        if self._shows_stop():
+            self.stop_requested.emit()
+            return
         chosen = self.selected()
         if chosen:
             self.play_requested.emit(chosen[0])

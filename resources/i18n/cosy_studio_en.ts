@@ -1295,6 +1295,14 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop playing this take (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Clone</source>
         <translation type="unfinished"></translation>
     </message>

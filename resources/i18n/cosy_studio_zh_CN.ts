@@ -1301,6 +1301,14 @@ Limit in MB:</source>
         <translation>语速 {0:g}x</translation>
     </message>
     <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop playing this take (Esc)</source>
+        <translation>停止播放此合成（Esc）</translation>
+    </message>
+    <message>
         <source>Clone</source>
         <translation>克隆</translation>
     </message>

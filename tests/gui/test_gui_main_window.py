@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.eta import rtf_key
 from app.main_window import MainWindow, expected_seconds
+from app.playback import PlayState
 from app.takes import TakeState
 
 
@@ -115,7 +116,9 @@ def test_streaming_take_fills_waveform_hud_list_and_status(qtbot, window: MainWi
     assert durations == pytest.approx(list(ends))
     assert take.state is TakeState.DONE and np.array_equal(take.audio(), np.concatenate(
         [c.samples for c in recorded_chunks]))
-    assert not w.controls.stop_button.isEnabled()
+    # Made: Stop stays enabled only while the take is still being heard (issue 14, problem 3).
+    sounding = w.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
+    assert w.controls.stop_button.isEnabled() == sounding
     assert f"chunks {len(recorded_chunks)}" in w.hud.text()
     assert "Take 1" in w.takes_view.list.item(0).text() and "making" not in w.takes_view.list.item(0).text()
     assert w.rtf_label.text() == "RTF 0.50" and w.ttfa_label.text().startswith("First audio")

@@ -1,0 +1,116 @@
+"""A Stop that stops (issue 14, problems 3 and 4): Stop is enabled while anything plays or is being made,
+a playing take's Play button turns into Stop, and closing during a synthesis ends the engine thread
+cleanly; a call that ignores cancel never gets its running QThread destroyed."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.engine_thread import EngineThread, SpeakRequest
+from app.main_window import CLOSE_WAIT_MS, MainWindow
+from app.playback import PlayState
+
+
+@pytest.fixture
+def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    return w
+
+
+def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, null_audio) -> None:
+    w = window
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Hello there.")
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+    take = w.takes[-1]
+    if w.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.player.playback_finished, timeout=20_000):
+            pass
+    assert not w.controls.stop_button.isEnabled()
+    view = w.takes_view
+    view.list.setCurrentRow(0)
+    assert view.play_button.text() == "Play"
+    qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
+    assert w.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
+    assert w.controls.stop_button.isEnabled()  # the take is finished, but it is being heard
+    assert view.play_button.text() == "Stop"
+    qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)  # Play turned into Stop
+    assert w.player.state is PlayState.STOPPED
+    assert view.play_button.text() == "Play" and not w.controls.stop_button.isEnabled()
+    assert take.state.value == "done" and len(w.takes) == 1
+
+    qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
+    assert w.controls.stop_button.isEnabled()
+    qtbot.mouseClick(w.controls.stop_button, Qt.MouseButton.LeftButton)  # the main Stop silences it too
+    assert w.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
+
+
+class _SlowEngine:
+    """Stands in for cosycore's Engine inside a real EngineThread: one long call that checks cancel
+    (or ignores it), as a flow call does between its steps."""
+
+    def __init__(self, *, honours_cancel: bool, seconds: float) -> None:
+        self.honours_cancel = honours_cancel
+        self.seconds = seconds
+        self.cancelled = threading.Event()
+        self.started = threading.Event()
+        self.ended = threading.Event()
+        self.last_warnings = ()
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def synthesize(self, request):
+        self.started.set()
+        end = time.monotonic() + self.seconds
+        try:
+            while time.monotonic() < end:
+                if self.honours_cancel and self.cancelled.is_set():
+                    return
+                time.sleep(0.005)
+        finally:
+            self.ended.set()
+        yield from ()
+
+
+def _thread_with(engine: _SlowEngine) -> EngineThread:
+    thread = EngineThread()
+    thread._engine = engine  # the loop hands its jobs to this object
+    return thread
+
+
+def test_closing_during_synthesis_ends_the_engine_thread(qtbot, settings, library_with_voice) -> None:
+    slow = _SlowEngine(honours_cancel=True, seconds=60.0)
+    thread = _thread_with(slow)
+    w = MainWindow(settings, engine=thread)
+    qtbot.addWidget(w)
+    w.show()
+    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    assert slow.started.wait(30)
+    w.close()
+    assert slow.cancelled.is_set() and slow.ended.is_set()
+    assert thread.isFinished() and not w.isVisible()
+
+
+def test_a_call_that_ignores_cancel_is_waited_for_not_destroyed(qtbot, settings, library_with_voice) -> None:
+    slow = _SlowEngine(honours_cancel=False, seconds=CLOSE_WAIT_MS / 1000 + 1.5)
+    thread = _thread_with(slow)
+    w = MainWindow(settings, engine=thread)
+    qtbot.addWidget(w)
+    w.show()
+    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    assert slow.started.wait(30)
+    w.close()
+    assert not w.isVisible() and thread.isRunning()  # hidden; the thread lives on, owned by the window
+    qtbot.waitUntil(thread.isFinished, timeout=30_000)
+    assert slow.ended.is_set()
+    assert w.close()  # now the close goes through
