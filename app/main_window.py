@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
 
         self.voice_panel = VoicePanel(self.library, self.studio)
-        self.voice_panel.setMinimumWidth(260)
+        self.voice_panel.setMinimumWidth(240)
         self.controls = SynthesisControls(self.studio)
         self.editor = TextEditor(self.studio)
         self.waveform = WaveformView(self.studio)
@@ -121,7 +121,7 @@ class MainWindow(QMainWindow):
         self.hud.hide()
         self.waveform.installEventFilter(self)
         self.takes_view = TakesList(self.takes, self.studio)
-        self.takes_view.setMinimumWidth(230)
+        self.takes_view.setMinimumWidth(220)
 
         center = QWidget(self.studio)
         center_layout = QVBoxLayout(center)
@@ -152,13 +152,16 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
         self.open_model_action = QAction(self.tr("Choose &model folder…"), self)
-        self.open_model_action.triggered.connect(self.model_screen.choose_folder)
+        self.open_model_action.triggered.connect(self.models_ctl.choose_model_folder)
+        self.models_action = QAction(self.tr("&Models…"), self)
+        self.models_action.setToolTip(self.tr("Installed models, downloads, and folders you already have"))
+        self.models_action.triggered.connect(self.models_ctl.open_models_dialog)
         self.export_action = QAction(self.tr("&Export take…"), self)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         quit_action = QAction(self.tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
-        for a in (self.open_model_action, self.export_action):
+        for a in (self.models_action, self.open_model_action, self.export_action):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)

@@ -98,7 +98,7 @@ KNOWN_KEYS = frozenset({
     "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
     "synthesis/user_presets", "synthesis/user_presets_unreadable",
-    "audio/output", "audio/input", "takes/limit_mb",
+    "audio/output", "audio/input", "takes/limit_mb", "models/endpoint",
 })
 
 
@@ -326,6 +326,15 @@ class Settings:
                 self._s.setValue("synthesis/user_presets_unreadable", str(raw))
         self._s.setValue("synthesis/user_presets",
                          json.dumps([p.to_json() for p in presets], ensure_ascii=False))
+
+    @property
+    def hub_endpoint(self) -> str:
+        """A Hugging Face mirror for downloads ("" for huggingface.co), typed in the Models dialog."""
+        return str(self._s.value("models/endpoint", "") or "")
+
+    @hub_endpoint.setter
+    def hub_endpoint(self, value: str) -> None:
+        self._s.setValue("models/endpoint", value)
 
     # -- saved takes -------------------------------------------------------------------------
     @property

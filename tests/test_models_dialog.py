@@ -111,7 +111,9 @@ def test_without_network_the_dialog_points_to_own_folders(qtbot, tmp_path: Path)
     dlg.show()
     with qtbot.waitSignal(dlg.download_failed, timeout=WAIT_MS) as failed:
         click(qtbot, dlg.rows[CV2].action)
-    assert "use a folder you already have" in failed.args[0]
+    # Advice for a GUI user: the Mirror field and the button, not an environment variable or a flag.
+    assert "Use a folder I already have" in failed.args[0] and "Mirror" in failed.args[0]
+    assert "HF_ENDPOINT" not in failed.args[0] and "--model" not in failed.args[0]
     qtbot.waitUntil(lambda: dlg.task is None, timeout=WAIT_MS)
     assert dlg.error_label.isVisibleTo(dlg) and "Use a folder I already have" in dlg.error_label.text()
     assert dlg.own_button.isEnabled() and dlg.rows[CV2].action.text() == "Download"

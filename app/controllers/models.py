@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QProgressBar
 
-from cosycore.config import ModelConfig
+from cosycore.config import ModelConfig, load_model_config
+from cosycore.errors import CosyError
 
 from ..engine_thread import ModelInfo
 from ..settings import QUALITIES
@@ -24,44 +26,97 @@ class ModelsController(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.w = window
+        # A model replacing a loaded one (another quality, File › Models…) loads "in place": the studio stays
+        # usable and the progress shows in the status bar instead of the full-window loading screen.
+        self._in_place = False
+        self.progress = QProgressBar()
+        self.progress.setObjectName("loadProgress")
+        self.progress.setRange(0, 100)
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
 
     def connect(self) -> None:
         w = self.w
         e = w.engine
         e.load_started.connect(self._on_engine_load_started)
-        e.load_progress.connect(w.model_screen.show_progress)
+        e.load_progress.connect(self._on_engine_load_progress)
         e.model_loaded.connect(self._on_engine_model_loaded)
         e.load_failed.connect(self._on_engine_load_failed)
         w.model_screen.folder_accepted.connect(self._on_model_screen_folder_accepted)
         w.model_screen.download_requested.connect(self.open_models_dialog)
+        w.statusBar().addWidget(self.progress)
 
     def try_model_dir(self, path: Path) -> bool:
-        """Check a release folder and, if it is usable, load it on the engine thread."""
+        """Check a release folder and, if it is usable, load it on the engine thread.
+
+        With a model loaded, the studio stays in view: a bad folder is reported in a message and the loaded
+        model stays; a good one loads with its progress in the status bar.
+        """
         w = self.w
+        if w.stack.currentWidget() is w.studio and w.model_info is not None:
+            try:
+                cfg = load_model_config(Path(path))
+            except CosyError as e:
+                w.show_error(self.tr("Cannot use this model folder"), str(e))
+                return False
+            self._in_place = True
+            self._on_model_screen_folder_accepted(cfg)
+            return True
+        self._in_place = False
         w.stack.setCurrentWidget(w.model_screen)
         return w.model_screen.check_folder(Path(path)) is not None
 
+    def choose_model_folder(self) -> None:
+        """File › Choose model folder…: the native folder dialog, then the same checks as any folder."""
+        folder = QFileDialog.getExistingDirectory(self.w, self.tr("Choose a model release folder"))
+        if folder:
+            self.try_model_dir(Path(folder))
+
     def open_models_dialog(self) -> None:
+        """File › Models…: open at any time, also with a model loaded."""
         from ..widgets.models_dialog import ModelsDialog
 
-        dialog = ModelsDialog(self.w.settings.paths.data / "models", self.w)
+        w = self.w
+        dialog = ModelsDialog(w.settings.paths.data / "models", w, endpoint=w.settings.hub_endpoint or None)
         dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
+        dialog.endpoint_changed.connect(self._on_dialog_endpoint_changed)
         dialog.exec()
+
+    def _on_dialog_endpoint_changed(self, endpoint: str) -> None:
+        self.w.settings.hub_endpoint = endpoint
+        self.w.settings.sync()
 
     def _on_model_screen_folder_accepted(self, cfg: ModelConfig) -> None:
         w = self.w
         w.settings.model_folder = Path(cfg.model_dir)
         w.settings.sync()
         w.model_chosen.emit(cfg)
-        w.model_screen.show_loading(cfg)
+        if not self._in_place:
+            w.model_screen.show_loading(cfg)
         w.engine.load_model(cfg.model_dir, w.settings.device, quality=w.settings.quality)
 
     def _on_engine_load_started(self, folder: str) -> None:
         w = self.w
         w.model_info = None  # the engine thread has dropped the old model; Speak waits for the new one
         w.model_label.setText(self.tr("Loading {0}…").format(Path(folder).name))
-        w.device_label.setText("")
-        w.quality_label.setText("")
+        for label in (w.device_label, w.quality_label, w.ttfa_label, w.rtf_label):  # the old model's figures
+            label.setText("")
+        if self._in_place:
+            self.progress.setValue(0)
+            self.progress.show()
+
+    def _on_engine_load_progress(self, percent: int, what: str) -> None:
+        w = self.w
+        if self._in_place:
+            self.progress.setValue(percent)
+            w.statusBar().showMessage(self.tr("Loading the model: {0}").format(what))
+        else:
+            w.model_screen.show_progress(percent, what)
+
+    def loading(self) -> bool:
+        """A model is being loaded while the studio is in view."""
+        return self._in_place and self.progress.isVisible()
 
     def _on_engine_model_loaded(self, info: ModelInfo) -> None:
         w = self.w
@@ -69,8 +124,11 @@ class ModelsController(QObject):
         w.model_label.setText(f"{info.title} · {Path(info.model_dir).name}")
         w.device_label.setText(self.tr("Device: {0}").format(info.device))
         w.quality_label.setText(self.tr("Quality: {0}").format(self.quality_name(info.quality)))
-        w.controls.set_family(info.family)
+        if w.controls.family != info.family:  # the same family keeps the chosen preset and instruction
+            w.controls.set_family(info.family)
         w.voice_panel.set_family(info.family)
+        self.progress.hide()
+        self._in_place = False
         w.model_screen.reset()
         w.stack.setCurrentWidget(w.studio)
         w.statusBar().showMessage(self.tr("Model loaded in {0:.1f} s").format(info.load_seconds), 5000)
@@ -78,6 +136,8 @@ class ModelsController(QObject):
 
     def _on_engine_load_failed(self, message: str) -> None:
         w = self.w
+        self.progress.hide()
+        self._in_place = False
         w.model_info = None
         w.model_label.setText(self.tr("No model"))
         w.stack.setCurrentWidget(w.model_screen)

@@ -96,7 +96,10 @@ class TakesController(QObject):
         """The request for the current fields, or None after telling the user what is missing."""
         w = self.w
         if w.model_info is None:
-            w.show_error(self.tr("No model"), self.tr("Load a model first."))
+            if w.models_ctl.loading():
+                w.statusBar().showMessage(self.tr("The model is still loading; Speak when it is ready."), 5000)
+            else:
+                w.show_error(self.tr("No model"), self.tr("Load a model first."))
             return None
         w.voice_panel.commit_transcript()  # a transcript typed for the voice is kept in it
         text = w.editor.text().strip()

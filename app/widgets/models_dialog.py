@@ -19,7 +19,8 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -42,8 +44,9 @@ from PySide6.QtWidgets import (
 )
 
 from cosycore import hub as dl
+from cosycore.config import load_model_config
 from cosycore.errors import CosyError
-from cosycore.hub.catalog import SOURCE_TITLES, SOURCES, CatalogEntry, Source, load_catalog
+from cosycore.hub.catalog import SOURCE_TITLES, SOURCES, CatalogEntry, Source, load_catalog, required_files_for
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,20 @@ QUIT_WAIT_MS = 10_000
 _RUNNING: set[ModelTask] = set()  # tasks whose dialog went away before they ended; kept alive until they do
 
 TaskBody = Callable[[Callable[[dl.DownloadProgress], None], threading.Event], object]
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why a model folder cannot be loaded (its config, or a file its family needs is missing), or None."""
+    try:
+        cfg = load_model_config(folder)
+    except CosyError as e:
+        return str(e)
+    missing = [name for name in required_files_for(cfg.family) if not (Path(folder) / name).is_file()]
+    if missing:
+        return QCoreApplication.translate("ModelsDialog", "%1 is missing. Download the model again (Resume keeps "
+                                          "what is there) or choose a complete folder.").replace(
+            "%1", ", ".join(missing))
+    return None
 
 
 class ModelTask(QThread):
@@ -135,6 +152,7 @@ class ModelsDialog(QDialog):
     """
 
     model_chosen = Signal(object)  # Path of the model folder to load
+    endpoint_changed = Signal(str)  # the Hugging Face mirror typed by the user ("" for huggingface.co)
     models_changed = Signal()  # something was installed, deleted or forgotten
     models_dir_changed = Signal(object)  # Path: the user chose another models folder
     own_folders_changed = Signal(object)  # tuple[Path, ...]: the folders the user brought
@@ -156,6 +174,7 @@ class ModelsDialog(QDialog):
         self.task: ModelTask | None = None
         self._installed: list[dl.InstalledModel] = []
         self._select_after_task: Path | None = None  # the folder a finished download installed
+        self._problems: dict[Path, str] = {}  # folder -> why it cannot be loaded (never offered for use)
 
         # -- where --------------------------------------------------------------------------
         self.folder_label = QLabel(self)
@@ -168,19 +187,40 @@ class ModelsDialog(QDialog):
         self.source_combo.setObjectName("sourceCombo")
         for s in SOURCES:
             self.source_combo.addItem(SOURCE_TITLES[s], s)
+        self.source_note = QLabel(self)
+        self.source_note.setObjectName("sourceNote")
+        self.source_note.setWordWrap(True)
+        self.source_note.hide()
         if importlib.util.find_spec("modelscope") is None:
             index = self.source_combo.findData("modelscope")
             item = self.source_combo.model().item(index)  # a QStandardItemModel by default
             item.setEnabled(False)
-            item.setToolTip(self.tr("Needs the modelscope package: pip install 'cosy-studio[modelscope]'"))
+            why = self.tr("ModelScope is greyed out because the modelscope package is not installed: "
+                          "pip install 'cosy-studio[modelscope]', then restart Cosy Studio.")
+            item.setToolTip(why)
+            item.setText(self.tr("%1 (not installed)").replace("%1", SOURCE_TITLES["modelscope"]))
+            self.source_note.setText(why)
+            self.source_note.show()
         self.source_combo.setCurrentIndex(max(0, self.source_combo.findData(source)))
-        where = QHBoxLayout()
-        where.addWidget(QLabel(self.tr("Models folder:"), self))
-        where.addWidget(self.folder_label, 1)
-        where.addWidget(self.change_folder_button)
-        where.addSpacing(12)
-        where.addWidget(QLabel(self.tr("Download from:"), self))
-        where.addWidget(self.source_combo)
+        self.source_combo.currentIndexChanged.connect(self._on_source_changed)
+        self.endpoint_edit = QLineEdit(endpoint or "", self)
+        self.endpoint_edit.setObjectName("endpointEdit")
+        self.endpoint_edit.setPlaceholderText(self.tr("huggingface.co, or a mirror such as https://hf-mirror.com"))
+        self.endpoint_edit.setToolTip(self.tr("Where Hugging Face downloads come from; type a mirror's address if "
+                                              "huggingface.co cannot be reached from here"))
+        self.endpoint_edit.editingFinished.connect(self._on_endpoint_edited)
+        where = QGridLayout()
+        where.addWidget(QLabel(self.tr("Models folder:"), self), 0, 0)
+        where.addWidget(self.folder_label, 0, 1)
+        where.addWidget(self.change_folder_button, 0, 2)
+        where.addWidget(QLabel(self.tr("Download from:"), self), 1, 0)
+        source_row = QHBoxLayout()
+        source_row.addWidget(self.source_combo)
+        source_row.addWidget(QLabel(self.tr("Mirror:"), self))
+        source_row.addWidget(self.endpoint_edit, 1)
+        where.addLayout(source_row, 1, 1, 1, 2)
+        where.addWidget(self.source_note, 2, 1, 1, 2)
+        where.setColumnStretch(1, 1)
 
         # -- installed ----------------------------------------------------------------------
         self.table = QTableWidget(0, 4, self)
@@ -191,7 +231,7 @@ class ModelsDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.itemSelectionChanged.connect(self._on_selection_changed)
         self.table.itemDoubleClicked.connect(lambda _item: self._on_use_clicked())
         self.use_button = QPushButton(self.tr("Use"), self)
         self.use_button.setToolTip(self.tr("Load the selected model"))
@@ -268,12 +308,18 @@ class ModelsDialog(QDialog):
         self._installed = list(dl.list_installed(self.models_dir, self.own_folders))
         selected = self.selected_model()
         self.table.setRowCount(len(self._installed))
+        self._problems = {m.folder: problem for m in self._installed if (problem := folder_problem(m.folder))}
         for r, m in enumerate(self._installed):
             name = m.name if m.managed else self.tr("%1 (your folder)").replace("%1", m.name)
+            problem = self._problems.get(m.folder)
+            if problem:
+                name = self.tr("✖ %1 (incomplete)").replace("%1", name)
             cells = (name, FAMILY_TITLES.get(m.family, m.family), dl.format_bytes(m.size_bytes), str(m.folder))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(str(m.folder))
+                item.setToolTip(problem or str(m.folder))
+                if problem:
+                    item.setForeground(QColor("#c0392b"))
                 self.table.setItem(r, c, item)
             if selected is not None and m.folder == selected.folder:
                 self.table.selectRow(r)
@@ -312,7 +358,9 @@ class ModelsDialog(QDialog):
     def _update_buttons(self) -> None:
         model = self.selected_model()
         idle = not self.busy
-        self.use_button.setEnabled(idle and model is not None)
+        problem = self._problems.get(model.folder) if model is not None else None
+        self.use_button.setEnabled(idle and model is not None and not problem)
+
         self.verify_button.setEnabled(idle and model is not None)
         self.delete_button.setEnabled(idle and model is not None)
         if model is not None and not model.managed:
@@ -324,6 +372,7 @@ class ModelsDialog(QDialog):
         self.own_button.setEnabled(idle)
         self.change_folder_button.setEnabled(idle)
         self.source_combo.setEnabled(idle)
+        self.endpoint_edit.setEnabled(idle and self.source == "huggingface")
 
     def selected_model(self) -> dl.InstalledModel | None:
         rows = self.table.selectionModel().selectedRows()
@@ -347,7 +396,7 @@ class ModelsDialog(QDialog):
         """Download (or resume) ``model_id`` on a task thread."""
         if self.busy:
             return
-        models_dir, source, endpoint = self.models_dir, self.source, self.endpoint
+        models_dir, source, endpoint = self.models_dir, self.source, self.endpoint or None
 
         def body(progress: Callable[[dl.DownloadProgress], None], cancel: threading.Event) -> object:
             return dl.download_model(model_id, models_dir, source=source, endpoint=endpoint,
@@ -382,6 +431,10 @@ class ModelsDialog(QDialog):
             model = dl.describe_folder(folder)
         except CosyError as e:
             self._show_error(str(e))
+            return False
+        problem = folder_problem(model.folder)
+        if problem:  # said here, in the dialog; the folder is not loaded
+            self._show_error(self.tr("%1 cannot be used: %2").replace("%1", str(model.folder)).replace("%2", problem))
             return False
         self._show_error("")
         inside = model.folder.resolve().parent == self.models_dir.resolve()
@@ -471,6 +524,12 @@ class ModelsDialog(QDialog):
                                       if task is not None and task.kind == "download" else self.tr("Stopped."))
         else:
             self.status_label.setText("")
+            if kind == "HubUnreachableError":  # the engine's advice names an environment variable and a flag
+                where = message.split(". Check", 1)[0]
+                message = self.tr("%1. Check the internet connection and proxy settings, type a mirror under "
+                                  "Mirror (for example https://hf-mirror.com) or download from the other source; "
+                                  "if the model is already on disk, press “Use a folder I already have…”.").replace(
+                    "%1", where)
             self._show_error(message)
         if task is not None and task.kind == "download":
             self.download_failed.emit(message)
@@ -499,9 +558,31 @@ class ModelsDialog(QDialog):
             self._show_error(str(e))
         self.refresh()
 
+    def _on_selection_changed(self) -> None:
+        """Selecting a broken folder says why it cannot be used, here in the dialog."""
+        self._update_buttons()
+        model = self.selected_model()
+        problem = self._problems.get(model.folder) if model is not None else None
+        if problem:
+            self._show_error(self.tr("%1 cannot be used: %2").replace("%1", model.name).replace("%2", problem))
+        elif self.error_label.text().endswith(tuple(self._problems.values()) or ("\0",)):
+            self._show_error("")
+
+    def _on_source_changed(self) -> None:
+        self._update_buttons()
+
+    def _on_endpoint_edited(self) -> None:
+        text = self.endpoint_edit.text().strip()
+        if text and "://" not in text:
+            text = "https://" + text
+            self.endpoint_edit.setText(text)
+        if text != (self.endpoint or ""):
+            self.endpoint = text or None
+            self.endpoint_changed.emit(text)
+
     def _on_use_clicked(self) -> None:
         model = self.selected_model()
-        if model is not None and not self.busy:
+        if model is not None and not self.busy and model.folder not in self._problems:
             self.model_chosen.emit(model.folder)
             self.accept()
 

@@ -179,15 +179,19 @@ class SynthesisControls(QWidget):
 
         knobs = QGridLayout()
         knobs.setContentsMargins(0, 0, 0, 0)
+        # Two rows, so that the window fits a 1024-px screen: the knobs, then Speak and Stop.
         knobs.addWidget(speed_label, 0, 0)
         knobs.addWidget(self.speed_slider, 0, 1)
         knobs.addWidget(self.speed_value, 0, 2)
         knobs.addWidget(seed_label, 0, 3)
         knobs.addWidget(self.seed_spin, 0, 4)
-        knobs.addWidget(self.stream_check, 0, 5)
-        knobs.setColumnStretch(6, 1)
-        knobs.addWidget(self.speak_button, 0, 7)
-        knobs.addWidget(self.stop_button, 0, 8)
+        knobs.addWidget(self.stream_check, 1, 0, 1, 3)
+        knobs.setColumnStretch(1, 1)
+        actions = QHBoxLayout()
+        actions.addStretch(1)
+        actions.addWidget(self.speak_button)
+        actions.addWidget(self.stop_button)
+        knobs.addLayout(actions, 1, 3, 1, 2)
 
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +245,11 @@ class SynthesisControls(QWidget):
         self.stop_button.setEnabled(busy)
 
     # -- presets ---------------------------------------------------------------------------
+    @property
+    def family(self) -> str:
+        """The model family whose presets are offered ("" before a model is loaded)."""
+        return self._family
+
     def set_family(self, family: str) -> None:
         """Offer the presets of the loaded model family ("" before a model is loaded).
 

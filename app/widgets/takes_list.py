@@ -75,12 +75,9 @@ class TakesList(QWidget):
                       context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
         buttons = QGridLayout()
-        buttons.addWidget(self.play_button, 0, 0)
-        buttons.addWidget(self.compare_button, 0, 1)
-        buttons.addWidget(self.export_button, 0, 2)
-        buttons.addWidget(self.rename_button, 1, 0)
-        buttons.addWidget(self.remove_button, 1, 1)
-        buttons.addWidget(self.clear_button, 1, 2)
+        for i, b in enumerate((self.play_button, self.compare_button, self.export_button, self.rename_button,
+                               self.remove_button, self.clear_button)):
+            buttons.addWidget(b, i // 2, i % 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)

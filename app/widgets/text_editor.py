@@ -93,7 +93,7 @@ class TextEditor(QWidget):
         self.tag_buttons: dict[str, QToolButton] = {}
         for tag in QUICK_TAGS:
             button = QToolButton(self)
-            button.setText(f"{tag}…{PAIRED_TAGS[tag]}" if tag in PAIRED_TAGS else tag)
+            button.setText(f"{tag}…" if tag in PAIRED_TAGS else tag)  # short: the row fits a 1024-px window
             button.setToolTip(self._tag_tooltip(tag))
             button.clicked.connect(lambda _=False, t=tag: self.insert_tag(t))
             palette_row.addWidget(button)
@@ -117,7 +117,6 @@ class TextEditor(QWidget):
         self.count_label = QLabel(self)
         self.count_label.setObjectName("charCount")
         self.count_label.setToolTip(self.tr("Characters in the text, and the sentences it will be spoken in"))
-        palette_row.addWidget(self.count_label)
 
         self.note_label = QLabel(self)
         self.note_label.setObjectName("textNote")
@@ -136,7 +135,11 @@ class TextEditor(QWidget):
         preview_layout = QVBoxLayout(preview_box)
         preview_layout.setContentsMargins(0, 0, 0, 0)
         self.preview_title = QLabel(self.tr("Sentence preview"), preview_box)
-        preview_layout.addWidget(self.preview_title)
+        title_row = QHBoxLayout()
+        title_row.addWidget(self.preview_title)
+        title_row.addStretch(1)
+        title_row.addWidget(self.count_label)
+        preview_layout.addLayout(title_row)
         preview_layout.addWidget(self.preview)
 
         splitter = QSplitter(Qt.Orientation.Vertical, self)

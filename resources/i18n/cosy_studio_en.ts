@@ -147,6 +147,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>&amp;Models…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Installed models, downloads, and folders you already have</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Export take…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -286,7 +294,19 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>ModelsController</name>
     <message>
+        <source>Cannot use this model folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a model release folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Loading {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the model: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -349,7 +369,23 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Needs the modelscope package: pip install &apos;cosy-studio[modelscope]&apos;</source>
+        <source>%1 is missing. Download the model again (Resume keeps what is there) or choose a complete folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ModelScope is greyed out because the modelscope package is not installed: pip install &apos;cosy-studio[modelscope]&apos;, then restart Cosy Studio.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (not installed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>huggingface.co, or a mirror such as https://hf-mirror.com</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where Hugging Face downloads come from; type a mirror&apos;s address if huggingface.co cannot be reached from here</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -358,6 +394,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Download from:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Mirror:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -425,6 +465,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>✖ %1 (incomplete)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
@@ -469,6 +513,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1 cannot be used: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Delete model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -494,6 +542,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. Check the internet connection and proxy settings, type a mirror under Mirror (for example https://hf-mirror.com) or download from the other source; if the model is already on disk, press “Use a folder I already have…”.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1070,6 +1122,10 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>These take folders in {0} were left as they are:
 {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model is still loading; Speak when it is ready.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -147,6 +147,14 @@
         <translation>选择模型文件夹(&amp;M)…</translation>
     </message>
     <message>
+        <source>&amp;Models…</source>
+        <translation>模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Installed models, downloads, and folders you already have</source>
+        <translation>已安装的模型、下载，以及你已有的文件夹</translation>
+    </message>
+    <message>
         <source>&amp;Export take…</source>
         <translation>导出合成(&amp;E)…</translation>
     </message>
@@ -287,8 +295,20 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
 <context>
     <name>ModelsController</name>
     <message>
+        <source>Cannot use this model folder</source>
+        <translation>无法使用此模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose a model release folder</source>
+        <translation>选择模型发布文件夹</translation>
+    </message>
+    <message>
         <source>Loading {0}…</source>
         <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>Loading the model: {0}</source>
+        <translation>正在加载模型：{0}</translation>
     </message>
     <message>
         <source>Device: {0}</source>
@@ -350,8 +370,24 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>将模型下载到其他文件夹</translation>
     </message>
     <message>
-        <source>Needs the modelscope package: pip install &apos;cosy-studio[modelscope]&apos;</source>
-        <translation>需要 modelscope 软件包：pip install &apos;cosy-studio[modelscope]&apos;</translation>
+        <source>%1 is missing. Download the model again (Resume keeps what is there) or choose a complete folder.</source>
+        <translation>缺少 %1。请重新下载模型（“继续”会保留已有内容），或选择一个完整的文件夹。</translation>
+    </message>
+    <message>
+        <source>ModelScope is greyed out because the modelscope package is not installed: pip install &apos;cosy-studio[modelscope]&apos;, then restart Cosy Studio.</source>
+        <translation>ModelScope 不可用，因为未安装 modelscope 包：请运行 pip install &apos;cosy-studio[modelscope]&apos;，然后重新启动 Cosy Studio。</translation>
+    </message>
+    <message>
+        <source>%1 (not installed)</source>
+        <translation>%1（未安装）</translation>
+    </message>
+    <message>
+        <source>huggingface.co, or a mirror such as https://hf-mirror.com</source>
+        <translation>huggingface.co，或镜像，例如 https://hf-mirror.com</translation>
+    </message>
+    <message>
+        <source>Where Hugging Face downloads come from; type a mirror&apos;s address if huggingface.co cannot be reached from here</source>
+        <translation>Hugging Face 下载的来源；如果此处无法访问 huggingface.co，请输入镜像地址</translation>
     </message>
     <message>
         <source>Models folder:</source>
@@ -360,6 +396,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Download from:</source>
         <translation>下载来源：</translation>
+    </message>
+    <message>
+        <source>Mirror:</source>
+        <translation>镜像：</translation>
     </message>
     <message>
         <source>Model</source>
@@ -426,6 +466,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>%1（你的文件夹）</translation>
     </message>
     <message>
+        <source>✖ %1 (incomplete)</source>
+        <translation>✖ %1（不完整）</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -470,6 +514,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>正在检查 %1…</translation>
     </message>
     <message>
+        <source>%1 cannot be used: %2</source>
+        <translation>%1 无法使用：%2</translation>
+    </message>
+    <message>
         <source>Delete model</source>
         <translation>删除模型</translation>
     </message>
@@ -496,6 +544,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Stopped.</source>
         <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>%1. Check the internet connection and proxy settings, type a mirror under Mirror (for example https://hf-mirror.com) or download from the other source; if the model is already on disk, press “Use a folder I already have…”.</source>
+        <translation>%1。请检查网络连接和代理设置，在“镜像”中输入镜像地址（例如 https://hf-mirror.com），或从另一个来源下载；如果模型已在磁盘上，请点击“使用我已有的文件夹…”。</translation>
     </message>
     <message>
         <source>Choose a model release folder</source>
@@ -1074,6 +1126,10 @@ The text is still in the editor; copy it somewhere safe.</source>
 {1}</source>
         <translation>{0} 中的这些合成文件夹保持原样：
 {1}</translation>
+    </message>
+    <message>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation>模型仍在加载；加载完成后再朗读。</translation>
     </message>
     <message>
         <source>No model</source>
