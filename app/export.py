@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from cosycore import subtitles
 from cosycore.voices import write_atomic
 
 from .takes import SentenceSpan, Take
@@ -83,32 +84,28 @@ def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str, metadata: Mappin
     return buf.getvalue()
 
 
-def _srt_time(seconds: float) -> str:
-    ms = max(0, round(seconds * 1000))
-    h, rest = divmod(ms, 3_600_000)
-    m, rest = divmod(rest, 60_000)
-    s, ms = divmod(rest, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
-
-
 def srt_text(spans: Sequence[SentenceSpan]) -> str:
-    """SubRip subtitles, one cue per spoken sentence."""
-    cues = []
-    for n, span in enumerate((s for s in spans if s.end > s.start), 1):
-        text = " ".join(span.text.split()) or "…"
-        cues.append(f"{n}\n{_srt_time(span.start)} --> {_srt_time(span.end)}\n{text}\n")
-    return "\n".join(cues)
+    """SubRip subtitles with one cue per spoken segment, in the engine's (normalised) text."""
+    return subtitles.srt([subtitles.Cue(s.start, s.end, s.text) for s in spans])
 
 
 def export_take(path: Path, fmt: str, audio: np.ndarray, sample_rate: int,
-                sentences: Sequence[SentenceSpan] = (), metadata: Mapping[str, str] | None = None) -> Path:
+                sentences: Sequence[SentenceSpan] = (), metadata: Mapping[str, str] | None = None, *,
+                text: str | None = None, complete: bool = True) -> Path:
     """Write a take (or its subtitles) to ``path`` atomically; raises StorageError on failure.
 
     ``metadata`` (see :func:`take_metadata`) goes into WAV and FLAC files; subtitles carry none.
+    With ``text`` (as typed), subtitles have one cue per typed sentence (:mod:`cosycore.subtitles`);
+    ``complete`` is False for a take that stopped early.
     """
     path = Path(path)
     if fmt == "srt":
-        data = srt_text(sentences).encode("utf-8")
+        if text is None:
+            data = srt_text(sentences).encode("utf-8")
+        else:
+            duration = audio.shape[0] / sample_rate if sample_rate else 0.0
+            cues = subtitles.cues(text, sentences, duration, complete=complete)
+            data = subtitles.srt(cues).encode("utf-8")
     else:
         data = encode_audio(audio, sample_rate, fmt, metadata)
     write_atomic(path, data)

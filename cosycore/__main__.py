@@ -95,6 +95,8 @@ def _synth_parser(sub: Any) -> None:
     p.add_argument("--max-chars", type=int, default=None, help="longest text accepted in one request")
     p.add_argument("--out", "-o", required=True,
                    help="output file (.wav or .flac, 16-bit) or '-' for raw float32 PCM on standard output")
+    p.add_argument("--srt", type=Path, default=None,
+                   help="also write SubRip subtitles: one cue per sentence of the text as typed")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     p.add_argument("--min-tokens", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-tokens", type=int, default=None, help=argparse.SUPPRESS)
@@ -326,22 +328,42 @@ def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
     engine = _load_engine(args, max_chars)
     sink.sample_rate = engine.sample_rate
     progress = Progress(io.stderr, not args.quiet, time.perf_counter())
+    spoken: list[tuple[int, str, int, int]] = []  # per chunk, for --srt
     try:
         for chunk in engine.synthesize(request):
             _print_warnings(chunk.warnings, io.stderr)
             sink.write(chunk.samples)
+            spoken.append((chunk.sentence_index, chunk.sentence_text, len(chunk.samples), chunk.sample_rate))
             progress.update(chunk.duration, chunk.timing)
     except KeyboardInterrupt:
         sink.close(keep=True)
         if sink.samples and args.out != "-":
             io.stderr.write(f"\nkept the {sink.samples / sink.sample_rate:.2f} s made so far in {args.out}\n")
+            if args.srt is not None:
+                _write_srt(args.srt, request.text, spoken, complete=False)
         raise
     except BaseException:
         sink.close(keep=False)
         raise
     sink.close()
+    if args.srt is not None:
+        _write_srt(args.srt, request.text, spoken, complete=True)
     progress.done()
     return EXIT_OK
+
+
+def _write_srt(path: Path, text: Any, spoken: list[tuple[int, str, int, int]], *, complete: bool) -> None:
+    """Subtitles for what was spoken: per typed sentence for a text, per segment for streamed text."""
+    from . import subtitles
+    from .voices import write_atomic
+
+    segments = subtitles.spoken_segments(spoken)
+    duration = segments[-1].end if segments else 0.0
+    if isinstance(text, str):
+        cues = subtitles.cues(text, segments, duration, complete=complete)
+    else:
+        cues = [subtitles.Cue(s.start, s.end, s.text) for s in segments]
+    write_atomic(path, subtitles.srt(cues).encode("utf-8"))
 
 
 # --------------------------------------------------------------------------------------------

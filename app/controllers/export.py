@@ -59,7 +59,8 @@ class ExportController(QObject):
             path = path.with_name(path.name + spec.suffix)
         partial = take.state is not TakeState.DONE
         try:
-            export_take(path, fmt, take.audio(), take.sample_rate, take.sentences(), take_metadata(take))
+            export_take(path, fmt, take.audio(), take.sample_rate, take.sentences(), take_metadata(take),
+                        text=take.text, complete=take.state is TakeState.DONE)
         except CosyError as e:
             w.show_error(self.tr("Export failed"), str(e))
             return False

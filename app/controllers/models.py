@@ -3,6 +3,7 @@ the quality mode (a load-time option, so switching it loads the model again)."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,8 @@ from ..takes import TakeState
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
+
+logger = logging.getLogger(__name__)
 
 
 class ModelsController(QObject):
@@ -124,6 +127,11 @@ class ModelsController(QObject):
         w.model_label.setText(f"{info.title} · {Path(info.model_dir).name}")
         w.device_label.setText(self.tr("Device: {0}").format(info.device))
         w.quality_label.setText(self.tr("Quality: {0}").format(self.quality_name(info.quality)))
+        try:
+            cfg = load_model_config(info.model_dir)
+            w.editor.set_model(str(cfg.qwen_dir), cfg.family)  # the preview splits as this model will
+        except CosyError as e:
+            logger.warning("the preview keeps its estimate: %s", e)
         if w.controls.family != info.family:  # the same family keeps the chosen preset and instruction
             w.controls.set_family(info.family)
         w.voice_panel.set_family(info.family)

@@ -71,6 +71,59 @@ class _PreviewRelay(QObject):
     done = Signal(int, object, str)  # generation, list of sentences, error message ("" if none)
 
 
+class _PreviewWorker:
+    """One thread for every preview: it splits only the newest request and drops the ones overtaken.
+
+    It splits exactly as the engine does: :func:`cosycore.text.iter_sentences` with the loaded model's
+    text tokenizer (which measures English sentences in tokens), or a word-count estimate before a model
+    is loaded. Pure Python; no torch.
+    """
+
+    def __init__(self, relay: _PreviewRelay) -> None:
+        self._relay = relay
+        self._cond = threading.Condition()
+        self._request: tuple[int, str] | None = None  # the newest (generation, text) not yet split
+        self._model: tuple[str, str] | None = None  # (Qwen tokenizer folder, family)
+        self._thread: threading.Thread | None = None
+        self.splits = 0  # texts split so far (stale requests are never split)
+
+    def set_model(self, qwen_dir: str, family: str) -> None:
+        with self._cond:
+            self._model = (qwen_dir, family)
+
+    def submit(self, generation: int, text: str) -> None:
+        with self._cond:
+            self._request = (generation, text)  # an older request still waiting is dropped
+            self._cond.notify()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="sentence-preview", daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        tokenizers: dict[tuple[str, str], object] = {}
+        while True:
+            with self._cond:
+                while self._request is None:
+                    self._cond.wait()
+                (generation, text), self._request = self._request, None
+                model = self._model
+            try:
+                tokenizer = None
+                if model is not None:
+                    if model not in tokenizers:
+                        from cosycore.tokenizer import get_text_tokenizer
+
+                        tokenizers[model] = get_text_tokenizer(model[0], model[1])  # type: ignore[arg-type]
+                    tokenizer = tokenizers[model]
+                sentences, error = list(iter_sentences(text, None, tokenizer)), ""  # type: ignore[arg-type]
+            except Exception as e:  # a preview must never take the app down; show why it failed
+                logger.exception("sentence preview failed")
+                sentences, error = [], str(e)
+            self.splits += 1
+            with contextlib.suppress(RuntimeError):  # the editor was closed while this ran
+                self._relay.done.emit(generation, sentences, error)
+
+
 class TextEditor(QWidget):
     """Editor for the text to speak. Owned by the main window; GUI thread only."""
 
@@ -159,6 +212,7 @@ class TextEditor(QWidget):
         self._generation = 0
         self._relay = _PreviewRelay(self)
         self._relay.done.connect(self._on_preview_done)
+        self._worker = _PreviewWorker(self._relay)
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -220,20 +274,15 @@ class TextEditor(QWidget):
         self._preview_timer.stop()
         self._start_preview()
 
+    def set_model(self, qwen_dir: str, family: str) -> None:
+        """Split the preview with this model's text tokenizer from now on (exactly as the engine will)."""
+        self._worker.set_model(str(qwen_dir), family)
+        if self.text().strip():
+            self.refresh_preview_now()
+
     def _start_preview(self) -> None:
         self._generation += 1
-        generation, text, relay = self._generation, self.text(), self._relay
-
-        def work() -> None:
-            try:
-                sentences, error = list(iter_sentences(text)), ""
-            except Exception as e:  # a preview must never take the app down; show why it failed
-                logger.exception("sentence preview failed")
-                sentences, error = [], str(e)
-            with contextlib.suppress(RuntimeError):  # the editor was closed while this ran
-                relay.done.emit(generation, sentences, error)
-
-        threading.Thread(target=work, name="sentence-preview", daemon=True).start()
+        self._worker.submit(self._generation, self.text())
 
     def _on_preview_done(self, generation: int, sentences: list[str], error: str) -> None:
         if generation != self._generation:

@@ -1,0 +1,92 @@
+"""Subtitles and the sentence preview in the app (issue 14, problem 8): SRT cues per typed sentence, a
+stopped take's SRT up to the end of its audio, and a preview that splits exactly as the engine does, on
+one worker that drops stale requests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.main_window import MainWindow
+from app.takes import TakeState
+from cosycore.config import load_model_config
+from cosycore.text import iter_sentences
+from cosycore.tokenizer import get_text_tokenizer
+
+TEXT = "Hello there. How are you today?"  # the text of the recorded chunks
+
+
+@pytest.fixture
+def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    return w
+
+
+def _cues(path: Path) -> list[tuple[str, str, str]]:
+    return re.findall(r"^\d+\n(\S+) --> (\S+)\n(.+)$", path.read_text(encoding="utf-8"), re.M)
+
+
+def _seconds(stamp: str) -> float:
+    h, m, rest = stamp.split(":")
+    s, ms = rest.split(",")
+    return int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000
+
+
+def test_srt_has_a_cue_per_typed_sentence(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    w = window
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text(TEXT)
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+    take = w.takes[-1]
+    assert w.export(take, tmp_path / "subs.srt", "srt")
+    cues = _cues(tmp_path / "subs.srt")
+    assert [c[2] for c in cues] == ["Hello there.", "How are you today?"]
+    assert _seconds(cues[0][0]) == 0.0 and _seconds(cues[-1][1]) == pytest.approx(take.duration, abs=0.002)
+
+
+def test_a_stopped_takes_srt_covers_what_was_spoken(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    w = window
+    w.engine.interval_ms = 150
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text(TEXT)
+    w.speak()
+    take = w.takes[-1]
+    qtbot.waitUntil(lambda: take.chunk_count >= 2, timeout=5000)
+    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
+        w.stop()
+    assert take.state is TakeState.CANCELLED
+    assert w.export(take, tmp_path / "stopped.srt", "srt")
+    cues = _cues(tmp_path / "stopped.srt")
+    assert cues and cues[0][2] == "Hello there."
+    assert _seconds(cues[-1][1]) == pytest.approx(take.duration, abs=0.002)  # to the end of the audio
+
+
+def test_the_preview_splits_as_the_engine_does(qtbot, window: MainWindow, tiny_cv2_model: Path) -> None:
+    text = ("This sentence has quite a few words in it, so that the token count matters here. "
+            "A second one follows it, also long enough to be measured in tokens rather than words. "
+            "Short third. And a fourth that closes the paragraph, with a number: 42.")
+    cfg = load_model_config(tiny_cv2_model)
+    engine_split = list(iter_sentences(text, None, get_text_tokenizer(cfg.qwen_dir, cfg.family)))
+    w = window
+    w.editor.set_text(text)
+    w.editor.refresh_preview_now()
+    qtbot.waitUntil(lambda: w.editor.sentences == engine_split, timeout=10_000)
+    assert w.editor.preview.count() == len(engine_split)
+
+
+def test_the_preview_drops_stale_requests(qtbot, window: MainWindow) -> None:
+    editor = window.editor
+    qtbot.waitUntil(lambda: editor._worker._request is None, timeout=10_000)
+    before = editor._worker.splits
+    for i in range(30):
+        editor.set_text(f"Sentence number {i}. And another one.")
+        editor.refresh_preview_now()
+    qtbot.waitUntil(lambda: bool(editor.sentences) and editor.sentences[0].startswith("Sentence number twenty nine"),
+                    timeout=10_000)
+    assert editor._worker.splits - before < 30
