@@ -225,6 +225,23 @@ class EngineThread(QThread):
         self._jobs.put(job)
         return job.job_id
 
+    def smoke_test(self, folder: Path | str) -> float:
+        """Synthesise a few sounds with ``folder``'s model on this thread, blocking the caller until done.
+
+        Called from another worker thread (the Models dialog's verification), never the GUI thread. The
+        loaded model is used when ``folder`` is its folder; another folder is loaded here, after the work
+        queued before, so torch only ever runs on this thread. Returns seconds of audio; raises on failure.
+        """
+        done = threading.Event()
+        result: dict[str, Any] = {}
+        job = _Job("smoke", self._new_id(), {"folder": str(folder), "done": done, "result": result})
+        self._ensure_started()
+        self._jobs.put(job)
+        done.wait()
+        if "error" in result:
+            raise result["error"]
+        return float(result["seconds"])
+
     def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:
         """Cancel everything, let the loop end and wait for it. True if the thread has finished."""
         if not self.isRunning():
@@ -271,6 +288,8 @@ class EngineThread(QThread):
                     self._run_voice(job)
                 elif job.kind == "refresh":
                     self._run_refresh(job)
+                elif job.kind == "smoke":
+                    self._run_smoke(job)
             except Exception:  # a bug in a handler must not kill the loop; each handler reports its own errors
                 logger.exception("engine job %s failed", job.kind)
         self._engine = None  # weights are freed on the thread that owned them
@@ -420,6 +439,15 @@ class EngineThread(QThread):
             return
         self.voice_created.emit(job.job_id, voice, tuple(self._engine.last_warnings))
 
+    def _run_smoke(self, job: _Job) -> None:
+        p = job.payload
+        try:
+            p["result"]["seconds"] = _smoke(self._engine, self._info, p["folder"])
+        except BaseException as e:  # handed to the waiting thread, which reports it
+            p["result"]["error"] = e
+        finally:
+            p["done"].set()
+
     def _run_refresh(self, job: _Job) -> None:
         if self._engine is None:
             self.voice_failed.emit(job.job_id, "No model is loaded yet; choose a model folder first.")
@@ -433,6 +461,28 @@ class EngineThread(QThread):
             self.voice_failed.emit(job.job_id, readable_error(e))
             return
         self.voice_refreshed.emit(job.job_id, fresh)
+
+
+SMOKE_TOKENS = 6
+
+
+def _smoke(engine: Any, info: ModelInfo | None, folder: str) -> float:
+    """A short synthesis: with the loaded engine when ``folder`` is its model, else with a model loaded here."""
+    if engine is not None and info is not None and Path(info.model_dir).resolve() == Path(folder).resolve():
+        engine_mod = _engine_module()
+        t = np.arange(int(1.5 * 16000)) / 16000
+        tone = (0.3 * np.sin(2 * np.pi * 140 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 4 * t))).astype(np.float32)
+        request = engine_mod.SynthesisRequest(text="Hello.", mode="cross_lingual", prompt_audio=tone,
+                                              prompt_sample_rate=16000, seed=0, stream=False,
+                                              min_tokens=SMOKE_TOKENS, max_tokens=SMOKE_TOKENS)
+        audio = [np.asarray(c.samples) for c in engine.synthesize(request)]
+        samples = np.concatenate(audio) if audio else np.zeros(0, np.float32)
+        if samples.size == 0 or not np.isfinite(samples).all():
+            raise SynthesisError(f"{folder} produced no usable audio ({samples.size} samples).")
+        return float(samples.size / engine.sample_rate)
+    from cosycore.download import synthesis_smoke_test
+
+    return float(synthesis_smoke_test(Path(folder)))
 
 
 def _refresh(engine: Any, voice: Any) -> Any:

@@ -81,7 +81,9 @@ class ModelsController(QObject):
         from ..widgets.models_dialog import ModelsDialog
 
         w = self.w
-        dialog = ModelsDialog(w.settings.paths.data / "models", w, endpoint=w.settings.hub_endpoint or None)
+        # The test synthesis runs on the engine thread, the one owner of torch (no second model beside it).
+        dialog = ModelsDialog(w.settings.paths.data / "models", w, endpoint=w.settings.hub_endpoint or None,
+                              smoke_test=getattr(w.engine, "smoke_test", None))
         dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
         dialog.endpoint_changed.connect(self._on_dialog_endpoint_changed)
         dialog.exec()

@@ -114,3 +114,29 @@ def test_a_call_that_ignores_cancel_is_waited_for_not_destroyed(qtbot, settings,
     qtbot.waitUntil(thread.isFinished, timeout=30_000)
     assert slow.ended.is_set()
     assert w.close()  # now the close goes through
+
+
+def test_the_models_dialogs_test_synthesis_runs_on_the_engine_thread(qtbot, tiny_cv2_model: Path) -> None:
+    """One owner for torch: the verification's test synthesis is a job of the engine thread."""
+    thread = EngineThread(torch_threads=1)
+    loaded = []
+    thread.model_loaded.connect(loaded.append)
+    thread.load_model(tiny_cv2_model, "cpu")
+    qtbot.waitUntil(lambda: bool(loaded), timeout=120_000)
+    ran_on = []
+    original = thread._run_smoke
+
+    def spy(job) -> None:
+        ran_on.append(threading.current_thread().name)
+        original(job)
+
+    thread._run_smoke = spy
+    seconds: list[float] = []
+    worker = threading.Thread(target=lambda: seconds.append(thread.smoke_test(tiny_cv2_model)))
+    worker.start()
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=120_000)
+    assert seconds and seconds[0] > 0
+    assert ran_on and ran_on[0] != worker.name and ran_on[0] != threading.main_thread().name
+    with pytest.raises(Exception, match=r"does not exist|not a"):
+        thread.smoke_test(tiny_cv2_model.parent / "no-such-model")
+    assert thread.shutdown()
