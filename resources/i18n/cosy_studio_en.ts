@@ -74,6 +74,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Exporting {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation type="unfinished"></translation>
     </message>

@@ -74,6 +74,10 @@
         <translation>导出合成 {0}</translation>
     </message>
     <message>
+        <source>Exporting {0}…</source>
+        <translation>正在导出 {0}…</translation>
+    </message>
+    <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>

@@ -142,9 +142,11 @@ def test_export_dialog_uses_the_chosen_type(qtbot, window: MainWindow, tmp_path:
 
     answers = [(str(tmp_path / "x"), "FLAC (*.flac)"), (str(tmp_path / "subs.srt"), "WAV, 16-bit PCM (*.wav)")]
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: answers.pop(0))
-    window.export_dialog(take)
+    with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000):  # written on a worker thread
+        window.export_dialog(take)
     assert sf.info(tmp_path / "x.flac").format == "FLAC"
-    qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E exports the shown take
+    with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000):
+        qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E exports the shown take
     assert (tmp_path / "subs.srt").read_text(encoding="utf-8").startswith("1\n")
     assert window.settings.last_export_folder == tmp_path
 
@@ -197,3 +199,28 @@ def test_click_on_the_waveform_plays_from_there(qtbot, window: MainWindow, null_
     start = played_offset(played, tail)
     assert np.array_equal(played[start:start + tail.shape[0]], tail)
     assert w.waveform.playhead == pytest.approx(take.duration, abs=0.05)
+
+
+def test_the_export_dialog_writes_off_the_gui_thread(qtbot, window: MainWindow, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.controllers import export as export_ctl
+
+    take = _make_take(qtbot, window)
+    threads = []
+    original = export_ctl.export_take
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(export_ctl, "export_take", spy)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "bg.wav"), ""))
+    with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000) as done:
+        window.export_dialog(take)
+    assert done.args == [True] and threads and threads[0] is not threading.main_thread()
+    assert sf.info(tmp_path / "bg.wav").frames == take.samples and "Exported bg.wav" in \
+        window.statusBar().currentMessage()
