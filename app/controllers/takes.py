@@ -85,6 +85,8 @@ class TakesController(QObject):
         w.takes_view.clear_requested.connect(self.clear_dialog)
         w.takes_view.undo_requested.connect(self.undo_remove)
         w.takes_view.stop_requested.connect(self.stop_playing)
+        if len(w.takes):  # the newest saved take is in view after a start, ready to play
+            QTimer.singleShot(0, lambda: self.show_take(w.takes[len(w.takes) - 1]) if len(w.takes) else None)
         if self.load_problems:
             QTimer.singleShot(0, lambda: w.show_error(
                 self.tr("Some saved takes could not be read"),

@@ -47,6 +47,7 @@ class TakesList(QWidget):
         self.list.setWordWrap(False)
         self.list.setUniformItemSizes(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # elide instead of scrolling
         self.list.currentItemChanged.connect(self._on_list_current_changed)
         self.list.itemSelectionChanged.connect(self._update_buttons)
         self.list.itemActivated.connect(lambda item: self.play_requested.emit(self._take(item)))
@@ -155,6 +156,7 @@ class TakesList(QWidget):
         if item is not None:
             item.setText(self.label(take))
             item.setToolTip(self.tooltip(take))
+        self._update_buttons()  # a take that finished can be removed
 
     def _on_takes_take_removed(self, take: Take) -> None:
         item = self._item(take)

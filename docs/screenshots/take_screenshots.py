@@ -6,7 +6,10 @@
     DISPLAY=:99 .venv/bin/python -m docs.screenshots.take_screenshots /tmp/tiny-cv2 docs/screenshots --language zh_CN
 
 Each shot is the whole X screen (``import -window root``). The app runs with a throw-away home
-folder, a voice made from an espeak-ng recording, and ALSA's null device as the sound card.
+folder, a voice made from an espeak-ng recording, and ALSA's null device as the sound card. It
+starts without a model (``no-model``), loads the tiny one, speaks and stops a take (``streaming``),
+opens the recorder, then closes the window and opens a new one on the same home folder: the takes,
+the text and the instruction come back from disk (``takes-restored``).
 The tiny model has random weights, so the speech is noise-like; the layout is what matters here.
 """
 
@@ -77,17 +80,20 @@ def main() -> int:
     prepare_interpreter()
     app = QApplication(sys.argv[:1])
     app.setApplicationName("Cosy Studio")
+    app.setQuitOnLastWindowClosed(False)  # the script reopens the window, then quits itself
     install_translators(app, args.language)
     settings = Settings()
     VoiceLibrary(settings.paths.voices).add(voice)
-    window = MainWindow(settings, model_dir=args.model, engine=EngineThread(torch_threads=1))
+    window = MainWindow(settings, engine=EngineThread(torch_threads=1))
     window.move(10, 10)
     window.resize(1380, 870)
     window.show()
     suffix = "" if args.language == "en" else "-zh"
     args.out.mkdir(parents=True, exist_ok=True)
+    windows = [window]
 
     def shot(name: str) -> None:
+        window = windows[-1]
         window.waveform.redraw()  # draw now rather than on the next 30 Hz tick
         for _ in range(3):
             app.processEvents()
@@ -114,6 +120,16 @@ def main() -> int:
         rec.set_trim(0.3, audio.shape[0] / rate - 0.2)
         rec.move(380, 200)
 
+    def reopen() -> None:  # as after quitting and starting again: everything comes from the home folder
+        windows[-1].close()
+        again = MainWindow(Settings(), engine=EngineThread(torch_threads=1))
+        again.move(10, 10)
+        again.resize(1380, 870)
+        again.show()
+        windows.append(again)
+
+    when(lambda: True, lambda: shot("no-model"))
+    when(lambda: True, lambda: window.try_model_dir(args.model))
     when(lambda: window.model_info is not None and window.editor.sentences == [], lambda: shot("main-empty"))
     when(lambda: True, speak)
     when(lambda: bool(window.takes) and window.takes[-1].chunk_count >= 2, lambda: shot("streaming"))
@@ -121,6 +137,9 @@ def main() -> int:
     when(lambda: not window.engine.busy, lambda: None)
     when(lambda: True, open_recorder)
     when(lambda: True, lambda: shot("recorder"))
+    when(lambda: True, lambda: window.voices_ctl.recorder.close())
+    when(lambda: True, reopen)
+    when(lambda: windows[-1].model_info is not None and len(windows[-1].takes) > 0, lambda: shot("takes-restored"))
     when(lambda: True, app.quit)
 
     def tick() -> None:
@@ -131,7 +150,7 @@ def main() -> int:
     timer.timeout.connect(tick)
     timer.start(150)
     app.exec()
-    window.close()
+    windows[-1].close()
     return 0
 
 

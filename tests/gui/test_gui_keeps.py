@@ -72,6 +72,8 @@ def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, 
     assert takes[1].quality == "exact" and "CosyVoice2" in takes[1].model
     assert takes[0].state is TakeState.DONE and takes[0].seams == pytest.approx(first.seams)
     assert [s.text for s in takes[0].sentences()] == [s.text for s in first.sentences()]
+    qtbot.waitUntil(lambda: again.takes_ctl.shown is takes[-1], timeout=2000)  # the newest take, ready to play
+    assert again.takes_view.selected() == [takes[-1]] and again.takes_view.play_button.isEnabled()
     assert again.editor.text() == "Text I was still writing"
     assert again.controls.instruct_edit.text() == "Please speak very happily."
     label = again.takes_view.list.item(1).text()
