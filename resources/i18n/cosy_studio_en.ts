@@ -1343,10 +1343,6 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>voice {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>seed {0}</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1396,10 +1392,6 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Voice: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Instruction: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

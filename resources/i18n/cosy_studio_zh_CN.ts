@@ -1349,10 +1349,6 @@ Limit in MB:</source>
         <translation>指令：{0}</translation>
     </message>
     <message>
-        <source>voice {0}</source>
-        <translation>音色 {0}</translation>
-    </message>
-    <message>
         <source>seed {0}</source>
         <translation>种子 {0}</translation>
     </message>
@@ -1403,10 +1399,6 @@ Limit in MB:</source>
     <message>
         <source>Voice: {0}</source>
         <translation>声音：{0}</translation>
-    </message>
-    <message>
-        <source>Instruction: {0}</source>
-        <translation>指令：{0}</translation>
     </message>
 </context>
 <context>
