@@ -424,6 +424,7 @@ class TakesController(QObject):
         ok = self.w.player.play(take.audio(), take.sample_rate, start=start)
         if ok:
             self.playing = take
+        self.update_stop()  # the player reported its state before it was known which take plays
         return ok
 
     def compare_takes(self, first: Take, second: Take) -> None:
@@ -455,6 +456,7 @@ class TakesController(QObject):
     def _on_voice_panel_play_requested(self, samples, sample_rate: int) -> None:
         self.playing = None
         self.w.player.play(samples, sample_rate)
+        self.update_stop()
 
     # -- HUD -------------------------------------------------------------------------------------
     def _rtf_key(self) -> str | None:

@@ -57,12 +57,13 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
     from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog
 
     from app.engine_thread import EngineThread
-    from app.main import prepare_interpreter
+    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
     prepare_interpreter()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    install_translators(app, "en")
     window = MainWindow(Settings(), model_dir=model if first else None, engine=EngineThread(torch_threads=1))
     window.move(10, 10)
     window.resize(1380, 870)
@@ -105,12 +106,16 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
         def name_voice() -> None:
             rec = window.voices_ctl.recorder
             check("the clip is checked at once", "No transcript" in rec.messages.text())
+            check("the name is the file's", rec.name_edit.text() == wav.stem)
             rec.name_edit.setFocus()
+            rec.name_edit.selectAll()  # typing replaces it
             QTest.keyClicks(rec.name_edit, "Walker")
             key(rec.name_edit, Qt.Key.Key_Tab)
             QTest.keyClicks(rec.transcript_edit, PROMPT)
             check("with a transcript the clip looks good", "looks good" in rec.messages.text())
+            check("Save as voice is enabled", rec.save_button.isEnabled())
             click(rec.save_button)  # Save as voice (mouse)
+            check("the voice is being made", "Making" in rec.messages.text() or "Saved" in rec.messages.text())
 
         def close_recorder() -> None:
             rec = window.voices_ctl.recorder
@@ -118,6 +123,8 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
             click(rec.close_button)
 
         def type_and_speak() -> None:
+            window.activateWindow()  # a window manager would do this when the recorder closes
+            QTest.qWaitForWindowActive(window, 5000)
             window.controls.set_mode("cross_lingual")
             window.editor.edit.setFocus()
             QTest.keyClicks(window.editor.edit, TEXT)
@@ -140,13 +147,19 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
             check("F2 renamed take 1", window.takes[0].name == "The first take")
 
         def play() -> None:
-            click(window.takes_view.play_button)
-            check("Play turns into Stop", window.takes_view.play_button.text() == "Stop"
-                  and window.controls.stop_button.isEnabled())
+            view = window.takes_view
+            click(view.play_button)
+            check(f"Play turns into Stop ({window.player.state.name}, {view.play_button.text()}, "
+                  f"selected {[t.number for t in view.selected()]})",
+                  view.play_button.text() == "Stop" and window.controls.stop_button.isEnabled())
 
         def stop_play() -> None:
+            if window.takes_view.play_button.text() != "Stop":  # ALSA's null device has no clock
+                print("  note  the take had already played to its end", flush=True)
+                return
             click(window.takes_view.play_button)
-            check("…and stops it", window.takes_view.play_button.text() == "Play")
+            check("…and stops it", window.takes_view.play_button.text() == "Play"
+                  and window.player.state.name == "STOPPED")
 
         def type_unfinished() -> None:
             window.editor.edit.selectAll()
@@ -161,7 +174,8 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
              lambda: bool(window.voices_ctl.recorder and window.voices_ctl.recorder.trimmed().size), name_voice)
         step("voice made", lambda: "Walker" in window.voice_panel.names(), close_recorder)
         step("type and speak", lambda: True, type_and_speak)
-        step("take 1 done", lambda: window.takes[0].state.value == "done", speak_again_and_stop)
+        step("take 1 done", lambda: len(window.takes) > 0 and window.takes[0].state.value == "done",
+             speak_again_and_stop)
         step("take 2 streaming", lambda: len(window.takes) == 2 and window.takes[1].chunk_count >= 1, esc)
         step("take 2 stopped", lambda: not window.engine.busy, rename)
         step("rename done", lambda: True, play)
@@ -193,8 +207,14 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
     timer = QTimer()
     timer.timeout.connect(tick)
     timer.start(200)
-    QTimer.singleShot(300_000, lambda: (failures.append("timed out at " + (steps[0][0] if steps else "?")),
-                                        app.quit()))
+    def give_up() -> None:
+        rec = window.voices_ctl.recorder
+        failures.append(f"timed out at {steps[0][0] if steps else '?'} (recorder: "
+                        f"{rec.messages.text() if rec else '-'}; voices: {window.voice_panel.names()}; "
+                        f"status: {window.statusBar().currentMessage()})")
+        app.quit()
+
+    QTimer.singleShot(240_000, give_up)
     app.exec()
     if steps:
         failures.append(f"stopped before: {steps[0][0]} (last message: {window.last_message})")

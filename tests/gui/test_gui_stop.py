@@ -53,6 +53,15 @@ def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, 
     qtbot.mouseClick(w.controls.stop_button, Qt.MouseButton.LeftButton)  # the main Stop silences it too
     assert w.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
 
+    # Another take than the one last streamed: its button turns into Stop too.
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
+        w.speak()
+    w.player.stop()
+    view.list.setCurrentRow(0)
+    qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
+    assert w.takes_ctl.playing is take and view.play_button.text() == "Stop"
+    w.player.stop()
+
 
 class _SlowEngine:
     """Stands in for cosycore's Engine inside a real EngineThread: one long call that checks cancel
