@@ -1,6 +1,6 @@
 """Checks of a voice clip, on the GUI thread as soon as it is chosen, in NumPy only (no torch, no librosa).
 
-The thresholds are the engine's (cosycore.prompt and cosycore.features, which import torch); a test
+The thresholds are the engine's (cosycore.frontend.prompt and cosycore.frontend.features, which import torch); a test
 checks that they stay equal. The messages say what is wrong and what to do.
 """
 
@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-MIN_SAMPLE_RATE = 16000  # = cosycore.prompt.MIN_SAMPLE_RATE
-CLIPPED_WARN_FRACTION = 1e-3  # = cosycore.prompt.CLIPPED_WARN_FRACTION
-QUIET_WARN_DBFS = -40.0  # = cosycore.prompt.QUIET_WARN_DBFS
-CLIP_LEVEL = 0.999  # = cosycore.features.CLIP_LEVEL
-SILENCE_DBFS = -60.0  # = cosycore.features.SILENCE_DBFS
+MIN_SAMPLE_RATE = 16000  # = cosycore.frontend.prompt.MIN_SAMPLE_RATE
+CLIPPED_WARN_FRACTION = 1e-3  # = cosycore.frontend.prompt.CLIPPED_WARN_FRACTION
+QUIET_WARN_DBFS = -40.0  # = cosycore.frontend.prompt.QUIET_WARN_DBFS
+CLIP_LEVEL = 0.999  # = cosycore.frontend.features.CLIP_LEVEL
+SILENCE_DBFS = -60.0  # = cosycore.frontend.features.SILENCE_DBFS
 MIN_SECONDS = 3.0  # the recorder asks for more than the engine's 1 s: 3-10 s clones well
-MAX_SECONDS = 30.0  # = cosycore.prompt.MAX_SECONDS, the speech tokenizer's limit
+MAX_SECONDS = 30.0  # = cosycore.frontend.prompt.MAX_SECONDS, the speech tokenizer's limit
 
 
 @dataclass(frozen=True)

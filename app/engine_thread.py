@@ -480,7 +480,7 @@ def _smoke(engine: Any, info: ModelInfo | None, folder: str) -> float:
         if samples.size == 0 or not np.isfinite(samples).all():
             raise SynthesisError(f"{folder} produced no usable audio ({samples.size} samples).")
         return float(samples.size / engine.sample_rate)
-    from cosycore.download import synthesis_smoke_test
+    from cosycore.hub import synthesis_smoke_test
 
     return float(synthesis_smoke_test(Path(folder)))
 
@@ -488,7 +488,7 @@ def _smoke(engine: Any, info: ModelInfo | None, folder: str) -> float:
 def _refresh(engine: Any, voice: Any) -> Any:
     from dataclasses import replace
 
-    from cosycore.prompt import refresh_voice
+    from cosycore.frontend.prompt import refresh_voice
 
     fresh = refresh_voice(voice, engine.cfg, engine.speech_tokenizer, engine.speaker_encoder)
     return replace(fresh, notes=voice.notes)

@@ -40,6 +40,7 @@ from typing import Literal, TypeVar, get_args
 import numpy as np
 import torch
 
+from .cancel import scoped
 from .config import Family
 from .errors import InputError
 from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
@@ -546,7 +547,9 @@ class Engine:
         """
         validate_request(request, max_chars=self.max_text_chars)
         state = _RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
-        return self._run(request, state)
+        # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this
+        # request's cancel; the request then ends quietly, as one cancelled between chunks does.
+        return scoped(self._run(request, state), state.cancelled)
 
     @torch.inference_mode()
     def _run(self, req: SynthesisRequest, state: _RequestState) -> Iterator[AudioChunk]:

@@ -89,7 +89,7 @@ def weight(text: str) -> float:
 
 
 def _default_normalise(text: str) -> str:
-    from cosycore.text import normalize_text
+    from .frontend.text import normalize_text
 
     try:
         return normalize_text(text)

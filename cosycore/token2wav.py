@@ -41,6 +41,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .cancel import cancel_point
 from .flow.cache import FlowCache
 from .speed import MelStretchStream
 
@@ -157,6 +158,7 @@ class Token2WavStream:
     # -- input --------------------------------------------------------------------------------
     def accept(self, token: int) -> bool:
         """Buffer one generated token (False if dropped by the silent-run rule)."""
+        cancel_point()  # every speech token: a cancelled request stops within one LM step
         if self.drop_silent_runs:
             if token in CV3_SILENT_TOKENS:
                 self._silent_run += 1

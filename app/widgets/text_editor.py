@@ -111,7 +111,7 @@ class _PreviewWorker:
                 tokenizer = None
                 if model is not None:
                     if model not in tokenizers:
-                        from cosycore.tokenizer import get_text_tokenizer
+                        from cosycore.frontend.tokenizer import get_text_tokenizer
 
                         tokenizers[model] = get_text_tokenizer(model[0], model[1])  # type: ignore[arg-type]
                     tokenizer = tokenizers[model]

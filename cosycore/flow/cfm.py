@@ -16,6 +16,7 @@ from typing import ClassVar
 
 import torch
 
+from ..cancel import cancel_point
 from ..config import CFMConfig
 from .cache import FlowCache, StepCache
 
@@ -108,6 +109,7 @@ class CFMSampler:
         t = t_span[0]
         dt = t_span[1] - t_span[0]
         for step in range(1, n + 1):
+            cancel_point()  # a cancelled request stops here, between two estimator calls
             x_in[:] = x
             t_in[:] = t
             kwargs: dict[str, StepCache] = {}

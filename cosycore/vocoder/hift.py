@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..cancel import cancel_point
 from ..config import HiftConfig
 from .f0 import F0Predictor
 from .layers import (
@@ -166,6 +167,7 @@ class _HiftBase(nn.Module):
         s_stft = self._trim_stft(self._stft(source), finalize).to(dt)  # [B, K, N]
         x = self._conv_pre_forward(mel.to(dt), finalize)  # [B, C0, T]
         for i in range(self.n_stages):
+            cancel_point()  # between the upsampling blocks
             x = F.leaky_relu(x, self.cfg.lrelu_slope)
             x = self.ups[i](x)  # [B, C_i, T * prod(rates[:i+1])]
             if i == self.n_stages - 1:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..cancel import cancel_point
 from .hift import CausalHiFTGenerator, HiFTGenerator
 from .nsf import NsfNoise
 
@@ -236,7 +237,9 @@ def vocode_causal_blockwise(hift: CausalHiFTGenerator, mel: torch.Tensor,
     t = mel.shape[2]
     if t == 0:
         return mel.new_zeros(mel.shape[0], 0, dtype=torch.float32)
-    parts = [stream.push_tensor(mel[:, :, s : s + block_frames], finalize=s + block_frames >= t)
-             for s in range(0, t, block_frames)]
+    parts = []
+    for s in range(0, t, block_frames):
+        cancel_point()  # between the blocks
+        parts.append(stream.push_tensor(mel[:, :, s : s + block_frames], finalize=s + block_frames >= t))
     return torch.cat(parts, dim=1)  # [B, 480 T]
 

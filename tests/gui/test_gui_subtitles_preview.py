@@ -12,8 +12,8 @@ import pytest
 from app.main_window import MainWindow
 from app.takes import TakeState
 from cosycore.config import load_model_config
-from cosycore.text import iter_sentences
-from cosycore.tokenizer import get_text_tokenizer
+from cosycore.frontend.text import iter_sentences
+from cosycore.frontend.tokenizer import get_text_tokenizer
 
 TEXT = "Hello there. How are you today?"  # the text of the recorded chunks
 

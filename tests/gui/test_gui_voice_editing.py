@@ -126,7 +126,7 @@ def test_a_voice_of_the_other_family_is_made_again_once_and_saved(qtbot, window:
 
 
 def test_clip_thresholds_match_the_engine() -> None:
-    from cosycore import features, prompt
+    from cosycore.frontend import features, prompt
 
     assert clip_checks.MIN_SAMPLE_RATE == prompt.MIN_SAMPLE_RATE
     assert clip_checks.MAX_SECONDS == prompt.MAX_SECONDS
