@@ -29,7 +29,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .config import QUALITY_MODES
+from .config import QUALITY_MODES, TEXT_READINGS
 from .errors import CosyError, InputError, ModelLoadError
 from .hub.models_cli import add_models_subparser, run_models_command
 
@@ -62,6 +62,10 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quality", choices=QUALITY_MODES, default="exact",
                    help="exact: the original's numbers; fast: int8 LM on CPU, cached streaming flow, warm-up; "
                         "draft: fast plus a 4-step flow without CFG (README: Performance)")
+    p.add_argument("--text-reading", choices=TEXT_READINGS, default=None,
+                   help="original: the original's text normalisation (default with --quality exact); "
+                        "improved: the improved English reading of money, dates, units and abbreviations "
+                        "(default otherwise; README: Text reading)")
 
 
 def _voices_dir_arg(p: argparse.ArgumentParser) -> None:
@@ -309,7 +313,7 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
         torch.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
     return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS,
-                  quality=getattr(args, "quality", "exact"))
+                  quality=getattr(args, "quality", "exact"), text_reading=getattr(args, "text_reading", None))
 
 
 def _print_warnings(warnings: Iterable[str], err: IO[str]) -> None:
@@ -430,6 +434,7 @@ def _cmd_info(args: argparse.Namespace, io: CliIO) -> int:
     out.write(f"folder:       {info.model_dir}\n")
     out.write(f"device:       {info.device} ({info.dtype})\n")
     out.write(f"quality:      {info.quality}\n")
+    out.write(f"text reading: {info.text_reading}\n")
     out.write(f"sample rate:  {info.sample_rate} Hz, {info.token_rate} speech tokens/s\n")
     for name, n in info.parameters:
         out.write(f"{name + ':':<14}{n:,} parameters\n")

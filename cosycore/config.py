@@ -35,6 +35,11 @@ logger = logging.getLogger(__name__)
 # in a module without torch, so that the CLI's --help and the app's settings can use them cheaply.
 QUALITY_MODES = ("exact", "fast", "draft")
 Quality = Literal["exact", "fast", "draft"]
+# How the text frontend reads text (cosycore.frontend.text_reading): "original" is CosyVoice's own
+# text_normalize (the default in exact mode), "improved" the project's English reading (money,
+# dates, units, abbreviations; the default in the other modes).
+TEXT_READINGS = ("original", "improved")
+TextReading = Literal["original", "improved"]
 
 Family = Literal["cosyvoice2", "cosyvoice3"]
 

@@ -15,7 +15,8 @@ A request goes through these steps, each a small function:
    extracted from the recording (:func:`cosycore.frontend.prompt.extract_prompt`);
 3. :func:`plan_mode` decides what the speech LM sees around every sentence (spec §5.8/§5.9) and
    :func:`model_inputs` turns a plan, the prompt and one sentence's ids into model-level inputs;
-4. the text is normalised and split lazily (:func:`cosycore.frontend.text.iter_sentences`), so the first
+4. the text is normalised and split lazily in the request's text reading (:mod:`cosycore.frontend.text_reading`:
+   the original's ``text_normalize``, or :func:`cosycore.frontend.text.iter_sentences`), so the first
    sentence is spoken before the rest of a long text is read; an iterable of text pieces instead of
    a string selects bistream decoding (:meth:`cosycore.lm.speech_lm.SpeechLM.generate_bistream`);
 5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
@@ -41,8 +42,9 @@ import numpy as np
 import torch
 
 from .cancel import scoped
-from .config import Family
+from .config import Family, TextReading
 from .errors import InputError
+from .frontend import text_reading as readings
 from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
 from .frontend.text import (
@@ -54,7 +56,6 @@ from .frontend.text import (
     find_control_markers,
     is_speakable,
     iter_chunks,
-    iter_sentences,
     japanese_note,
     normalize_text,
 )
@@ -100,6 +101,7 @@ class SynthesisRequest:
     stream: bool = True  # yield audio per hop (about 1, 2, 4 s) instead of once per sentence
     text_frontend: bool = True  # normalise numbers/symbols and split into sentences; False speaks text as is
     language: str | None = None  # "zh" or "en" for the text frontend; None detects it
+    text_reading: str | None = None  # "original" or "improved" (frontend.text_reading); None: the engine's
     min_tokens: int | None = None  # advanced: speech tokens per sentence before eos is allowed
     max_tokens: int | None = None  # advanced: most speech tokens per sentence (default 20 x its text tokens)
 
@@ -176,6 +178,7 @@ class EngineInfo:
     onnx_files: tuple[tuple[str, int], ...]  # (file name, bytes) of the frontend models
     text_vocab: int  # text tokenizer ids
     quality: str = "exact"  # "exact", "fast", "draft" or "custom" (see cosycore.perf)
+    text_reading: str = "original"  # the default text reading: "original" or "improved"
 
     @property
     def total_parameters(self) -> int:
@@ -278,18 +281,24 @@ def validate_request(req: SynthesisRequest, *, max_chars: int = DEFAULT_MAX_CHAR
         raise InputError(f"Unknown mode {req.mode!r}; use one of {', '.join(MODES)}.")
     if req.language not in LANGUAGES:
         raise InputError(f"Unknown language {req.language!r}; use 'zh', 'en' or leave it empty to detect.")
+    if req.text_reading is not None:
+        readings.check_text_reading(req.text_reading)
     _check_number_fields(req)
     _check_text_field(req.text, max_chars)
     _check_prompt_fields(req)
     _check_mode_fields(req)
 
 
-def prepare_transcript(transcript: str, *, text_frontend: bool = True) -> str:
-    """Check a prompt transcript (no markers, something to say) and normalise it (``split=False``)."""
+def prepare_transcript(transcript: str, *, text_frontend: bool = True, reading: TextReading = "improved",
+                       family: Family = "cosyvoice2") -> str:
+    """Check a prompt transcript (no markers, something to say) and normalise it (``split=False``)
+    in the given text reading."""
     text = check_spoken_text(transcript)
     if not text_frontend:
         return text.strip()
-    return normalize_text(text)
+    if reading == "improved":
+        return normalize_text(text)
+    return readings.transcript(reading, text, family=family)
 
 
 def plan_mode(mode: Mode, family: Family, *, transcript: str = "", instruction: str = "") -> ModePlan:
@@ -437,14 +446,19 @@ class Engine:
 
     def __init__(self, model_dir: Path | str, device: str | torch.device = "auto",
                  dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS,
-                 quality: str = "exact", perf: PerfOptions | None = None) -> None:
+                 quality: str = "exact", perf: PerfOptions | None = None,
+                 text_reading: str | None = None) -> None:
         """Load a release folder. ``quality`` ("exact", "fast", "draft": see
-        :func:`cosycore.perf.quality_options`) picks the speed options; ``perf`` sets them one by one."""
+        :func:`cosycore.perf.quality_options`) picks the speed options; ``perf`` sets them one by one.
+        ``text_reading`` ("original" or "improved", :mod:`cosycore.frontend.text_reading`) is the default of
+        requests that name none; by default "original" in exact mode, "improved" otherwise."""
         self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
         self.cfg = self.model.cfg
         self.quality = quality if perf is None else "custom"
         self.perf = quality_options(quality, self.model.device) if perf is None else perf
         apply_load_options(self.model, self.perf)
+        self.text_reading: TextReading = (readings.default_text_reading(self.perf.exact) if text_reading is None
+                                          else readings.check_text_reading(text_reading))
         self.dtype = dtype
         self.max_text_chars = int(max_text_chars)
         self.tokenizer: TextTokenizer = get_text_tokenizer(self.cfg.qwen_dir, self.cfg.family)
@@ -493,6 +507,7 @@ class Engine:
             onnx_files=tuple((p.name, p.stat().st_size) for p in onnx),
             text_vocab=self.tokenizer.vocab_size,
             quality=self.quality,
+            text_reading=self.text_reading,
         )
 
     # -- prompts and voices -----------------------------------------------------------------
@@ -522,10 +537,15 @@ class Engine:
         assert req.prompt_audio is not None  # validate_request
         return self.extract_prompt(req.prompt_audio, req.prompt_sample_rate)
 
+    def reading(self, req: SynthesisRequest) -> TextReading:
+        """The text reading of ``req``: its own, else the engine's."""
+        return readings.check_text_reading(req.text_reading) if req.text_reading else self.text_reading
+
     def _plan(self, req: SynthesisRequest) -> ModePlan:
         transcript = ""
         if req.mode == "zero_shot":
-            transcript = prepare_transcript(request_transcript(req), text_frontend=req.text_frontend)
+            transcript = prepare_transcript(request_transcript(req), text_frontend=req.text_frontend,
+                                            reading=self.reading(req), family=self.cfg.family)
         return plan_mode(req.mode, self.cfg.family, transcript=transcript, instruction=req.instruct_text or "")
 
     # -- synthesis --------------------------------------------------------------------------
@@ -595,7 +615,8 @@ class Engine:
 
     def _sentences(self, req: SynthesisRequest, text: str) -> Iterator[str]:
         if req.text_frontend:
-            return iter_sentences(text, req.language, self.tokenizer)
+            return readings.sentences(self.reading(req), text, language=req.language, tokenizer=self.tokenizer,
+                                      family=self.cfg.family, mode=req.mode)
         return (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
 
     def _sentence_segments(self, req: SynthesisRequest, text: str, base: ModelInputs,

@@ -142,10 +142,12 @@ def warm_up_frontend(mel: MelConfig | None = None) -> float:
     """
     from .frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
     from .frontend.text import normalize_text
+    from .frontend.text_original import warm_up as original_warm_up
 
     t0 = time.perf_counter()
     normalize_text("It is 10:30, and it costs $3.50.", "en")
     normalize_text("今天是2024年3月5日，温度是-3.5度。", "zh")
+    original_warm_up()  # the original reading's wetext normalisers (its grammars are loaded by now)
     if mel is not None:
         prompt_mel(torch.zeros(4 * mel.win_size), mel)
         speaker_fbank(torch.zeros(16000))

@@ -10,7 +10,11 @@ computes, as the original frontend does (spec: llm-frontend-orchestration.md §5
 
 Unlike the original, which asserts, recordings longer than 30 s are cut to 30 s and the result
 says so in ``warnings`` (as it does for clipping and very quiet recordings), so the UI can tell
-the user. Resampling uses soxr (HQ) rather than torchaudio's sinc resampler.
+the user. The file is read as float32 and mixed to mono with the mean over its channels, then
+resampled from its own rate to 16 kHz and, separately, to 24 kHz with the original's resampler
+(:func:`cosycore.frontend.resample.resample_original`, torchaudio's default sinc/Hann ``Resample``), so the
+features equal the original's for the same file. Every quality mode uses it: soxr was no faster
+for a prompt (README "Prompt audio").
 
 :func:`voice_from_prompt` / :func:`prompt_from_voice` convert to and from saved voices.
 """
@@ -34,10 +38,10 @@ from .features import (
     analyse_audio,
     load_audio,
     prompt_mel,
-    resample,
     speaker_fbank,
     whisper_log_mel,
 )
+from .resample import resample_original
 
 logger = logging.getLogger(__name__)
 
@@ -167,8 +171,9 @@ def _features(
     wav: np.ndarray, sr: int, cfg: ModelConfig, tokenizer: SpeechTokenizer, encoder: SpeakerEncoder
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
     """(tokens [1, P], embedding [1, 192], mel [1, ratio·P, 80], audio at the mel rate) after alignment."""
-    wav_16k = resample(wav, sr, TOKENIZER_SAMPLE_RATE)
-    wav_24k = resample(wav, sr, cfg.mel.sampling_rate)
+    # As the original's load_wav: both rates from the recording itself, never 24 kHz from 16 kHz.
+    wav_16k = resample_original(wav, sr, TOKENIZER_SAMPLE_RATE)
+    wav_24k = resample_original(wav, sr, cfg.mel.sampling_rate)
     with torch.inference_mode():
         tokens = tokenizer.tokenize(whisper_log_mel(wav_16k, n_mels=128)).to(torch.int32)  # [1, P]
         embedding = encoder.embed(speaker_fbank(wav_16k)).to(torch.float32).reshape(1, -1)  # [1, 192]

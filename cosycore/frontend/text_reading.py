@@ -1,0 +1,73 @@
+"""The two readings of the text frontend, and which one a request gets.
+
+* ``"original"``: CosyVoice's own ``text_normalize`` (:mod:`cosycore.frontend.text_original`): the text ids
+  of a request are the original's. The default in exact mode.
+* ``"improved"``: the project's reading (:mod:`cosycore.frontend.text`, :mod:`cosycore.frontend.text_en`): money,
+  dates, units and abbreviations read in full, wetext per clause, runs of marks kept, tags
+  protected. The default in the fast and draft modes. README "Text reading" lists every difference.
+
+The original skips normalisation and splitting for any text holding ``<|`` and ``|>``. Its
+Fun-CosyVoice3 requests carry ``You are a helpful assistant.<|endofprompt|>`` in the zero-shot
+transcript and in the cross-lingual text, so in the original reading those two are used as they
+are (stripped), as the original uses them. The engine adds that prefix itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..config import TEXT_READINGS, Family, TextReading
+from ..errors import InputError
+from . import text as improved
+from . import text_original as original
+
+
+def default_text_reading(exact: bool) -> TextReading:
+    """``"original"`` for exact mode, ``"improved"`` otherwise."""
+    return "original" if exact else "improved"
+
+
+def check_text_reading(value: object) -> TextReading:
+    if value not in TEXT_READINGS:
+        raise InputError(f"Unknown text reading {value!r}; use 'original' or 'improved'.")
+    return value  # type: ignore[return-value]
+
+
+def _passes_through(family: Family, mode: str) -> bool:
+    """Whether the original sees this text with its ``<|endofprompt|>`` prefix, and so leaves it alone."""
+    return family == "cosyvoice3" and mode in ("zero_shot", "cross_lingual")
+
+
+def sentences(reading: TextReading, text: str, *, language: str | None, tokenizer: Any,
+              family: Family, mode: str) -> Iterator[str]:
+    """The segments of the text to speak, each synthesised on its own."""
+    if reading == "improved":
+        return improved.iter_sentences(text, language, tokenizer)
+    if _passes_through(family, mode) and mode == "cross_lingual":
+        return _as_is(text)
+    return original.iter_sentences(text, language, tokenizer)
+
+
+def _as_is(text: str) -> Iterator[str]:
+    """The whole text as one segment (pieces of ``PIECE_CHARS`` beyond that, to bound memory)."""
+    stripped = text.strip()
+    if len(stripped) <= original.PIECE_CHARS:
+        yield stripped
+        return
+    for piece in improved.iter_chunks(stripped, original.PIECE_CHARS):
+        if piece.strip():
+            yield piece.strip()
+
+
+def transcript(reading: TextReading, text: str, *, family: Family) -> str:
+    """A zero-shot transcript (already checked) as the LM reads it (the original's ``split=False``)."""
+    if reading == "improved":
+        return improved.normalize_text(text)
+    if _passes_through(family, "zero_shot"):
+        return text.strip()
+    return original.normalize_text(text)
+
+
+def warm_up(reading: TextReading) -> None:
+    (original if reading == "original" else improved).warm_up()
