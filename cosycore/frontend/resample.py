@@ -108,6 +108,8 @@ def resample_sinc(wav: np.ndarray | torch.Tensor, orig_sr: int, new_sr: int, *,
     if lowpass_filter_width <= 0:
         raise ValueError("lowpass_filter_width must be positive")
     shape = x.shape
+    if x.numel() == 0:  # torchaudio cannot reshape an empty batch; nothing in, nothing out
+        return x.new_zeros(shape[:-1] + (0,))
     x = x.reshape(-1, shape[-1])
     length = x.shape[-1]
     width = kernel_width(orig, new, lowpass_filter_width, rolloff)
