@@ -351,7 +351,7 @@ def test_sentences_carry_subtitle_facts(cv2_engine: Engine, voice: Voice) -> Non
     segments = list(iter_sentences(text, None, cv2_engine.tokenizer))
     assert len(segments) == 3
     request = SynthesisRequest(text, mode="zero_shot", voice=voice, seed=1, stream=True,
-                               min_tokens=60, max_tokens=60)
+                               min_tokens=60, max_tokens=60, text_reading="improved")
     chunks = list(cv2_engine.synthesize(request))
     sentences = [c.sentence_index for c in chunks]
     assert sentences == sorted(sentences) and sentences[-1] == 2
@@ -378,7 +378,7 @@ def test_first_audio_does_not_wait_for_the_whole_text(cv2_engine: Engine, voice:
     sentence = "This sentence is one of many in a long text that is read piece by piece. "
     text = sentence * 200  # about 15,000 characters: dozens of normalisation chunks
     chunks = cv2_engine.synthesize(SynthesisRequest(text, mode="zero_shot", voice=voice, seed=0,
-                                                    stream=False, max_tokens=5))
+                                                    stream=False, max_tokens=5, text_reading="improved"))
     first = next(chunks)
     assert first.sentence_index == 0 and first.samples.size > 0
     assert 1 <= len(calls) <= 3  # the first sentence and a look-ahead, not the ~37 chunks of the text
@@ -392,6 +392,22 @@ def test_text_frontend_off_speaks_the_text_as_typed(cv2_engine: Engine, voice: V
     assert chunks[0].sentence_text == "Room 101 costs $5."
     normalised = list(cv2_engine.synthesize(replace(request, text_frontend=True)))
     assert normalised[0].sentence_text != "Room 101 costs $5." and "one" in normalised[0].sentence_text
+
+
+def test_text_reading_original_in_exact_mode_improved_on_request(cv2_engine: Engine, voice: Voice) -> None:
+    from cosycore import text_original
+
+    assert cv2_engine.text_reading == "original" and cv2_engine.info().text_reading == "original"
+    text = "Dr. Smith paid $3.50. Really?! OK..."
+    request = SynthesisRequest(text, mode="zero_shot", voice=voice, seed=0, stream=False, max_tokens=5)
+    got = [c.sentence_text for c in cv2_engine.synthesize(request) if c.sentence_final]
+    assert got == text_original.normalize(text, None, cv2_engine.tokenizer) == \
+        ["doctor Smith paid three point five dollars. Really? OK."]
+    better = [c.sentence_text for c in cv2_engine.synthesize(replace(request, text_reading="improved"))
+              if c.sentence_final]
+    assert better == list(iter_sentences(text, None, cv2_engine.tokenizer))
+    with pytest.raises(InputError, match="text reading"):
+        cv2_engine.synthesize(replace(request, text_reading="fancy"))
 
 
 # ---- cancel ----------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def remove_bracket(text: str) -> str:
 def spell_out_number(text: str) -> str:
     """Each maximal run of ``str.isdigit()`` characters → ``inflect``'s ``number_to_words`` of it.
 
-    Nothing else changes: "3.14" → "three.fourteen", "B2B" → "Btwob".
+    Nothing else changes: "3.14" → "three.fourteen", "B2B" → "BtwoB".
     """
     out: list[str] = []
     start: int | None = None
