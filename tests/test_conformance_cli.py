@@ -57,3 +57,39 @@ def test_cli_rejects_a_non_conformance_folder(tmp_path: Path) -> None:
     res = _run(tmp_path)
     assert res.returncode == 2
     assert "not a conformance folder" in res.stderr
+
+
+def _resample_dir() -> Path:
+    from tests.conftest import conformance_root
+
+    path = conformance_root() / "resample"
+    if not (path / "manifest.json").is_file():
+        pytest.skip(f"conformance resample data not found at {path}; set COSY_CONFORMANCE_DIR")
+    return path
+
+
+def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
+    import json
+
+    src = _resample_dir()
+    res = _run(src)
+    assert res.returncode == 0, res.stdout + res.stderr
+    cases = json.loads((src / "manifest.json").read_text(encoding="utf-8"))["cases"]
+    for case in cases:
+        for target in (16000, 24000):
+            assert f"ok   {case['name']}.to{target}" in res.stdout
+    # the same format under another name, with a case whose output is one sample short and one
+    # whose samples are off by 1e-4: both must fail
+    d = tmp_path / "resample-other"
+    d.mkdir()
+    (d / "manifest.json").write_text((src / "manifest.json").read_text(encoding="utf-8"), encoding="utf-8")
+    arrays = dict(np.load(src / "resample.npz"))
+    first, second = cases[0]["name"], cases[1]["name"]
+    arrays[f"{first}.to24000"] = arrays[f"{first}.to24000"][:, :-1]
+    arrays[f"{second}.to16000"] = arrays[f"{second}.to16000"] + np.float32(1e-4)
+    np.savez(d / "data.npz", **arrays)
+    res = _run(tmp_path)
+    assert res.returncode == 1, res.stdout + res.stderr
+    fails = " ".join(line for line in res.stdout.splitlines() if line.strip().startswith("FAIL "))
+    assert f"{first}.to24000" in fails and f"{second}.to16000" in fails
+    assert f"{first}.to16000" not in fails

@@ -1,8 +1,9 @@
 """``python -m cosycore.conformance DIR``: compare cosycore with the original implementation's numbers.
 
 DIR is a conformance folder: a release-layout model folder with ``reference/`` (llm.npz, flow.npz,
-hift.npz, manifest.json), or a ``features/`` folder (features.npz, manifest.json), or a folder that
-holds several of those. Every array is compared at the tolerances of the conformance README; the
+hift.npz, manifest.json), a ``features/`` folder (features.npz, manifest.json), a ``resample/``
+folder (manifest.json listing cases with their rates, and its .npz), or a folder that holds
+several of those. Every array is compared at the tolerances of the conformance README; the
 command prints the largest errors and exits 0 only if everything passes.
 """
 
@@ -22,6 +23,7 @@ import torch
 
 from ..errors import ConformanceError, CosyError
 from .checks import CheckResult
+from .resample import is_resample_folder
 
 logger = logging.getLogger(__name__)
 
@@ -40,13 +42,15 @@ def find_targets(root: Path) -> list[Path]:
     """The conformance folders in ``root`` (``root`` itself, or its direct subfolders)."""
     if not root.is_dir():
         raise ConformanceError(f"{root} is not a folder")
-    if _is_model_folder(root) or _is_features_folder(root):
+    if _is_model_folder(root) or _is_features_folder(root) or is_resample_folder(root):
         return [root]
-    subs = sorted(d for d in root.iterdir() if d.is_dir() and (_is_model_folder(d) or _is_features_folder(d)))
+    subs = sorted(d for d in root.iterdir() if d.is_dir() and (
+        _is_model_folder(d) or _is_features_folder(d) or is_resample_folder(d)))
     if not subs:
         raise ConformanceError(
-            f"{root} is not a conformance folder: expected reference/manifest.json (a model folder) "
-            "or features.npz + manifest.json (a features folder), or subfolders holding them"
+            f"{root} is not a conformance folder: expected reference/manifest.json (a model folder), "
+            "features.npz + manifest.json (a features folder) or manifest.json with resample cases + "
+            "its .npz (a resample folder), or subfolders holding them"
         )
     return subs
 
@@ -56,6 +60,10 @@ def sections_for(target: Path) -> list[Section]:
         from .features import check_features_reference
 
         return [("features", lambda: check_features_reference(target))]
+    if is_resample_folder(target):
+        from .resample import check_resample_reference
+
+        return [("resample", lambda: check_resample_reference(target))]
     ref = target / "reference"
     manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
     files = manifest.get("files", {})

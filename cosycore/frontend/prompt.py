@@ -167,13 +167,21 @@ def _check_level(wav: np.ndarray, sr: int, name: str, notes: list[str]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def prompt_waveforms(wav: np.ndarray, sr: int, mel_rate: int = 24000) -> tuple[np.ndarray, np.ndarray]:
+    """The mono recording at 16 kHz (speech tokens, speaker embedding) and at ``mel_rate`` (prompt mel).
+
+    As the original's ``load_wav``: both are resampled from the recording itself (never the mel
+    rate from 16 kHz), with the original's resampler; a rate equal to the recording's is the
+    recording itself.
+    """
+    return resample_original(wav, sr, TOKENIZER_SAMPLE_RATE), resample_original(wav, sr, mel_rate)
+
+
 def _features(
     wav: np.ndarray, sr: int, cfg: ModelConfig, tokenizer: SpeechTokenizer, encoder: SpeakerEncoder
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
     """(tokens [1, P], embedding [1, 192], mel [1, ratio·P, 80], audio at the mel rate) after alignment."""
-    # As the original's load_wav: both rates from the recording itself, never 24 kHz from 16 kHz.
-    wav_16k = resample_original(wav, sr, TOKENIZER_SAMPLE_RATE)
-    wav_24k = resample_original(wav, sr, cfg.mel.sampling_rate)
+    wav_16k, wav_24k = prompt_waveforms(wav, sr, cfg.mel.sampling_rate)
     with torch.inference_mode():
         tokens = tokenizer.tokenize(whisper_log_mel(wav_16k, n_mels=128)).to(torch.int32)  # [1, P]
         embedding = encoder.embed(speaker_fbank(wav_16k)).to(torch.float32).reshape(1, -1)  # [1, 192]

@@ -109,7 +109,7 @@ def resample_sinc(wav: np.ndarray | torch.Tensor, orig_sr: int, new_sr: int, *,
         raise ValueError("lowpass_filter_width must be positive")
     shape = x.shape
     if x.numel() == 0:  # torchaudio cannot reshape an empty batch; nothing in, nothing out
-        return x.new_zeros(shape[:-1] + (0,))
+        return x.new_zeros((*shape[:-1], output_length(shape[-1], orig, new)))
     x = x.reshape(-1, shape[-1])
     length = x.shape[-1]
     width = kernel_width(orig, new, lowpass_filter_width, rolloff)
