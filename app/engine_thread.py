@@ -49,6 +49,7 @@ class SpeakRequest:
     seed: int | None = None
     stream: bool = True
     max_tokens: int | None = None  # advanced cap on speech tokens per sentence (benchmarks, tests)
+    text_reading: str = ""  # "original" or "improved" (cosycore.text_reading); "" follows the quality mode
 
 
 @dataclass(frozen=True, eq=False)
@@ -512,6 +513,7 @@ def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
         seed=request.seed,
         stream=request.stream,
         max_tokens=request.max_tokens,
+        text_reading=request.text_reading or None,
     )
 
 

@@ -44,6 +44,7 @@ from .widgets.recorder import Recorder
 from .widgets.synthesis_controls import SynthesisControls
 from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
+from .widgets.text_reading_menu import add_text_reading_menu
 from .widgets.voice_panel import VoicePanel
 from .widgets.waveform import WaveformView
 
@@ -197,6 +198,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, q=quality: self.choose_quality(q))
             quality_group.addAction(action)
             self.quality_actions[quality] = action
+        self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings)
 
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))

@@ -21,7 +21,7 @@ from pathlib import Path
 import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
-from cosycore.config import QUALITY_MODES
+from cosycore.config import QUALITY_MODES, TEXT_READINGS
 
 from .user_presets import UserPreset, parse_user_presets
 
@@ -37,6 +37,7 @@ SPEED_RANGE = (0.5, 2.0)
 QUALITIES = QUALITY_MODES  # the engine's quality modes
 DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never deleted)
 TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
+READINGS = ("", *TEXT_READINGS)  # "" follows the quality mode (exact: original, else improved)
 MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 
@@ -98,6 +99,7 @@ KNOWN_KEYS = frozenset({
     "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
     "synthesis/user_presets", "synthesis/user_presets_unreadable",
+    "synthesis/text_reading",
     "audio/output", "audio/input", "takes/limit_mb", "models/endpoint",
 })
 
@@ -187,6 +189,18 @@ class Settings:
         if value not in QUALITIES:
             raise ValueError(f"quality must be one of {QUALITIES}, got {value!r}")
         self._s.setValue("model/quality", value)
+
+    @property
+    def text_reading(self) -> str:
+        """How the text is read: "original", "improved" or "" (the quality mode's default)."""
+        value = str(self._s.value("synthesis/text_reading", "") or "")
+        return value if value in READINGS else ""
+
+    @text_reading.setter
+    def text_reading(self, value: str) -> None:
+        if value not in READINGS:
+            raise ValueError(f"text reading must be one of {READINGS}, got {value!r}")
+        self._s.setValue("synthesis/text_reading", value)
 
     # -- measured speed ----------------------------------------------------------------------
     @property

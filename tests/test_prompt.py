@@ -21,6 +21,7 @@ from cosycore.frontend.prompt import (
     PromptFeatures,
     extract_prompt,
     prompt_from_voice,
+    prompt_waveforms,
     refresh_voice,
     voice_from_prompt,
 )
@@ -100,10 +101,11 @@ def test_real_speech(cv2: Frontend, speech_wav: Path, speech: np.ndarray) -> Non
     assert len(set(p.speech_tokens[0].tolist())) > 10  # speech, not a constant
     assert p.speech_tokenizer_sha256 == cv2.tokenizer.sha256
 
-    # The same pipeline by hand: 16 kHz tokens, 24 kHz mel, then the 2:1 trim.
-    wav_16k = resample(speech, ESPEAK_RATE, 16000)
+    # The same pipeline by hand: 16 kHz tokens, 24 kHz mel (both resampled from the file with the
+    # original's resampler), then the 2:1 trim.
+    wav_16k, wav_24k = prompt_waveforms(speech, ESPEAK_RATE)
     tokens = cv2.tokenizer.tokenize(whisper_log_mel(wav_16k))
-    mel = prompt_mel(resample(speech, ESPEAK_RATE, 24000), cv2.cfg.mel).transpose(1, 2)
+    mel = prompt_mel(wav_24k, cv2.cfg.mel).transpose(1, 2)
     assert n == min(tokens.shape[1], mel.shape[1] // 2)
     assert torch.equal(p.speech_tokens, tokens[:, :n])
     assert torch.allclose(p.prompt_mel, mel[:, : 2 * n])

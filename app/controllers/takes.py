@@ -124,7 +124,8 @@ class TakesController(QObject):
                               "Cross-lingual mode, which needs none."))
             return None
         common = {"text": text, "mode": mode, "instruct_text": w.controls.instruct_text,
-                  "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream}
+                  "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream,
+                  "text_reading": w.settings.text_reading}
         if voice.family != w.model_info.family:
             # Features of a voice made for the other family do not fit: re-extract from its audio for this
             # take, and have the engine make the voice again for this family and save it (once).

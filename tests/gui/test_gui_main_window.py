@@ -90,6 +90,27 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
     assert (req.speed, req.seed, req.stream) == (1.5, 12, False)
 
 
+def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> None:
+    from app.engine_thread import _to_engine_request
+    from cosycore import engine as engine_module
+
+    w = window
+    actions = w.text_reading_actions
+    assert list(actions) == ["", "original", "improved"]
+    assert actions[""].isChecked() and actions[""].actionGroup().isExclusive()
+    assert all(a.toolTip() and a.isCheckable() for a in actions.values())
+    w.editor.set_text("It costs $3.50.")
+    w.controls.set_mode("cross_lingual")
+    req = w.build_request()
+    assert req.text_reading == "" and _to_engine_request(engine_module, req).text_reading is None
+    actions["improved"].trigger()  # Settings > Text reading > Improved English reading
+    assert w.settings.text_reading == "improved" and actions["improved"].isChecked()
+    req = w.build_request()
+    assert req.text_reading == "improved" and _to_engine_request(engine_module, req).text_reading == "improved"
+    actions["original"].trigger()
+    assert w.build_request().text_reading == "original"
+
+
 def test_voice_of_the_other_family_is_remade_from_its_audio(qtbot, window: MainWindow) -> None:
     w = window
     w.engine.model_info = w.model_info = type(w.model_info)(w.model_info.model_dir, "cosyvoice3", "Fun-CosyVoice3",

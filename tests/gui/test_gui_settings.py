@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.settings import MAX_MEASURED_RTFS, QUALITIES, SETTINGS_VERSION, AppPaths, Settings
+from app.settings import MAX_MEASURED_RTFS, QUALITIES, READINGS, SETTINGS_VERSION, AppPaths, Settings
 
 
 def _store(tmp_path: Path) -> QSettings:
@@ -110,6 +110,22 @@ def test_quality_round_trips_and_matches_the_engine(tmp_path: Path) -> None:
     store = _store(tmp_path)
     store.setValue("model/quality", "turbo")  # hand-edited
     assert Settings(store, _paths(tmp_path)).quality == "exact"
+
+
+def test_text_reading_round_trips(tmp_path: Path) -> None:
+    from cosycore.config import TEXT_READINGS
+
+    assert ("", *TEXT_READINGS) == READINGS
+    s = Settings(_store(tmp_path), _paths(tmp_path))
+    assert s.text_reading == ""  # follows the quality mode
+    s.text_reading = "improved"
+    s.sync()
+    assert Settings(_store(tmp_path), _paths(tmp_path)).text_reading == "improved"
+    with pytest.raises(ValueError):
+        s.text_reading = "fancy"
+    store = _store(tmp_path)
+    store.setValue("synthesis/text_reading", "fancy")  # hand-edited
+    assert Settings(store, _paths(tmp_path)).text_reading == ""
 
 
 def test_measured_rtfs_round_trip_and_stay_bounded(tmp_path: Path) -> None:
