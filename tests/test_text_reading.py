@@ -101,6 +101,23 @@ def test_a_closing_quote_joins_the_sentence_and_a_lone_mark_segment_is_kept() ->
     assert original.is_only_punctuation("...") and not original.is_only_punctuation(" .")
 
 
+def test_tags_and_brackets_at_a_cut() -> None:
+    def words(s: str) -> list[str]:
+        return s.split()
+
+    def count(s: str) -> int:
+        return len(s.split())
+
+    # the original cuts inside a tag pair and leaves a closing bracket to the next segment
+    assert original.split_paragraph("<strong>Go. Now</strong>", words, "en", 1, 0, 0) == \
+        ["<strong>Go.", " Now</strong>."]
+    assert improved.split_paragraph("<strong>Go. Now</strong>", "en", count, 1, 0, 0) == ["<strong>Go. Now</strong>."]
+    assert original.split_paragraph("It was (big.) Then it fell.", words, "en", 2, 1, 0) == \
+        ["It was (big.", ") Then it fell."]
+    assert improved.split_paragraph("It was (big.) Then it fell.", "en", count, 2, 1, 0) == \
+        ["It was (big.)", " Then it fell."]
+
+
 def test_chinese_path() -> None:
     text = "我有3个苹果，价格是$5。你好 世界."
     wetext_out = ZH.normalize(text)
