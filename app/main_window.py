@@ -44,7 +44,7 @@ from .widgets.recorder import Recorder
 from .widgets.synthesis_controls import SynthesisControls
 from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
-from .widgets.text_reading_menu import add_text_reading_menu
+from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
 from .widgets.voice_panel import VoicePanel
 from .widgets.waveform import WaveformView
 
@@ -198,7 +198,7 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, q=quality: self.choose_quality(q))
             quality_group.addAction(action)
             self.quality_actions[quality] = action
-        self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings)
+        self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings, self.preview_reading)
 
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
@@ -279,6 +279,11 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------------------------------
     def try_model_dir(self, path: Path) -> bool:
         return self.models_ctl.try_model_dir(path)
+
+    def preview_reading(self) -> None:
+        """Preview the text as the next take will read it (Settings › Text reading, else the quality's)."""
+        quality = self.model_info.quality if self.model_info is not None else self.settings.quality
+        self.editor.set_text_reading(effective_reading(self.settings.text_reading, quality))
 
     def quality_name(self, quality: str) -> str:
         return self.models_ctl.quality_name(quality)

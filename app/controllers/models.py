@@ -137,6 +137,7 @@ class ModelsController(QObject):
         if w.controls.family != info.family:  # the same family keeps the chosen preset and instruction
             w.controls.set_family(info.family)
         w.voice_panel.set_family(info.family)
+        w.preview_reading()
         self.progress.hide()
         self._in_place = False
         w.model_screen.reset()

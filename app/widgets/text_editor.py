@@ -74,7 +74,9 @@ class _PreviewRelay(QObject):
 class _PreviewWorker:
     """One thread for every preview: it splits only the newest request and drops the ones overtaken.
 
-    It splits exactly as the engine does: :func:`cosycore.text.iter_sentences` with the loaded model's
+    It splits exactly as the engine does: with the text reading the engine will use (the original's
+    :func:`cosycore.frontend.text_original.iter_sentences` or the improved
+    :func:`cosycore.frontend.text.iter_sentences`), with the loaded model's
     text tokenizer (which measures English sentences in tokens), or a word-count estimate before a model
     is loaded. Pure Python; no torch.
     """
@@ -84,12 +86,17 @@ class _PreviewWorker:
         self._cond = threading.Condition()
         self._request: tuple[int, str] | None = None  # the newest (generation, text) not yet split
         self._model: tuple[str, str] | None = None  # (Qwen tokenizer folder, family)
+        self._reading = "improved"  # "original" or "improved", as the engine will read the text
         self._thread: threading.Thread | None = None
         self.splits = 0  # texts split so far (stale requests are never split)
 
     def set_model(self, qwen_dir: str, family: str) -> None:
         with self._cond:
             self._model = (qwen_dir, family)
+
+    def set_reading(self, reading: str) -> None:
+        with self._cond:
+            self._reading = reading
 
     def submit(self, generation: int, text: str) -> None:
         with self._cond:
@@ -106,7 +113,7 @@ class _PreviewWorker:
                 while self._request is None:
                     self._cond.wait()
                 (generation, text), self._request = self._request, None
-                model = self._model
+                model, reading = self._model, self._reading
             try:
                 tokenizer = None
                 if model is not None:
@@ -115,7 +122,12 @@ class _PreviewWorker:
 
                         tokenizers[model] = get_text_tokenizer(model[0], model[1])  # type: ignore[arg-type]
                     tokenizer = tokenizers[model]
-                sentences, error = list(iter_sentences(text, None, tokenizer)), ""  # type: ignore[arg-type]
+                if reading == "original":
+                    from cosycore.frontend.text_original import iter_sentences as original_sentences
+
+                    sentences, error = list(original_sentences(text, None, tokenizer)), ""
+                else:
+                    sentences, error = list(iter_sentences(text, None, tokenizer)), ""  # type: ignore[arg-type]
             except Exception as e:  # a preview must never take the app down; show why it failed
                 logger.exception("sentence preview failed")
                 sentences, error = [], str(e)
@@ -279,6 +291,18 @@ class TextEditor(QWidget):
         self._worker.set_model(str(qwen_dir), family)
         if self.text().strip():
             self.refresh_preview_now()
+
+    @property
+    def text_reading(self) -> str:
+        return self._worker._reading
+
+    def set_text_reading(self, reading: str) -> None:
+        """Preview the text as ``reading`` ("original" or "improved") reads it."""
+        if reading not in ("original", "improved"):
+            raise ValueError(f"text reading must be 'original' or 'improved', got {reading!r}")
+        if reading != self._worker._reading:
+            self._worker.set_reading(reading)
+            self._preview_timer.start()
 
     def _start_preview(self) -> None:
         self._generation += 1

@@ -7,6 +7,8 @@ in Fast and Draft (cosycore.text_reading).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
@@ -33,8 +35,16 @@ def reading_labels() -> dict[str, tuple[str, str]]:
     return {"": (follow, follow_tip), "original": (original, original_tip), "improved": (improved, improved_tip)}
 
 
-def add_text_reading_menu(parent: QMenu, settings: Settings) -> dict[str, QAction]:
-    """Add the submenu to ``parent``; returns its actions by stored value (for tests)."""
+def effective_reading(choice: str, quality: str) -> str:
+    """The reading a take gets: the chosen one, else the quality mode's (as the engine decides)."""
+    return choice or ("original" if quality == "exact" else "improved")
+
+
+def add_text_reading_menu(parent: QMenu, settings: Settings,
+                          on_change: Callable[[], None] | None = None) -> dict[str, QAction]:
+    """Add the submenu to ``parent``; returns its actions by stored value (for tests).
+
+    ``on_change`` runs after the user picks an entry (the setting is stored by then)."""
     menu = parent.addMenu(QCoreApplication.translate("TextReadingMenu", "&Text reading"))
     menu.setToolTipsVisible(True)
     group = QActionGroup(menu)
@@ -46,12 +56,14 @@ def add_text_reading_menu(parent: QMenu, settings: Settings) -> dict[str, QActio
         action.setToolTip(tip)
         action.setCheckable(True)
         action.setChecked(settings.text_reading == value)
-        action.triggered.connect(lambda _=False, v=value: _choose(settings, v))
+        action.triggered.connect(lambda _=False, v=value: _choose(settings, v, on_change))
         group.addAction(action)
         actions[value] = action
     return actions
 
 
-def _choose(settings: Settings, value: str) -> None:
+def _choose(settings: Settings, value: str, on_change: Callable[[], None] | None) -> None:
     settings.text_reading = value
     settings.sync()
+    if on_change is not None:
+        on_change()

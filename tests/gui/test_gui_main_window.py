@@ -99,12 +99,19 @@ def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> N
     assert list(actions) == ["", "original", "improved"]
     assert actions[""].isChecked() and actions[""].actionGroup().isExclusive()
     assert all(a.toolTip() and a.isCheckable() for a in actions.values())
+    assert w.editor.text_reading == "original"  # exact mode: the preview reads as the engine will
     w.editor.set_text("It costs $3.50.")
+    w.editor.refresh_preview_now()
+    qtbot.waitUntil(lambda: w.editor.preview.count() == 1, timeout=60000)
+    assert w.editor.preview.item(0).text() == "1. It costs three point five dollars."
     w.controls.set_mode("cross_lingual")
     req = w.build_request()
     assert req.text_reading == "" and _to_engine_request(engine_module, req).text_reading is None
     actions["improved"].trigger()  # Settings > Text reading > Improved English reading
     assert w.settings.text_reading == "improved" and actions["improved"].isChecked()
+    assert w.editor.text_reading == "improved"
+    qtbot.waitUntil(lambda: w.editor.preview.item(0).text() == "1. It costs three dollars and fifty cents.",
+                    timeout=60000)  # the first improved reading imports inflect (seconds)
     req = w.build_request()
     assert req.text_reading == "improved" and _to_engine_request(engine_module, req).text_reading == "improved"
     actions["original"].trigger()
