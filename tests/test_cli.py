@@ -195,6 +195,11 @@ def test_info_and_presets(tiny_cv3_model: Path) -> None:
     code, out, err, _ = run(["info", "--model", str(tiny_cv3_model), "--device", "cpu"])
     assert code == 0, err
     assert "Fun-CosyVoice3 (cosyvoice3)" in out and "24000 Hz" in out and "llm:" in out and "parameters" in out
+    assert "text reading: original" in out  # exact mode reads text as the original
+    code, out, err, _ = run(["info", "--model", str(tiny_cv3_model), "--device", "cpu", "--text-reading", "improved"])
+    assert code == 0 and "text reading: improved" in out, err
+    code, _, err, _ = run(["info", "--model", str(tiny_cv3_model), "--text-reading", "fancy"])
+    assert code == 2 and "--text-reading" in err
     code, out, _, _ = run(["instruct-presets", "--family", "cosyvoice3"])
     lines = out.splitlines()
     assert code == 0 and lines[0] == "cosyvoice3"

@@ -332,6 +332,8 @@ def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
 
     fast = Engine(tiny_cv2_model, device="cpu", quality="fast")
     assert fast.info().quality == "fast" and any(isinstance(m, int8_types) for m in fast.model.llm.modules())
+    assert exact.text_reading == "original" and fast.text_reading == "improved"  # the default per mode
+    assert Engine(tiny_cv2_model, device="cpu", quality="fast", text_reading="original").text_reading == "original"
     audio = _engine_audio(fast, voice)
     assert audio.shape == reference.shape and np.isfinite(audio).all()
 
