@@ -67,7 +67,3 @@ def transcript(reading: TextReading, text: str, *, family: Family) -> str:
     if _passes_through(family, "zero_shot"):
         return text.strip()
     return original.normalize_text(text)
-
-
-def warm_up(reading: TextReading) -> None:
-    (original if reading == "original" else improved).warm_up()
