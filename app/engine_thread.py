@@ -49,7 +49,7 @@ class SpeakRequest:
     seed: int | None = None
     stream: bool = True
     max_tokens: int | None = None  # advanced cap on speech tokens per sentence (benchmarks, tests)
-    text_reading: str = ""  # "original" or "improved" (cosycore.text_reading); "" follows the quality mode
+    text_reading: str = ""  # "original" or "improved" (cosycore.frontend.text_reading); "" follows the quality mode
 
 
 @dataclass(frozen=True, eq=False)

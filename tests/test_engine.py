@@ -395,7 +395,7 @@ def test_text_frontend_off_speaks_the_text_as_typed(cv2_engine: Engine, voice: V
 
 
 def test_text_reading_original_in_exact_mode_improved_on_request(cv2_engine: Engine, voice: Voice) -> None:
-    from cosycore import text_original
+    from cosycore.frontend import text_original
 
     assert cv2_engine.text_reading == "original" and cv2_engine.info().text_reading == "original"
     text = "Dr. Smith paid $3.50. Really?! OK..."

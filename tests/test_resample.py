@@ -11,11 +11,11 @@ import pytest
 import soundfile as sf
 import torch
 
-import cosycore.resample as rs
+import cosycore.frontend.resample as rs
 from cosycore.config import load_model_config
-from cosycore.features import load_audio, speaker_fbank
-from cosycore.prompt import extract_prompt
-from cosycore.resample import output_length, reduced_rates, resample_original, resample_sinc, sinc_kernel
+from cosycore.frontend.features import load_audio, speaker_fbank
+from cosycore.frontend.prompt import extract_prompt
+from cosycore.frontend.resample import output_length, reduced_rates, resample_original, resample_sinc, sinc_kernel
 from tests.conftest import conformance_root
 
 

@@ -13,10 +13,10 @@ import logging
 import pytest
 from wetext import Normalizer
 
-from cosycore import text as improved
-from cosycore import text_original as original
-from cosycore import text_reading
 from cosycore.errors import InputError
+from cosycore.frontend import text as improved
+from cosycore.frontend import text_original as original
+from cosycore.frontend import text_reading
 
 EN = Normalizer()
 ZH = Normalizer(remove_erhua=False)
@@ -149,7 +149,7 @@ def test_split_false_returns_the_text_before_the_splitter_adds_a_mark() -> None:
 def test_wetext_refusal_is_read_word_by_word(caplog: pytest.LogCaptureFixture) -> None:
     with pytest.raises(AssertionError):
         EN.normalize("x  y 2")  # the original stops here
-    with caplog.at_level(logging.WARNING, logger="cosycore.text_original"):
+    with caplog.at_level(logging.WARNING, logger="cosycore.frontend.text_original"):
         assert _orig("x  y 2") == ["x  y two."]
     assert "word by word" in caplog.text
 

@@ -2,7 +2,7 @@
 
 The choice is stored in :attr:`app.settings.Settings.text_reading` and applies from the next take
 (no reload). "As the quality mode" reads like the original in Exact and uses the improved reading
-in Fast and Draft (cosycore.text_reading).
+in Fast and Draft (cosycore.frontend.text_reading).
 """
 
 from __future__ import annotations

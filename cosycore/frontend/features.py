@@ -406,7 +406,7 @@ def resample(wav: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
     """High-quality (soxr HQ) resampling of a mono float waveform [N] → [≈ N · sr_out / sr_in].
 
     General purpose (test signals, tools). Prompt audio is resampled with the original's resampler
-    instead (:func:`cosycore.resample.resample_original`), which soxr differs from by up to 1e-2.
+    instead (:func:`cosycore.frontend.resample.resample_original`), which soxr differs from by up to 1e-2.
     """
     if sr_in <= 0 or sr_out <= 0:
         raise ValueError(f"sample rates must be positive, got {sr_in} → {sr_out}")
