@@ -53,6 +53,7 @@ def kernel_width(orig: int, new: int, lowpass_filter_width: int = LOWPASS_FILTER
     return math.ceil(lowpass_filter_width * orig / (min(orig, new) * rolloff))
 
 
+# Close port of torchaudio (BSD-2-Clause) functional/functional.py _get_sinc_resample_kernel; see NOTICE.
 def _kernel_rows(orig: int, new: int, start: int, stop: int, lowpass_filter_width: int,
                  rolloff: float) -> torch.Tensor:
     """Kernel rows ``start:stop`` (output phases) for gcd-reduced rates: float32 [stop-start, 1, taps]."""
@@ -91,6 +92,8 @@ def _phase_blocks(orig: int, new: int, taps: int) -> list[tuple[int, int]]:
     return [(s, min(new, s + rows)) for s in range(0, new, rows)]
 
 
+# Close port of torchaudio (BSD-2-Clause) functional/functional.py _apply_sinc_resample_kernel, as
+# transforms.Resample calls it; see NOTICE.
 def resample_sinc(wav: np.ndarray | torch.Tensor, orig_sr: int, new_sr: int, *,
                   lowpass_filter_width: int = LOWPASS_FILTER_WIDTH, rolloff: float = ROLLOFF) -> torch.Tensor:
     """Resample ``wav`` (float32 [..., N]) from ``orig_sr`` to ``new_sr`` as torchaudio's default Resample.

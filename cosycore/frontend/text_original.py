@@ -70,6 +70,7 @@ def is_only_punctuation(text: str) -> bool:
     return all(unicodedata.category(c)[0] in "PS" for c in text)
 
 
+# Close port of CosyVoice (Apache-2.0) cosyvoice/utils/frontend_utils.py replace_blank; see NOTICE.
 def replace_blank(text: str) -> str:
     """Keep a space only between two non-space ASCII characters (the original's index rules:
     the character before the first one is the last one)."""
@@ -95,6 +96,7 @@ def remove_bracket(text: str) -> str:
     return text.replace("`", "").replace("——", " ")
 
 
+# Close port of CosyVoice (Apache-2.0) cosyvoice/utils/frontend_utils.py spell_out_number; see NOTICE.
 def spell_out_number(text: str) -> str:
     """Each maximal run of ``str.isdigit()`` characters → ``inflect``'s ``number_to_words`` of it.
 
@@ -123,6 +125,7 @@ def _number_words(digits: str) -> str:
         return digits
 
 
+# Close port of CosyVoice (Apache-2.0) cosyvoice/utils/frontend_utils.py split_paragraph; see NOTICE.
 def split_paragraph(
     text: str,
     tokenize: Callable[[str], Sequence[int]],
@@ -242,6 +245,8 @@ def _tokenize_fn(tokenizer: Any) -> Callable[[str], Sequence[int]]:
     return tokenizer.encode if hasattr(tokenizer, "encode") else tokenizer
 
 
+# Close port of CosyVoice (Apache-2.0) cosyvoice/cli/frontend.py CosyVoiceFrontEnd.text_normalize (its
+# wetext branch); see NOTICE.
 def text_normalize(
     text: str,
     tokenizer: Any = None,
