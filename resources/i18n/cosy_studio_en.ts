@@ -1457,6 +1457,37 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TextReadingMenu</name>
+    <message>
+        <source>As the quality mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exact reads text like the original CosyVoice; Fast and Draft use the improved English reading.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The original CosyVoice&apos;s text normalisation: the same text ids as the original, e.g. &quot;$3.50&quot; is read &quot;three point five dollars&quot;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Improved English reading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Money, dates, units and abbreviations read in full, e.g. &quot;$3.50&quot; is read &quot;three dollars and fifty cents&quot;; runs of marks such as &quot;?!&quot; are kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Text reading</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>

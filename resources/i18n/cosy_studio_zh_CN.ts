@@ -1461,6 +1461,37 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TextReadingMenu</name>
+    <message>
+        <source>As the quality mode</source>
+        <translation>跟随质量模式</translation>
+    </message>
+    <message>
+        <source>Exact reads text like the original CosyVoice; Fast and Draft use the improved English reading.</source>
+        <translation>精确模式按原版 CosyVoice 读文本；快速和草稿模式使用改进的英文读法。</translation>
+    </message>
+    <message>
+        <source>Original</source>
+        <translation>原版</translation>
+    </message>
+    <message>
+        <source>The original CosyVoice&apos;s text normalisation: the same text ids as the original, e.g. &quot;$3.50&quot; is read &quot;three point five dollars&quot;.</source>
+        <translation>原版 CosyVoice 的文本规范化：文本编号与原版相同，例如 &quot;$3.50&quot; 读作 &quot;three point five dollars&quot;。</translation>
+    </message>
+    <message>
+        <source>Improved English reading</source>
+        <translation>改进的英文读法</translation>
+    </message>
+    <message>
+        <source>Money, dates, units and abbreviations read in full, e.g. &quot;$3.50&quot; is read &quot;three dollars and fifty cents&quot;; runs of marks such as &quot;?!&quot; are kept.</source>
+        <translation>金额、日期、单位和缩写完整读出，例如 &quot;$3.50&quot; 读作 &quot;three dollars and fifty cents&quot;；保留 &quot;?!&quot; 这样的连续标点。</translation>
+    </message>
+    <message>
+        <source>&amp;Text reading</source>
+        <translation>文本读法(&amp;T)</translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>
