@@ -10,6 +10,7 @@ Subcommands:
 * ``info``: what a model folder holds; ``instruct-presets``: the ready-made instructions;
 * ``models``: list, download, verify and remove release folders (:mod:`cosycore.hub.models_cli`).
 * ``conformance``: comparison with the original implementation (:mod:`cosycore.conformance`).
+* ``serve``: an OpenAI-compatible speech server (:mod:`cosycore.server`).
 
 Exit codes: 0 success, 2 a usage or input problem (the message says what to change), 3 the model
 could not be loaded, 1 anything else, 130 interrupted.
@@ -30,8 +31,9 @@ from typing import IO, Any
 import numpy as np
 
 from .config import QUALITY_MODES, TEXT_READINGS
-from .errors import CosyError, InputError, ModelLoadError
+from .errors import CosyError, InputError, ModelLoadError, ServerError
 from .hub.models_cli import add_models_subparser, run_models_command
+from .server.cli import add_serve_subparser, run_serve_command
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     _synth_parser(sub)
     _voice_parser(sub)
     add_models_subparser(sub)
+    add_serve_subparser(sub)
     info = sub.add_parser("info", help="show what a model folder holds")
     _model_args(info)
     presets = sub.add_parser("instruct-presets", help="list the ready-made instructions")
@@ -486,7 +489,7 @@ class CliIO:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": _cmd_presets,
-    "models": run_models_command,
+    "models": run_models_command, "serve": run_serve_command,
 }
 
 
@@ -504,7 +507,7 @@ def _run(args: argparse.Namespace, io: CliIO) -> int:
     except UsageError as e:
         io.stderr.write(f"cosycore: error: {e}\n")
         return EXIT_USAGE
-    except InputError as e:
+    except (InputError, ServerError) as e:
         io.stderr.write(f"error: {e}\n")
         return EXIT_USAGE
     except ModelLoadError as e:

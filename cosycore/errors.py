@@ -93,3 +93,7 @@ class DownloadCancelledError(DownloadError):
 
 class DownloadBusyError(DownloadError):
     """Another download of the same model into the same folder is running."""
+
+
+class ServerError(CosyError):
+    """The speech server cannot start as asked (a port in use, a non-loopback address without an API key)."""
