@@ -20,7 +20,7 @@ import functools
 import io
 import logging
 import struct
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import soundfile as sf
@@ -133,7 +133,7 @@ class _SndfileStream:
     def __init__(self, fmt: str, sample_rate: int) -> None:
         major, subtype = _SNDFILE[fmt]
         self._sink = _ForwardSink()
-        extra = {"bitrate_mode": "CONSTANT"} if fmt == "mp3" else {}
+        extra: dict[str, Any] = {"compression_level": 0.5, "bitrate_mode": "CONSTANT"} if fmt == "mp3" else {}
         self._file = sf.SoundFile(self._sink, "w", sample_rate, 1, format=major, subtype=subtype, **extra)
 
     def encode(self, samples: np.ndarray) -> bytes:

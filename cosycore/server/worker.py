@@ -197,6 +197,11 @@ class SpeechWorker:
             s.waiting = len(self._pending) - s.running
             return s
 
+    def tickets(self) -> list[Ticket]:
+        """The admitted requests (running or waiting), in no particular order."""
+        with self._lock:
+            return list(self._pending)
+
     def close(self) -> None:
         """Refuse new requests and cancel every admitted one (the server is stopping)."""
         with self._lock:
