@@ -19,6 +19,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,7 @@ class ModelInfo:
 
 @dataclass
 class _Job:
-    kind: str  # "load", "speak", "voice", "quit"
+    kind: str  # "load", "speak", "voice", "call", "quit"
     job_id: int = 0
     payload: dict[str, Any] = field(default_factory=dict)
 
@@ -243,6 +244,13 @@ class EngineThread(QThread):
             raise result["error"]
         return float(result["seconds"])
 
+    def run_on_engine(self, fn: Callable[[Any], None]) -> None:
+        """Queue ``fn(engine)`` to run on this thread, in turn with the takes (``engine`` is None while no
+        model is loaded). The local speech server sends its requests this way; ``fn`` reports its own
+        results and must not raise."""
+        self._ensure_started()
+        self._jobs.put(_Job("call", self._new_id(), {"fn": fn}))
+
     def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:
         """Cancel everything, let the loop end and wait for it. True if the thread has finished."""
         if not self.isRunning():
@@ -291,6 +299,8 @@ class EngineThread(QThread):
                     self._run_refresh(job)
                 elif job.kind == "smoke":
                     self._run_smoke(job)
+                elif job.kind == "call":
+                    job.payload["fn"](self._engine)
             except Exception:  # a bug in a handler must not kill the loop; each handler reports its own errors
                 logger.exception("engine job %s failed", job.kind)
         self._engine = None  # weights are freed on the thread that owned them

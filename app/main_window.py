@@ -36,6 +36,7 @@ from .controllers.voices import VoicesController
 from .engine_thread import EngineThread, ModelInfo, SpeakRequest
 from .playback import Player
 from .resources import icon
+from .server_controller import LocalServerDialog, ServerController
 from .settings import QUALITIES, Settings
 from .takes import Take, TakeList
 from .widgets.hud import LiveHud
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         self.player = player or Player(self, device_name=self.settings.output_device)
         self.takes = TakeList(self)
         self.library = VoiceLibrary(self.settings.paths.voices)
+        self.server = ServerController(self.engine, self.library, self.settings, self)  # Settings › Local server
         self.model_info: ModelInfo | None = None
         self.last_message: tuple[str, str] | None = None  # (title, text) of the last error shown
         self._message_box: QMessageBox | None = None
@@ -199,6 +201,8 @@ class MainWindow(QMainWindow):
             quality_group.addAction(action)
             self.quality_actions[quality] = action
         self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings, self.preview_reading)
+        settings_menu.addAction(self.tr("Local &server…")).triggered.connect(
+            lambda: LocalServerDialog(self.server, self).open())
 
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
@@ -364,6 +368,7 @@ class MainWindow(QMainWindow):
         self.voices_ctl.close()
         self.session_ctl.close()
         self.takes_ctl.close()
+        self.server.stop()  # before the engine thread it queues to
         if not self.engine.shutdown(CLOSE_WAIT_MS):
             logger.warning("the engine is still finishing a call; closing when it has")
             event.ignore()

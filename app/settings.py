@@ -38,6 +38,7 @@ QUALITIES = QUALITY_MODES  # the engine's quality modes
 DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never deleted)
 TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
 READINGS = ("", *TEXT_READINGS)  # "" follows the quality mode (exact: original, else improved)
+SERVER_PORT = 8000  # default port of Settings › Local server
 MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 
@@ -101,6 +102,7 @@ KNOWN_KEYS = frozenset({
     "synthesis/user_presets", "synthesis/user_presets_unreadable",
     "synthesis/text_reading",
     "audio/output", "audio/input", "takes/limit_mb", "models/endpoint",
+    "server/port", "server/api_key",
 })
 
 
@@ -378,3 +380,23 @@ class Settings:
     @input_device.setter
     def input_device(self, name: str) -> None:
         self._s.setValue("audio/input", name)
+
+    # -- local speech server -------------------------------------------------------------------
+    @property
+    def server_port(self) -> int:
+        """TCP port of Settings › Local server (on 127.0.0.1)."""
+        port = _as_int(self._s.value("server/port", SERVER_PORT), SERVER_PORT)
+        return port if 1 <= port <= 65535 else SERVER_PORT
+
+    @server_port.setter
+    def server_port(self, port: int) -> None:
+        self._s.setValue("server/port", int(port))
+
+    @property
+    def server_api_key(self) -> str:
+        """The key clients must send to the local server ("": none). Stored like the other settings."""
+        return str(self._s.value("server/api_key", "") or "")
+
+    @server_api_key.setter
+    def server_api_key(self, key: str) -> None:
+        self._s.setValue("server/api_key", key)

@@ -129,6 +129,69 @@
     </message>
 </context>
 <context>
+    <name>LocalServerDialog</name>
+    <message>
+        <source>Local server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice&apos;s name).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clients must then send the header &apos;Authorization: Bearer KEY&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>URL:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no model loaded yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not running: {error}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Cosy Studio</source>
@@ -200,6 +263,10 @@
     </message>
     <message>
         <source>&amp;Quality</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local &amp;server…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -129,6 +129,69 @@
     </message>
 </context>
 <context>
+    <name>LocalServerDialog</name>
+    <message>
+        <source>Local server</source>
+        <translation>本地服务器</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice&apos;s name).</source>
+        <translation>通过 OpenAI 语音 API（POST /v1/audio/speech；voice 为已保存音色的名称）把已加载的模型和你保存的音色提供给本机上的其他程序。</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>可选</translation>
+    </message>
+    <message>
+        <source>Clients must then send the header &apos;Authorization: Bearer KEY&apos;</source>
+        <translation>客户端随后必须发送请求头 &apos;Authorization: Bearer KEY&apos;</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>&amp;Port:</source>
+        <translation>端口(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API 密钥(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>URL:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Status:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>启动(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
+        <translation>正在提供 {model}：{running} 个运行中，{waiting} 个等待中，已完成 {served} 个，已取消 {cancelled} 个，失败 {failed} 个。</translation>
+    </message>
+    <message>
+        <source>no model loaded yet</source>
+        <translation>尚未加载模型</translation>
+    </message>
+    <message>
+        <source>Not running: {error}</source>
+        <translation>未运行：{error}</translation>
+    </message>
+    <message>
+        <source>Not running.</source>
+        <translation>未运行。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Cosy Studio</source>
@@ -201,6 +264,10 @@
     <message>
         <source>&amp;Quality</source>
         <translation>质量(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Local &amp;server…</source>
+        <translation>本地服务器(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Help</source>
