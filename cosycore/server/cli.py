@@ -79,9 +79,12 @@ def run_serve_command(args: argparse.Namespace, io: Any) -> int:
         io.stderr.flush()
         try:
             serve_forever(app, sock, log_level="warning" if logging.getLogger().level > logging.INFO else "info")
+        except KeyboardInterrupt:  # uvicorn stops gracefully on Ctrl-C, then raises it again: a normal end here
+            pass
         finally:
             worker.close()
             host.close()
+        io.stderr.write("server stopped\n")
     finally:
         sock.close()
     return 0

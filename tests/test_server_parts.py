@@ -1,0 +1,211 @@
+"""The speech server's parts without a model (request checks, encoders, binding rules), and
+``cosycore serve`` itself as a subprocess on the tiny model."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from cosycore.__main__ import main
+from cosycore.errors import ServerError
+from cosycore.server.encode import _ForwardSink, encode_whole, stream_encoder, wav_header, writable_formats
+from cosycore.server.run import bind_socket, check_bind, is_loopback
+from cosycore.server.schema import ApiError, choose_mode, parse_speech_request
+
+REPO = Path(__file__).resolve().parents[1]
+ALL = ("wav", "pcm", "flac", "mp3", "opus")
+
+
+def _parse(**fields):
+    body = {"model": "tts-1", "input": "Hello.", "voice": "Fox", **fields}
+    return parse_speech_request(json.dumps(body).encode(), max_input_chars=100, writable=ALL)
+
+
+def _param(**fields) -> str | None:
+    with pytest.raises(ApiError) as e:
+        _parse(**fields)
+    assert e.value.status == 400 and e.value.body()["error"]["message"]
+    return e.value.param
+
+
+def test_parse_defaults_and_fields() -> None:
+    p = _parse()
+    assert (p.input, p.voice, p.response_format, p.speed, p.stream_format, p.instructions, p.seed) == (
+        "Hello.", "Fox", "mp3", 1.0, None, "", None)
+    p = _parse(voice={"id": "Fox"}, response_format="wav", speed=1.5, stream_format="sse", instructions=" Calm. ",
+               seed=4, unknown_future_field=True)
+    assert (p.voice, p.response_format, p.speed, p.stream_format, p.instructions, p.seed) == (
+        "Fox", "wav", 1.5, "sse", "Calm.", 4)
+
+
+def test_parse_refusals() -> None:
+    assert _param(input="") == "input"
+    assert _param(input=None) == "input"
+    assert _param(input=12) == "input"
+    assert _param(input="y" * 101) == "input"
+    assert _param(voice="") == "voice"
+    assert _param(voice="a/b") == "voice"
+    assert _param(voice="C:\\voices\\x") == "voice"
+    assert _param(voice={"name": "x"}) == "voice"
+    assert _param(speed=0.4) == "speed"
+    assert _param(speed=2.5) == "speed"
+    assert _param(speed=True) == "speed"
+    assert _param(speed=float("nan")) == "speed"
+    assert _param(response_format="ogg") == "response_format"
+    assert _param(stream_format="chunked") == "stream_format"
+    assert _param(instructions="x" * 1001) == "instructions"
+    assert _param(seed=-1) == "seed"
+    with pytest.raises(ApiError):
+        parse_speech_request(b"[1, 2]", max_input_chars=100, writable=ALL)
+    with pytest.raises(ApiError):
+        parse_speech_request(b"\xff\xfe", max_input_chars=100, writable=ALL)
+    with pytest.raises(ApiError) as e:
+        parse_speech_request(b'{"input": "Hi.", "voice": "Fox", "response_format": "mp3"}', max_input_chars=100,
+                             writable=("wav", "pcm"))
+    assert "mp3" in str(e.value) and "wav, pcm" in str(e.value)
+
+
+def test_mode_choice() -> None:
+    assert choose_mode("", "what the prompt says") == "zero_shot"
+    assert choose_mode("  ", "") == "cross_lingual"
+    assert choose_mode("Speak slowly.", "what the prompt says") == "instruct"
+
+
+def test_this_machine_writes_the_usual_formats() -> None:
+    formats = writable_formats()
+    assert {"wav", "pcm"} <= set(formats) and "aac" not in formats
+    if sf.__libsndfile_version__ >= "1.1":
+        assert "mp3" in formats
+
+
+def _tone(n: int = 24000 * 2) -> np.ndarray:
+    return (0.4 * np.sin(np.arange(n) * 2 * np.pi * 220 / 24000)).astype(np.float32)
+
+
+@pytest.mark.parametrize("fmt", [f for f in ALL if f != "pcm"])
+def test_stream_and_whole_encoders_decode(fmt: str) -> None:
+    if fmt not in writable_formats():
+        pytest.skip(f"no {fmt} writer here")
+    x = _tone()
+    enc = stream_encoder(fmt, 24000)
+    parts = [enc.encode(x[i:i + 7000]) for i in range(0, x.size, 7000)] + [enc.finish()]
+    assert parts[0]  # bytes come out with the first chunk, not only at the end
+    whole, rate = sf.read(io.BytesIO(encode_whole(fmt, x, 24000)), dtype="float32")
+    assert rate == 24000 and x.size <= whole.size <= x.size + 4800
+    if fmt == "flac":  # a live FLAC stream has no total length; libsndfile cannot read that back
+        assert b"".join(parts)[:4] == b"fLaC"
+        return
+    streamed, rate = sf.read(io.BytesIO(b"".join(parts)), dtype="float32")
+    assert rate == 24000 and x.size <= streamed.size <= x.size + 4800
+    if fmt == "wav":
+        assert np.abs(streamed - x).max() < 1e-4 and np.abs(whole - x).max() < 1e-4
+
+
+def test_pcm_and_wav_header() -> None:
+    x = np.array([0.0, 0.5, -1.0, 2.0], np.float32)
+    assert encode_whole("pcm", x, 24000) == np.array([0, 16384, -32767, 32767], "<i2").tobytes()
+    h = wav_header(24000, 8)
+    assert len(h) == 44 and h[:4] == b"RIFF" and h[8:16] == b"WAVEfmt "
+    assert int.from_bytes(h[4:8], "little") == 44 and int.from_bytes(h[40:44], "little") == 8
+    assert wav_header(24000, None)[40:44] == b"\xff\xff\xff\xff"
+
+
+def test_forward_sink_passes_bytes_on_and_drops_late_rewrites() -> None:
+    sink = _ForwardSink()
+    sink.write(b"HEADER--")
+    sink.write(b"data1")
+    assert sink.take() == b"HEADER--data1"
+    sink.seek(0)
+    sink.write(b"header")  # a header update after the header was sent
+    sink.seek(0, io.SEEK_END)
+    sink.write(b"data2")
+    assert sink.take() == b"data2" and sink.dropped == 6
+    assert sink.tell() == 18
+
+
+def test_loopback_rules() -> None:
+    for host in ("127.0.0.1", "127.8.9.1", "::1", "[::1]", "localhost"):
+        assert is_loopback(host)
+        check_bind(host, None)
+    for host in ("0.0.0.0", "::", "192.168.1.10", "example.org"):
+        assert not is_loopback(host)
+        with pytest.raises(ServerError, match="--api-key"):
+            check_bind(host, None)
+        check_bind(host, "secret")
+
+
+def test_port_in_use() -> None:
+    first = bind_socket("127.0.0.1", 0)
+    try:
+        with pytest.raises(ServerError, match="in use"):
+            bind_socket("127.0.0.1", first.getsockname()[1])
+    finally:
+        first.close()
+
+
+def test_cli_refuses_an_open_host_without_a_key_before_loading(tmp_path: Path, capsys) -> None:
+    # The model folder does not even exist: the refusal comes first.
+    code = main(["serve", "--model", str(tmp_path / "missing"), "--host", "0.0.0.0", "--port", "0"])
+    assert code == 2
+    assert "--api-key" in capsys.readouterr().err
+
+
+def test_cli_port_in_use(tmp_path: Path, capsys) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        code = main(["serve", "--model", str(tmp_path / "missing"), "--port", str(taken.getsockname()[1])])
+    assert code == 2 and "in use" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_cosycore_serve_end_to_end(tiny_cv2_model: Path, cv2_engine, espeak_wav: Path, espeak_transcript: str,
+                                   tmp_path: Path) -> None:
+    """The real command on a free port, the openai client unchanged, then Ctrl-C."""
+    import httpx2 as httpx
+    import openai
+
+    from cosycore.voices import VoiceLibrary
+
+    VoiceLibrary(tmp_path / "voices").add(cv2_engine.create_voice(espeak_wav, transcript=espeak_transcript,
+                                                                  name="Fox"))
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_CBWR": "COMPATIBLE"}
+    proc = subprocess.Popen([sys.executable, "-m", "cosycore", "serve", "--model", str(tiny_cv2_model), "--port", "0",
+                             "--threads", "1", "--voices-dir", str(tmp_path / "voices"), "--api-key", "k"],
+                            cwd=REPO, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # printed once the model is loaded and the port is bound
+        found = re.search(r"at (http://127\.0\.0\.1:\d+/v1)", line)
+        assert found, line
+        client = openai.OpenAI(base_url=found.group(1), api_key="k", max_retries=0, timeout=120,
+                               http_client=httpx.Client(trust_env=False, timeout=120))
+        for stream in (False, True):
+            if stream:
+                with client.audio.speech.with_streaming_response.create(
+                        model="tts-1", voice="Fox", input="Hello there.", response_format="wav",
+                        stream_format="audio") as r:
+                    data = r.read()
+            else:
+                data = client.audio.speech.create(model="tts-1", voice="Fox", input="Hello there.",
+                                                  response_format="wav").content
+            audio, rate = sf.read(io.BytesIO(data), dtype="float32")
+            assert rate == 24000 and audio.size > 0
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
