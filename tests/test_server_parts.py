@@ -209,3 +209,29 @@ def test_cosycore_serve_end_to_end(tiny_cv2_model: Path, cv2_engine, espeak_wav:
             proc.kill()
             proc.wait(10)
 
+
+
+def test_no_model_is_503(tmp_path: Path) -> None:
+    import httpx2 as httpx
+
+    from cosycore.server.app import create_app
+    from cosycore.server.run import ServerThread
+    from cosycore.server.worker import SpeechWorker
+    from cosycore.voices import VoiceLibrary
+
+    class NoModel:
+        def submit(self, job) -> None:
+            job(None)
+
+        def model_facts(self):
+            return None
+
+    runner = ServerThread(create_app(SpeechWorker(NoModel()), VoiceLibrary(tmp_path)), "127.0.0.1", 0)
+    url = runner.start()
+    try:
+        r = httpx.post(f"{url}/v1/audio/speech", json={"model": "m", "voice": "Fox", "input": "Hi."}, trust_env=False)
+        assert r.status_code == 503 and r.json()["error"]["code"] == "model_not_loaded"
+        assert httpx.get(f"{url}/v1/models", trust_env=False).json()["data"] == []
+        assert httpx.get(f"{url}/health", trust_env=False).json()["status"] == "no_model"
+    finally:
+        assert runner.stop()
