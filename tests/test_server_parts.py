@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -233,5 +234,50 @@ def test_no_model_is_503(tmp_path: Path) -> None:
         assert r.status_code == 503 and r.json()["error"]["code"] == "model_not_loaded"
         assert httpx.get(f"{url}/v1/models", trust_env=False).json()["data"] == []
         assert httpx.get(f"{url}/health", trust_env=False).json()["status"] == "no_model"
+    finally:
+        assert runner.stop()
+
+
+def test_stopping_answers_waiting_requests_503(tmp_path: Path) -> None:
+    import threading
+
+    import httpx2 as httpx
+
+    from cosycore.server.app import create_app
+    from cosycore.server.run import ServerThread
+    from cosycore.server.worker import ModelFacts, SpeechWorker
+    from cosycore.voices import Voice, VoiceLibrary
+
+    class BusyEngine:  # an engine thread that never gets to the server's jobs
+        def __init__(self) -> None:
+            self.jobs: list = []
+
+        def submit(self, job) -> None:
+            self.jobs.append(job)
+
+        def model_facts(self):
+            return ModelFacts("m", "cosyvoice2", 24000)
+
+    rng = np.random.default_rng(0)
+    library = VoiceLibrary(tmp_path)
+    library.add(Voice(name="Fox", family="cosyvoice2", transcript="", language="",
+                      audio_24k=rng.standard_normal(24000, np.float32), speech_tokens=np.arange(25, dtype=np.int32),
+                      embedding=np.zeros(192, np.float32),
+                      prompt_mel=np.zeros((50, 80), np.float32), speech_tokenizer_sha256=""))
+    worker = SpeechWorker(BusyEngine())
+    runner = ServerThread(create_app(worker, library), "127.0.0.1", 0)
+    url = runner.start()
+    answers: list = []
+    t = threading.Thread(target=lambda: answers.append(httpx.post(
+        f"{url}/v1/audio/speech", json={"model": "m", "voice": "Fox", "input": "Hi."}, trust_env=False, timeout=60)))
+    t.start()
+    try:
+        deadline = time.monotonic() + 30
+        while worker.stats().waiting != 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        worker.close()
+        t.join(30)
+        assert answers[0].status_code == 503 and answers[0].json()["error"]["code"] == "server_stopping"
     finally:
         assert runner.stop()

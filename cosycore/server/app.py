@@ -85,14 +85,15 @@ class SpeechResponse(Response):
         self.background = None
         self.status_code = 200
         self.disconnected = asyncio.Event()
+        self.complete = False  # the stream reached the engine's Done
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def watch() -> None:
             while True:
                 message = await receive()
-                if message["type"] == "http.disconnect":
+                if message["type"] == "http.disconnect":  # also sent once the response is complete
                     self.disconnected.set()
-                    self.ticket.cancel()
+                    self.ticket.cancel()  # a no-op once the engine has finished the request
                     return
 
         watcher = asyncio.create_task(watch())
@@ -120,7 +121,8 @@ class SpeechResponse(Response):
     async def _respond(self, send: Send) -> None:
         first = await self._next()
         if isinstance(first, Cancelled):
-            return  # the client left; nobody to answer
+            await self._stopping(send)
+            return
         if isinstance(first, Failed):
             await _send_error(send, _engine_error(first.error))
             return
@@ -140,6 +142,7 @@ class SpeechResponse(Response):
             rate = event.sample_rate
             event = await self._next()
         if isinstance(event, Cancelled):
+            await self._stopping(send)
             return
         if isinstance(event, Failed):
             await _send_error(send, _engine_error(event.error))
@@ -160,7 +163,16 @@ class SpeechResponse(Response):
             if self.disconnected.is_set():
                 return
             await send({"type": "http.response.body", "body": data, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if self.complete:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        # else: returning with the response unfinished makes uvicorn close the connection, so a client
+        # sees a cut stream (an error), never a short one that looks whole.
+
+    async def _stopping(self, send: Send) -> None:
+        """Cancelled before any audio: by the client (nobody to answer) or by the server stopping."""
+        if not self.disconnected.is_set():
+            await _send_error(send, ApiError(503, "The server is stopping; send the request again later.",
+                                             "server_error", None, "server_stopping"))
 
     async def _stream_bytes(self, first: Event, sse: bool) -> AsyncIterator[bytes]:
         fmt = self.params.response_format
@@ -183,12 +195,14 @@ class SpeechResponse(Response):
                     usage = {"input_tokens": event.input_tokens, "output_tokens": event.output_tokens,
                              "total_tokens": event.input_tokens + event.output_tokens}
                     yield _sse({"type": "speech.audio.done", "usage": usage})
+                self.complete = True
                 return
             elif isinstance(event, Failed):
-                # Headers are out; a stream can only end early. SSE clients get an error event.
+                # Headers are out: an audio stream is cut off; an SSE stream gets an error event and ends.
                 logger.warning("speech stream ended early: %s", event.error)
                 if sse:
                     yield _sse({"type": "error", **_engine_error(event.error).body()})
+                    self.complete = True
                 return
             else:  # Cancelled
                 return

@@ -119,6 +119,7 @@ class Ticket:
         self._cancelled = threading.Event()
         self.started = threading.Event()  # set when the engine's thread takes the job
         self.finished = threading.Event()  # set after the last event was sent
+        self._ended = False  # the engine's thread has sent the final event (Done, Failed or Cancelled)
 
     @property
     def cancelled(self) -> bool:
@@ -126,9 +127,11 @@ class Ticket:
 
     def cancel(self) -> None:
         """Drop the request (waiting) or stop it inside the engine (running). Any thread; idempotent."""
-        if self.finished.is_set() or self._cancelled.is_set():
+        if self._ended or self.finished.is_set() or self._cancelled.is_set():
             return
         self._cancelled.set()
+        if not self.started.is_set():
+            self._emit(Cancelled())  # answer now; the engine's thread skips the job when it comes to it
         self._worker._cancel_running(self)
 
     async def next_event(self) -> Event:
@@ -136,6 +139,8 @@ class Ticket:
 
     def _emit(self, event: Event) -> None:
         """Engine thread: hand ``event`` to the event loop (a closed loop cancels the request)."""
+        if not isinstance(event, Audio):
+            self._ended = True  # a cancel from now on has nothing left to stop
         try:
             self._loop.call_soon_threadsafe(self._events.put_nowait, event)
         except RuntimeError:  # the loop is closed: nobody listens any more
