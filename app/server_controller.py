@@ -149,6 +149,7 @@ class LocalServerDialog(QDialog):
         url_row.addWidget(self.copy_button)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
+        self.status.setMinimumHeight(self.status.fontMetrics().lineSpacing() * 3)  # room for the wrapped counters
         form = QFormLayout()
         form.addRow(self.tr("&Port:"), self.port)
         form.addRow(self.tr("API &key:"), self.api_key)
@@ -185,13 +186,14 @@ class LocalServerDialog(QDialog):
         self.api_key.setEnabled(not running)
         self.url.setText(c.url if running else f"http://{HOST}:{self.port.value()}/v1")
         self.copy_button.setEnabled(running)
-        if running:
+        if running and c.engine.model_info is None:
+            text = self.tr("Running, but no model is loaded yet: requests are refused until one is.")
+        elif running:
             s = c.stats()
-            model = c.engine.model_info
             text = self.tr("Serving {model}: {running} running, {waiting} waiting, {served} served, "
                            "{cancelled} cancelled, {failed} failed.").format(
-                model=Path(model.model_dir).name if model is not None else self.tr("no model loaded yet"),
-                running=s.running, waiting=s.waiting, served=s.served, cancelled=s.cancelled, failed=s.failed)
+                model=Path(c.engine.model_info.model_dir).name, running=s.running, waiting=s.waiting,
+                served=s.served, cancelled=s.cancelled, failed=s.failed)
         elif c.error:
             text = self.tr("Not running: {error}").format(error=c.error)
         else:

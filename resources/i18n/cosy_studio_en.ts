@@ -175,11 +175,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
+        <source>Running, but no model is loaded yet: requests are refused until one is.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>no model loaded yet</source>
+        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

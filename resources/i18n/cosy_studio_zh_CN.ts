@@ -175,12 +175,12 @@
         <translation>启动(&amp;S)</translation>
     </message>
     <message>
-        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
-        <translation>正在提供 {model}：{running} 个运行中，{waiting} 个等待中，已完成 {served} 个，已取消 {cancelled} 个，失败 {failed} 个。</translation>
+        <source>Running, but no model is loaded yet: requests are refused until one is.</source>
+        <translation>正在运行，但尚未加载模型：加载模型之前请求会被拒绝。</translation>
     </message>
     <message>
-        <source>no model loaded yet</source>
-        <translation>尚未加载模型</translation>
+        <source>Serving {model}: {running} running, {waiting} waiting, {served} served, {cancelled} cancelled, {failed} failed.</source>
+        <translation>正在提供 {model}：{running} 个运行中，{waiting} 个等待中，已完成 {served} 个，已取消 {cancelled} 个，失败 {failed} 个。</translation>
     </message>
     <message>
         <source>Not running: {error}</source>
