@@ -281,3 +281,32 @@ def test_stopping_answers_waiting_requests_503(tmp_path: Path) -> None:
         assert answers[0].status_code == 503 and answers[0].json()["error"]["code"] == "server_stopping"
     finally:
         assert runner.stop()
+
+
+def test_unexpected_errors_keep_the_openai_shape(tmp_path: Path) -> None:
+    import httpx2 as httpx
+
+    from cosycore.server.app import create_app
+    from cosycore.server.run import ServerThread
+    from cosycore.server.worker import ModelFacts, SpeechWorker
+    from cosycore.voices import VoiceLibrary
+
+    class Host:
+        def submit(self, job) -> None:
+            job(None)
+
+        def model_facts(self):
+            return ModelFacts("m", "cosyvoice2", 24000)
+
+    class VanishingLibrary(VoiceLibrary):
+        def get(self, name: str):
+            raise FileNotFoundError(f"{name}.cosyvoice was deleted meanwhile")
+
+    runner = ServerThread(create_app(SpeechWorker(Host()), VanishingLibrary(tmp_path)), "127.0.0.1", 0)
+    url = runner.start()
+    try:
+        r = httpx.post(f"{url}/v1/audio/speech", json={"model": "m", "voice": "Fox", "input": "Hi."}, trust_env=False)
+        assert r.status_code == 500
+        assert r.json()["error"]["type"] == "server_error" and r.json()["error"]["code"] == "internal_error"
+    finally:
+        assert runner.stop()

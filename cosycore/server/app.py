@@ -182,7 +182,9 @@ class SpeechResponse(Response):
             if isinstance(event, Audio):
                 if encoder is None:
                     encoder = stream_encoder(fmt, event.sample_rate)
-                data = encoder.encode(event.samples)
+                # Compressing takes milliseconds per chunk: off the event loop, except for raw PCM.
+                data = encoder.encode(event.samples) if fmt in ("pcm", "wav") else (
+                    await run_in_threadpool(encoder.encode, event.samples))
                 if data:
                     yield _sse_delta(data) if sse else data
             elif isinstance(event, Done):
@@ -326,6 +328,11 @@ async def _api_error(request: Request, exc: Exception) -> Response:
     return error_response(exc)
 
 
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    logger.exception("unexpected error in %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(_engine_error(exc))
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
@@ -343,6 +350,7 @@ def create_app(worker: SpeechWorker, library: VoiceLibrary, options: ServerOptio
         Route("/v1/voices", server.voices, methods=["GET"]),
         Route("/health", server.health, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={ApiError: _api_error, HTTPException: _http_error})
+    handlers = {ApiError: _api_error, HTTPException: _http_error, Exception: _unexpected_error}
+    app = Starlette(routes=routes, exception_handlers=handlers)
     app.state.server = server
     return app
