@@ -179,7 +179,9 @@ class SpeechWorker:
         self._seconds = first_estimate  # smoothed wall time of a request, for Retry-After
         self._stats = WorkerStats(capacity=self.capacity)
         self._closed = False
-        self.synthesis_hook: Callable[[Ticket, str], None] | None = None  # tests: see the job's steps
+        # Tests: called on the engine's thread after each chunk is handed out ("chunk") and before the
+        # end is ("done"); holding it holds the engine inside the request.
+        self.synthesis_hook: Callable[[Ticket, str], None] | None = None
 
     # -- event loop side ---------------------------------------------------------------------
     def submit(self, job: SpeechJob, loop: asyncio.AbstractEventLoop | None = None) -> Ticket:
@@ -293,8 +295,8 @@ class SpeechWorker:
         if ticket.cancelled:
             ticket._emit(Cancelled())
             return "cancelled"
+        self._hook(ticket, "done")  # before the client can see the end
         ticket._emit(Done(int(engine.sample_rate), input_tokens, output_tokens))
-        self._hook(ticket, "done")
         return "done"
 
 

@@ -66,7 +66,7 @@ def test_server_speaks_with_the_apps_engine(engine: EngineThread, library: Voice
                                           response_format="wav").content
         audio, rate = sf.read(io.BytesIO(data), dtype="float32")
         assert rate == SR and audio.size > 0 and np.isfinite(audio).all()
-        assert controller.stats().served == 1
+        qtbot.waitUntil(lambda: controller.stats().served == 1, timeout=10_000)  # counted just after the reply
         # The app's own takes still run on the same thread afterwards.
         finished: list[SynthesisStats] = []
         engine.synthesis_finished.connect(finished.append)
