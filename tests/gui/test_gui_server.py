@@ -109,3 +109,21 @@ def test_dialog_switches_the_server(engine: EngineThread, library: VoiceLibrary,
         dialog.switch.click()
     assert not controller.running and dialog.port.isEnabled()
     assert settings.server_port == port
+
+
+def test_settings_menu_opens_the_dialog(qtbot, settings) -> None:
+    from PySide6.QtWidgets import QMenu
+
+    from app.main_window import MainWindow
+
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    w.show()
+    actions = [a for menu in w.menuBar().findChildren(QMenu) for a in menu.actions()
+               if a.text().replace("&", "") == "Local server…"]
+    assert len(actions) == 1
+    actions[0].trigger()
+    qtbot.waitUntil(lambda: bool(w.findChildren(LocalServerDialog)), timeout=5_000)
+    dialog = w.findChildren(LocalServerDialog)[0]
+    assert dialog.controller is w.server and not w.server.running
+    dialog.close()
