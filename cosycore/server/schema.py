@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..speed import MAX_SPEED, MIN_SPEED
 from ..frontend.text import check_spoken_text
+from ..speed import MAX_SPEED, MIN_SPEED
 
 # OpenAI's formats; which of them this machine can write is decided by encode.writable_formats().
 OPENAI_FORMATS = ("mp3", "opus", "aac", "flac", "wav", "pcm")
