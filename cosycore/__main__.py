@@ -7,6 +7,10 @@ Subcommands:
   a saved voice;
 * ``voice add|list|show|remove``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR`` or the
   platform's user data folder);
+* ``synth --script``: a dialogue script with a cast, to one file plus SRT/VTT subtitles and stems;
+  ``--lexicon``: a pronunciation dictionary (:mod:`cosycore.studio`);
+* ``text``: the sentences exactly as the engine will speak them; ``render``: a long .txt/.md file to
+  audio, resumable, with chapters;
 * ``info``: what a model folder holds; ``instruct-presets``: the ready-made instructions;
 * ``models``: list, download, verify and remove release folders (:mod:`cosycore.hub.models_cli`).
 * ``conformance``: comparison with the original implementation (:mod:`cosycore.conformance`).
@@ -86,6 +90,9 @@ def _synth_parser(sub: Any) -> None:
     src.add_argument("--text-file", type=Path, help="UTF-8 file with the text to speak")
     src.add_argument("--stdin-stream", action="store_true",
                      help="read standard input line by line while speaking (for text produced as it is written)")
+    src.add_argument("--script", type=Path, metavar="FILE",
+                     help="a dialogue script ('Name: line', 'Name (instruction): line', [pause 500ms]; README: "
+                          "Dialogue scripts); needs --cast")
     p.add_argument("--prompt-wav", type=Path, help="recording of the voice to imitate (3-10 s)")
     p.add_argument("--prompt-text", help="transcript of --prompt-wav (zero_shot)")
     p.add_argument("--voice", help="a saved voice: a .cosyvoice file or a name in the voice library")
@@ -107,6 +114,10 @@ def _synth_parser(sub: Any) -> None:
     p.add_argument("--min-tokens", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-tokens", type=int, default=None, help=argparse.SUPPRESS)
     _voices_dir_arg(p)
+    from .studio.cli import add_lexicon_arg, add_script_args
+
+    add_lexicon_arg(p)
+    add_script_args(p)
 
 
 def _voice_parser(sub: Any) -> None:
@@ -139,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_subparser(sub)
     info = sub.add_parser("info", help="show what a model folder holds")
     _model_args(info)
+    from .studio.cli import add_render_parser, add_text_parser
+
+    add_text_parser(sub)
+    add_render_parser(sub, _model_args, _voices_dir_arg)
     presets = sub.add_parser("instruct-presets", help="list the ready-made instructions")
     presets.add_argument("--family", choices=("cosyvoice2", "cosyvoice3"), default=None)
     sub.add_parser("conformance", help="compare with the original's reference outputs (see its --help)",
@@ -230,6 +245,22 @@ def _request(args: argparse.Namespace, text: str | Iterable[str]) -> Any:
         text_frontend=not args.no_text_frontend, language=args.language,
         min_tokens=args.min_tokens, max_tokens=args.max_tokens,
     )
+
+
+def _apply_lexicon(args: argparse.Namespace, text: str | Iterable[str]) -> str | Iterable[str]:
+    """The text with the --lexicon dictionaries applied (streamed text: piece by piece)."""
+    if not args.lexicon:
+        return text
+    from .config import detect_family
+    from .studio.cli import read_lexicon
+
+    lexicon = read_lexicon(args.lexicon)
+    assert lexicon is not None
+    family = _find_voice(args.voice, args.voices_dir).family if args.voice else detect_family(args.model)[0]
+    lexicon.check(family)
+    if isinstance(text, str):
+        return lexicon.apply(text)
+    return (lexicon.apply(piece) for piece in text)
 
 
 class AudioSink:
@@ -329,7 +360,13 @@ def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
     from .frontend.text import DEFAULT_MAX_CHARS
 
     max_chars = args.max_chars or DEFAULT_MAX_CHARS
-    request = _request(args, _text_source(args, io.stdin))
+    if args.script is not None:
+        from .studio.cli import run_script_synth
+
+        return run_script_synth(args, io.stderr, lambda a: _load_engine(a, max_chars))
+    if args.cast or args.cast_instruct or args.stems or args.srt or args.vtt:
+        raise UsageError("--cast, --cast-instruct, --srt, --vtt and --stems go with --script.")
+    request = _request(args, _apply_lexicon(args, _text_source(args, io.stdin)))
     validate_request(request, max_chars=max_chars)  # input problems show before the model loads
     sink = AudioSink(args.out, 0, io.stdout_bytes)
     engine = _load_engine(args, max_chars)
@@ -468,6 +505,18 @@ def _cmd_presets(args: argparse.Namespace, io: CliIO) -> int:
     return EXIT_OK
 
 
+def _cmd_text(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.cli import run_text
+
+    return run_text(args, io.stdin, io.stdout, io.stderr)
+
+
+def _cmd_render(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.cli import run_render
+
+    return run_render(args, io.stderr, _load_engine)
+
+
 # --------------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------------
@@ -489,7 +538,8 @@ class CliIO:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": _cmd_presets,
-    "models": run_models_command, "serve": run_serve_command,
+    "models": run_models_command, "serve": run_serve_command, "text": lambda a, io: _cmd_text(a, io),
+    "render": lambda a, io: _cmd_render(a, io),
 }
 
 

@@ -341,6 +341,22 @@ def model_inputs(plan: ModePlan, prompt: PromptFeatures, prompt_text_ids: Iterab
     )
 
 
+def spoken_sentences(text: str, *, reading: TextReading = "original", family: Family = "cosyvoice2",
+                     mode: str = "zero_shot",
+                     language: str | None = None, text_frontend: bool = True,
+                     tokenizer: TextTokenizer | None = None) -> Iterator[str]:
+    """The segments :meth:`Engine.synthesize` speaks for ``text``, one LM call each, in order.
+
+    This is the engine's own text path (``cosycore text`` prints it): with the text frontend the
+    text is normalised and split (:func:`cosycore.text.iter_sentences`, lengths measured with the
+    model's ``tokenizer``; without one English lengths are estimated from the word count); without
+    it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS` characters.
+    """
+    if text_frontend:  # in the given text reading (cosycore.frontend.text_reading), as a request of ``mode``
+        return readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
+    return (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
+
+
 # --------------------------------------------------------------------------------------------
 # Per-request state
 # --------------------------------------------------------------------------------------------
@@ -614,10 +630,15 @@ class Engine:
         yield _Segment(0, "", tokens, True)
 
     def _sentences(self, req: SynthesisRequest, text: str) -> Iterator[str]:
-        if req.text_frontend:
-            return readings.sentences(self.reading(req), text, language=req.language, tokenizer=self.tokenizer,
-                                      family=self.cfg.family, mode=req.mode)
-        return (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
+        return spoken_sentences(text, reading=self.reading(req), family=self.cfg.family, mode=req.mode,
+                                language=req.language, text_frontend=req.text_frontend, tokenizer=self.tokenizer)
+
+    def spoken_sentences(self, text: str, *, language: str | None = None, text_frontend: bool = True,
+                         reading: TextReading | None = None, mode: Mode = "zero_shot") -> Iterator[str]:
+        """The segments a request with this text would speak, in order (see :func:`spoken_sentences`);
+        ``reading`` None: the engine's default text reading."""
+        return spoken_sentences(text, reading=reading or self.text_reading, family=self.cfg.family, mode=mode,
+                                language=language, text_frontend=text_frontend, tokenizer=self.tokenizer)
 
     def _sentence_segments(self, req: SynthesisRequest, text: str, base: ModelInputs,
                            g_llm: torch.Generator) -> Iterator[_Segment]:

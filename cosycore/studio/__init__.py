@@ -1,0 +1,13 @@
+"""Studio features above the engine: dialogue scripts, a pronunciation dictionary, long-form rendering.
+
+* :mod:`.script`: the script format and its parser (line-numbered :class:`~.script.ScriptError`);
+* :mod:`.cast`: speaker → voice and default instruction, and the per-family checks;
+* :mod:`.render`: a script spoken as one streamed take, regenerate-a-line, stems and cues;
+* :mod:`.subtitles`: SRT / WebVTT cues, cue sheets and playlists;
+* :mod:`.lexicon`: the pronunciation dictionary (CSV import/export);
+* :mod:`.longform`: a .txt/.md file to an audio file, streamed to disk and resumable;
+* :mod:`.output`: atomic audio and text files;
+* :mod:`.cli`: the ``synth --script``, ``text`` and ``render`` commands.
+
+This package uses :mod:`cosycore.engine` and never the reverse.
+"""

@@ -1,0 +1,274 @@
+"""Command-line side of the studio features (wired into ``python -m cosycore`` by :mod:`cosycore.__main__`).
+
+* ``synth --script FILE --cast NAME=VOICE … --out OUT [--srt F] [--vtt [F]] [--stems DIR]``;
+* ``synth --lexicon FILE …`` (also with ``--script``);
+* ``text [--lexicon FILE] [--model DIR | --family F] "text"``: the sentences as the engine speaks them;
+* ``render FILE.md|FILE.txt --model DIR --voice V --out OUT``: long-form, resumable, with progress and ETA.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import InputError
+from .lexicon import Lexicon, load_many
+
+EngineLoader = Callable[[argparse.Namespace], Any]
+
+
+def add_lexicon_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lexicon", action="append", type=Path, default=[], metavar="FILE",
+                   help="pronunciation dictionary (CSV with a 'term,replacement' header); repeat to merge, "
+                        "later files win")
+
+
+def add_script_args(p: argparse.ArgumentParser) -> None:
+    """Options of ``synth`` for scripts (``--script`` itself is in the text-source group)."""
+    p.add_argument("--cast", action="append", default=[], metavar="NAME=VOICE",
+                   help="who speaks a script's lines: a saved voice name or a .cosyvoice file (repeat per speaker)")
+    p.add_argument("--cast-instruct", action="append", default=[], metavar="NAME=INSTRUCTION",
+                   help="a speaker's default instruction (a line's own '(instruction)' replaces it)")
+    p.add_argument("--srt", type=Path, default=None, help="write SubRip subtitles, one cue per script line")
+    p.add_argument("--vtt", nargs="?", const=True, default=None, metavar="FILE",
+                   help="write WebVTT subtitles (default file: the --srt or --out name with .vtt)")
+    p.add_argument("--stems", type=Path, default=None, metavar="DIR",
+                   help="also write one file per speaker into DIR, each as long as the whole take")
+    p.add_argument("--line-gap", type=float, default=0.3, help="seconds of silence between script lines")
+    p.add_argument("--paragraph-pause", type=float, default=0.9, help="seconds of silence for a blank script line")
+
+
+def read_lexicon(paths: list[Path], extra: Lexicon | None = None) -> Lexicon | None:
+    lexicon = load_many(paths)
+    if extra is not None:
+        lexicon = extra if lexicon is None else lexicon.merged(extra)
+    return lexicon
+
+
+def _vtt_path(args: argparse.Namespace) -> Path | None:
+    if args.vtt is None:
+        return None
+    if args.vtt is not True:
+        return Path(args.vtt)
+    base = args.srt if args.srt is not None else Path(args.out)
+    return base.with_suffix(".vtt")
+
+
+def _stem_name(speaker: str, suffix: str, taken: set[str]) -> str:
+    from ..voices import voice_file_stem
+
+    stem = voice_file_stem(speaker)
+    name, n = stem, 2
+    while name.casefold() in taken:
+        name, n = f"{stem}-{n}", n + 1
+    taken.add(name.casefold())
+    return name + suffix
+
+
+def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
+    """``synth --script``: render the script, streamed to --out (and stems), then write the subtitles."""
+    from ..voices import VoiceLibrary, default_voices_dir
+    from .cast import parse_cast_args, plan_lines
+    from .lexicon import load_many as load_lexicons
+    from .output import AtomicAudioWriter, audio_format, write_text_atomic
+    from .render import RenderSettings, ScriptRender
+    from .script import load_script
+    from .subtitles import Cue, srt_text, vtt_text
+
+    if args.out == "-":
+        raise InputError("a script is written to a file: give --out NAME.wav or NAME.flac.")
+    audio_format(args.out)
+    if not args.cast:
+        raise InputError("a script needs a cast: --cast NAME=VOICE for every speaker.")
+    script = load_script(args.script)
+    library = VoiceLibrary(args.voices_dir or default_voices_dir())
+    cast = parse_cast_args(args.cast, library, args.cast_instruct)
+    lexicon = read_lexicon(args.lexicon, load_lexicons(script.lexicon_files))
+    family = next(iter(cast)).voice.family
+    plan_lines(script, cast, family, lexicon)  # every problem shows before the model loads
+    settings = RenderSettings(line_gap=args.line_gap, paragraph_pause=args.paragraph_pause, seed=args.seed,
+                              speed=args.speed, stream=args.stream, language=args.language,
+                              text_frontend=not args.no_text_frontend)
+    engine = load_engine(args)
+    render = ScriptRender(engine, script, cast, settings, lexicon)
+    sr = engine.sample_rate
+    out = AtomicAudioWriter(args.out, sr)
+    stems: dict[str, AtomicAudioWriter] = {}
+    cues: list[Cue] = []
+    try:
+        if args.stems is not None:
+            taken: set[str] = set()
+            for name in dict.fromkeys(p.member.name for p in render.plans):
+                stems[name] = AtomicAudioWriter(args.stems / _stem_name(name, Path(args.out).suffix, taken), sr)
+        started = time.perf_counter()
+        line_start: dict[int, float] = {}
+        lines = len(render.plans)
+        for chunk in render.chunks():
+            for w in chunk.warnings:
+                stderr.write(f"warning: {w}\n")
+            out.write(chunk.samples)
+            for name, writer in stems.items():
+                if name == chunk.speaker:
+                    writer.write(chunk.samples)
+                else:
+                    writer.write_silence(chunk.samples.shape[0])
+            if chunk.line_index is not None:
+                line_start.setdefault(chunk.line_index, chunk.start_time)
+                if chunk.segment_final:
+                    plan = render.plans[chunk.line_index]
+                    cues.append(Cue(line_start[chunk.line_index], chunk.start_time + chunk.duration,
+                                    plan.line.text, plan.member.name))
+                    if not args.quiet:
+                        stderr.write(f"line {chunk.line_index + 1}/{lines} ({plan.member.name}) done, "
+                                     f"{chunk.start_time + chunk.duration:.1f} s of audio in "
+                                     f"{time.perf_counter() - started:.1f} s\n")
+        if len(cues) != lines:
+            raise InputError("the script was not rendered to the end; nothing was written.")
+        out.commit()
+        for writer in stems.values():
+            writer.commit()
+    except BaseException:
+        out.abort()
+        for writer in stems.values():
+            writer.abort()
+        raise
+    if args.srt is not None:
+        write_text_atomic(args.srt, srt_text(cues))
+    vtt = _vtt_path(args)
+    if vtt is not None:
+        write_text_atomic(vtt, vtt_text(cues))
+    if not args.quiet:
+        stderr.write(f"wrote {args.out} ({out.samples / sr:.2f} s, {lines} lines, seed {render.base_seed})\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# text
+# --------------------------------------------------------------------------------------------
+
+
+def add_text_parser(sub: Any) -> None:
+    p = sub.add_parser("text", help="show the sentences exactly as the engine will speak them",
+                       description="Apply the pronunciation dictionary, normalise and split the text the way "
+                                   "synthesis does, and print one segment (one LM request) per line.")
+    p.add_argument("text", nargs="?", help="the text (default: standard input)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--model", type=Path, help="release folder: its family and its tokenizer (exact split)")
+    src.add_argument("--family", choices=("cosyvoice2", "cosyvoice3"),
+                     help="model family, without a model folder (English lengths are then estimated)")
+    p.add_argument("--language", choices=("zh", "en"), default=None, help="language of the text (default: detect)")
+    p.add_argument("--no-text-frontend", action="store_true", help="as synth --no-text-frontend")
+    add_lexicon_arg(p)
+
+
+def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
+    from ..config import QWEN_DIR, detect_family
+    from ..engine import spoken_sentences
+    from ..text import check_spoken_text
+    from ..tokenizer import get_text_tokenizer
+
+    text = args.text if args.text is not None else stdin.read()
+    lexicon = read_lexicon(args.lexicon)
+    tokenizer = None
+    family = args.family
+    if args.model is not None:
+        family, _ = detect_family(args.model)
+        tokenizer = get_text_tokenizer(args.model / QWEN_DIR, family)
+    if lexicon is not None:
+        if family is None:
+            raise InputError("a dictionary's tokens depend on the model: give --model DIR or --family F.")
+        lexicon.check(family)
+        for start, end, entry in lexicon.matches(text):
+            stderr.write(f"dictionary: {text[start:end]!r} -> {entry.replacement!r}\n")
+        text = lexicon.apply(text)
+    check_spoken_text(text)
+    if tokenizer is None and not args.no_text_frontend:
+        stderr.write("note: without --model, English segment lengths are estimated from the word count; "
+                     "the split can differ from the model's.\n")
+    for sentence in spoken_sentences(text, language=args.language, text_frontend=not args.no_text_frontend,
+                                     tokenizer=tokenizer):
+        stdout.write(sentence + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# render (long-form)
+# --------------------------------------------------------------------------------------------
+
+
+def add_render_parser(sub: Any, model_args: Callable[[argparse.ArgumentParser], None],
+                      voices_dir_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("render", help="speak a long .txt or .md file into an audio file (resumable)",
+                       description="Render a text or Markdown file to WAV/FLAC, streamed to disk. Stopped "
+                                   "(Ctrl-C), it resumes where it stopped when run again with the same options. "
+                                   "Markdown headings become chapters.")
+    p.add_argument("file", type=Path, help="the .txt or .md file")
+    model_args(p)
+    p.add_argument("--voice", required=True, help="a saved voice: a .cosyvoice file or a name in the voice library")
+    p.add_argument("--out", "-o", required=True, type=Path, help="output .wav or .flac")
+    p.add_argument("--instruct", default=None, help="speak everything with this instruction (instruct mode)")
+    p.add_argument("--speed", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--language", choices=("zh", "en"), default=None)
+    p.add_argument("--chapters", choices=("cue", "split", "none"), default="cue",
+                   help="cue: a cue sheet beside the file (default); split: one file per chapter and an M3U "
+                        "playlist; none: no chapter markers")
+    p.add_argument("--restart", action="store_true", help="discard an unfinished render of OUT and start over")
+    p.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    p.add_argument("--quiet", "-q", action="store_true")
+    add_lexicon_arg(p)
+    voices_dir_arg(p)
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+def run_render(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
+    from ..voices import VoiceLibrary, default_voices_dir
+    from .cast import find_voice, resolve_instruction
+    from .longform import LongFormJob, LongFormProgress, LongFormSettings, load_document, partial_path
+
+    document = load_document(args.file)
+    voice = find_voice(args.voice, VoiceLibrary(args.voices_dir or default_voices_dir()))
+    lexicon = read_lexicon(args.lexicon)
+    instruction = resolve_instruction(args.instruct, voice.family) if args.instruct else None
+    settings = LongFormSettings(instruction=instruction, speed=args.speed, seed=args.seed, language=args.language,
+                                chapters=args.chapters)
+    engine = load_engine(args)
+    job = LongFormJob(engine, document, voice, args.out, settings, lexicon, restart=args.restart,
+                      overwrite=args.overwrite)
+    if job.state.done and not args.quiet:
+        stderr.write(f"resuming: {job.state.done} of {len(document.segments)} segments already done\n")
+    tty = stderr.isatty()
+
+    def show(p: LongFormProgress) -> None:
+        if args.quiet:
+            return
+        pct = 100.0 * p.chars_done / max(1, p.chars_total)
+        line = (f"{p.done}/{p.total} segments, {pct:.0f} %, {_clock(p.audio_seconds)} of audio, "
+                f"elapsed {_clock(p.elapsed)}, ETA {_clock(p.eta)}")
+        stderr.write(("\r" + line) if tty else (line + "\n"))
+        stderr.flush()
+
+    try:
+        finished = job.run(show)
+    except KeyboardInterrupt:
+        stderr.write(f"\npaused: {job.state.done} of {len(document.segments)} segments are kept in "
+                     f"{partial_path(job.out).name}; run the same command again to resume.\n")
+        raise
+    if tty and not args.quiet:
+        stderr.write("\n")
+    if not finished:
+        stderr.write("stopped; run the same command again to resume.\n")
+        return 130
+    if not args.quiet:
+        chapters = len(document.chapter_titles)
+        stderr.write(f"wrote {args.out} ({chapters} chapter{'s' if chapters != 1 else ''})\n")
+    return 0
