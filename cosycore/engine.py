@@ -348,7 +348,7 @@ def spoken_sentences(text: str, *, reading: TextReading = "original", family: Fa
     """The segments :meth:`Engine.synthesize` speaks for ``text``, one LM call each, in order.
 
     This is the engine's own text path (``cosycore text`` prints it): with the text frontend the
-    text is normalised and split (:func:`cosycore.text.iter_sentences`, lengths measured with the
+    text is normalised and split (:func:`cosycore.frontend.text.iter_sentences`, lengths measured with the
     model's ``tokenizer``; without one English lengths are estimated from the word count); without
     it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS` characters.
     """

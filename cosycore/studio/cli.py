@@ -167,8 +167,8 @@ def add_text_parser(sub: Any) -> None:
 def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     from ..config import QWEN_DIR, detect_family
     from ..engine import spoken_sentences
-    from ..text import check_spoken_text
-    from ..tokenizer import get_text_tokenizer
+    from ..frontend.text import check_spoken_text
+    from ..frontend.tokenizer import get_text_tokenizer
 
     text = args.text if args.text is not None else stdin.read()
     lexicon = read_lexicon(args.lexicon)

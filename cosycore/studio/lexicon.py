@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from ..text import PROTECTED_TAGS, find_control_markers
-from ..tokenizer import ARPABET_PHONES, PINYIN_PHONES
+from ..frontend.text import PROTECTED_TAGS, find_control_markers
+from ..frontend.tokenizer import ARPABET_PHONES, PINYIN_PHONES
 from ..voices import write_atomic
 
 CSV_HEADER = ("term", "replacement", "whole_word", "case_sensitive")

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..engine import Engine, Mode, SynthesisRequest
 from ..errors import InputError, StorageError
-from ..text import is_speakable, iter_chunks
+from ..frontend.text import is_speakable, iter_chunks
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format
