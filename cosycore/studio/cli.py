@@ -91,7 +91,8 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     plan_lines(script, cast, family, lexicon)  # every problem shows before the model loads
     settings = RenderSettings(line_gap=args.line_gap, paragraph_pause=args.paragraph_pause, seed=args.seed,
                               speed=args.speed, stream=args.stream, language=args.language,
-                              text_frontend=not args.no_text_frontend)
+                              text_frontend=not args.no_text_frontend, min_tokens=args.min_tokens,
+                              max_tokens=args.max_tokens)
     engine = load_engine(args)
     render = ScriptRender(engine, script, cast, settings, lexicon)
     sr = engine.sample_rate
@@ -219,6 +220,8 @@ def add_render_parser(sub: Any, model_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--restart", action="store_true", help="discard an unfinished render of OUT and start over")
     p.add_argument("--overwrite", action="store_true", help="replace existing output files")
     p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument("--min-tokens", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--max-tokens", type=int, default=None, help=argparse.SUPPRESS)
     add_lexicon_arg(p)
     voices_dir_arg(p)
 
@@ -240,7 +243,7 @@ def run_render(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoa
     lexicon = read_lexicon(args.lexicon)
     instruction = resolve_instruction(args.instruct, voice.family) if args.instruct else None
     settings = LongFormSettings(instruction=instruction, speed=args.speed, seed=args.seed, language=args.language,
-                                chapters=args.chapters)
+                                chapters=args.chapters, min_tokens=args.min_tokens, max_tokens=args.max_tokens)
     engine = load_engine(args)
     job = LongFormJob(engine, document, voice, args.out, settings, lexicon, restart=args.restart,
                       overwrite=args.overwrite)

@@ -194,6 +194,8 @@ class LongFormSettings:
     seed: int | None = None  # base seed; segment i gets base + i (None: drawn and recorded)
     language: str | None = None
     chapters: ChapterMode = "cue"
+    min_tokens: int | None = None  # advanced, as SynthesisRequest
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -345,7 +347,8 @@ class LongFormJob:
             text=text, mode=self._mode, voice=self.voice,
             instruct_text=self.settings.instruction if self._mode == "instruct" else None,
             speed=self.settings.speed, seed=(self.state.base_seed + seg.index) % SEED_LIMIT, stream=False,
-            language=self.settings.language,
+            language=self.settings.language, min_tokens=self.settings.min_tokens,
+            max_tokens=self.settings.max_tokens,
         )
 
     def run(self, progress: Callable[[LongFormProgress], None] | None = None) -> bool:

@@ -51,6 +51,8 @@ class RenderSettings:
     crossfade: float = 0.01  # seconds; used at the seams of a regenerated line
     language: str | None = None
     text_frontend: bool = True
+    min_tokens: int | None = None  # advanced (as SynthesisRequest): speech tokens per sentence before eos
+    max_tokens: int | None = None  # advanced: most speech tokens per sentence
 
     def __post_init__(self) -> None:
         for name in ("line_gap", "paragraph_pause", "crossfade"):
@@ -117,6 +119,7 @@ def _request(plan: LinePlan, settings: RenderSettings, seed: int, *, instruction
         instruct_text=(instruction if mode == "instruct" else None),
         speed=settings.speed, seed=seed, stream=settings.stream,
         text_frontend=settings.text_frontend, language=settings.language,
+        min_tokens=settings.min_tokens, max_tokens=settings.max_tokens,
     )
 
 

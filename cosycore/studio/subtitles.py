@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -64,7 +65,7 @@ class Chapter:
 
 
 def _cue_index(seconds: float) -> str:
-    frames = max(0, round(seconds * 75))  # a cue sheet counts 75 frames per second
+    frames = max(0, math.floor(seconds * 75 + 1e-6))  # 75 frames per second; never after the start
     m, rest = divmod(frames, 75 * 60)
     s, f = divmod(rest, 75)
     return f"{m:02d}:{s:02d}:{f:02d}"
