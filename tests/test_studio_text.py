@@ -222,7 +222,7 @@ def test_csv_extra_columns_defaults_and_errors() -> None:
         parse_csv("term,replacement\na,b\nlonely\n")
     with pytest.raises(LexiconError, match="line 2: whole_word is 'maybe'"):
         parse_csv("term,replacement,whole_word\na,b,maybe\n")
-    with pytest.raises(LexiconError, match="line 2: .*no replacement"):
+    with pytest.raises(LexiconError, match=r"line 2: .*no replacement"):
         parse_csv("term,replacement\na,\n")
 
 
