@@ -248,16 +248,16 @@ def _request(args: argparse.Namespace, text: str | Iterable[str]) -> Any:
 
 
 def _apply_lexicon(args: argparse.Namespace, text: str | Iterable[str]) -> str | Iterable[str]:
-    """The text with the --lexicon dictionaries applied (streamed text: piece by piece)."""
-    if not args.lexicon:
-        return text
+    """The text with the pronunciation dictionaries applied: the app-wide one, the voice's own, the
+    --lexicon files (streamed text: piece by piece)."""
     from .config import detect_family
-    from .studio.cli import read_lexicon
+    from .studio.cli import command_lexicon
 
-    lexicon = read_lexicon(args.lexicon)
-    assert lexicon is not None
-    family = _find_voice(args.voice, args.voices_dir).family if args.voice else detect_family(args.model)[0]
-    lexicon.check(family)
+    voice = _find_voice(args.voice, args.voices_dir) if args.voice else None
+    lexicon = command_lexicon(args, voice)
+    if lexicon is None:
+        return text
+    lexicon.check(voice.family if voice is not None else detect_family(args.model)[0])
     if isinstance(text, str):
         return lexicon.apply(text)
     return (lexicon.apply(piece) for piece in text)

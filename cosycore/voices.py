@@ -105,10 +105,15 @@ class Voice:
     # without them is byte for byte what earlier versions wrote; earlier readers ignore the key.
     instruct_presets: tuple[tuple[str, str], ...] = ()
     notes: str = ""  # the user's notes about the voice (stored only when not empty)
+    # The voice's own pronunciation dictionary, (term, replacement, whole_word, case_sensitive)
+    # entries (cosycore.studio.lexicon reads them); stored in the header only when there are any.
+    lexicon: tuple[tuple[str, str, bool, bool], ...] = ()
 
     def __post_init__(self) -> None:
         presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
         object.__setattr__(self, "instruct_presets", presets)
+        lexicon = tuple((str(t), str(r), bool(w), bool(c)) for t, r, w, c in self.lexicon)
+        object.__setattr__(self, "lexicon", lexicon)
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a voice needs a non-empty name")
         if self.family not in _FAMILIES:
@@ -140,7 +145,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version", "instruct_presets", "notes")
+                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )
@@ -194,6 +199,9 @@ def _header(voice: Voice) -> dict[str, Any]:
         header["instruct_presets"] = [{"name": n, "text": t} for n, t in voice.instruct_presets]
     if voice.notes:  # absent when empty, so files without notes keep their bytes and checksums
         header["notes"] = voice.notes
+    if voice.lexicon:  # optional, like instruct_presets
+        header["lexicon"] = [{"term": t, "replacement": r, "whole_word": w, "case_sensitive": c}
+                             for t, r, w, c in voice.lexicon]
     return header
 
 
@@ -387,6 +395,18 @@ def _header_presets(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, s
     return tuple((e["name"], e["text"]) for e in raw)
 
 
+def _header_lexicon(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, str, bool, bool], ...]:
+    raw = header.get("lexicon", [])
+    if not isinstance(raw, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("term"), str) and isinstance(e.get("replacement"), str)
+        and isinstance(e.get("whole_word", True), bool) and isinstance(e.get("case_sensitive", False), bool)
+        for e in raw
+    ):
+        raise _damaged(path, "its lexicon is not a list of term/replacement entries")
+    return tuple((e["term"], e["replacement"], e.get("whole_word", True), e.get("case_sensitive", False))
+                 for e in raw)
+
+
 def load_voice(path: Path | str) -> Voice:
     """Read and verify a ``.cosyvoice`` file.
 
@@ -414,6 +434,7 @@ def load_voice(path: Path | str) -> Voice:
             format_version=int(header["format_version"]),
             instruct_presets=_header_presets(header, path),
             notes=str(header.get("notes", "")),
+            lexicon=_header_lexicon(header, path),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:

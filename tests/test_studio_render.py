@@ -20,6 +20,11 @@ from cosycore.voices import VoiceLibrary
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
+
+@pytest.fixture(autouse=True)
+def _no_app_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "no-app-lexicon.csv"))
+
 SCRIPT = "Anna: Hello there.\nBen (Please speak softly.): Hi Anna.\n\nAnna: Bye now.\n"
 FAST = {"min_tokens": 10, "max_tokens": 12}
 

@@ -12,11 +12,28 @@ import pytest
 from cosycore.__main__ import CliIO, main
 from cosycore.errors import InputError
 from cosycore.studio.cast import Cast, CastMember, plan_lines, resolve_instruction
-from cosycore.studio.lexicon import Lexicon, LexiconEntry, LexiconError, load_csv, parse_csv, save_csv, to_csv
+from cosycore.studio.lexicon import (
+    Lexicon,
+    LexiconEntry,
+    LexiconError,
+    load_csv,
+    parse_csv,
+    save_csv,
+    to_csv,
+    voice_lexicon,
+    with_voice_lexicon,
+)
 from cosycore.studio.longform import parse_document
 from cosycore.studio.script import Pause, ScriptError, SpeechLine, parse_script
 from cosycore.studio.subtitles import Chapter, Cue, cue_sheet, srt_text, vtt_text
-from cosycore.voices import Voice
+from cosycore.voices import Voice, load_voice, save_voice
+
+
+@pytest.fixture(autouse=True)
+def _no_app_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The user's own app-wide dictionary never leaks into a test."""
+    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "no-app-lexicon.csv"))
+
 
 # --------------------------------------------------------------------------------------------
 # Script parser
@@ -296,3 +313,32 @@ def test_text_command_refuses_tokens_the_family_lacks(tmp_path: Path) -> None:
     bad.write_text("word;say\n", encoding="utf-8")
     code, _, err = _run(["text", "--family", "cosyvoice2", "--lexicon", str(bad), "x"])
     assert code == 2 and "must start 'term,replacement'" in err
+
+
+def test_app_voice_and_script_dictionaries_layer(tmp_path: Path) -> None:
+    app = Lexicon((LexiconEntry("Nguyen", "Win"), LexiconEntry("SQL", "sequel"), LexiconEntry("GIF", "jif")))
+    anna = with_voice_lexicon(_voice("A", "cosyvoice3", "t"), Lexicon((LexiconEntry("nguyen", "N'Win"),)))
+    # the voice file keeps its dictionary (header, checksum) and reads it back
+    path = save_voice(tmp_path / "a.cosyvoice", anna)
+    assert load_voice(path) == anna and voice_lexicon(load_voice(path)) == voice_lexicon(anna)
+    assert load_voice(save_voice(tmp_path / "b.cosyvoice", _voice("B", "cosyvoice3"))).lexicon == ()
+    script_lx = Lexicon((LexiconEntry("GIF", "gif with a hard g"),))
+    cast = Cast([CastMember("Anna", anna), CastMember("Ben", _voice("B", "cosyvoice3"))])
+    script = parse_script("Anna: Nguyen, SQL, GIF.\nBen: Nguyen, SQL, GIF.\n")
+    plans = plan_lines(script, cast, "cosyvoice3", script_lx, app_lexicon=app)
+    assert [p.text for p in plans] == ["N'Win, sequel, gif with a hard g.", "Win, sequel, gif with a hard g."]
+    # a voice dictionary with pinyin is refused for CosyVoice2, at the speaker's first line
+    zh = with_voice_lexicon(_voice("Z", "cosyvoice2", "t"), Lexicon((LexiconEntry("吉林", "[j][í][l][ín]"),)))
+    with pytest.raises(ScriptError) as e:
+        plan_lines(parse_script("Zoe: hi\nZoe: again\n"), Cast([CastMember("Zoe", zh)]), "cosyvoice2")
+    assert [p.line for p in e.value.problems] == [1] and "no pinyin" in e.value.problems[0].message
+
+
+def test_text_command_applies_the_app_dictionary(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    app = tmp_path / "app.csv"
+    save_csv(app, Lexicon((LexiconEntry("Nguyen", "Win"),)))
+    monkeypatch.setenv("COSY_LEXICON", str(app))
+    code, out, _ = _run(["text", "--family", "cosyvoice2", "Hello Nguyen."])
+    assert code == 0 and out.strip() == "Hello Win."
+    code, out, _ = _run(["text", "--family", "cosyvoice2", "--no-app-lexicon", "Hello Nguyen."])
+    assert code == 0 and out.strip() == "Hello Nguyen."

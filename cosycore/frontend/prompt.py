@@ -294,4 +294,6 @@ def refresh_voice(
     """Recompute a voice's features from its stored audio for the loaded model (e.g. another family)."""
     features = extract_prompt(voice.audio_24k, voice.sample_rate, cfg, speech_tokenizer, speaker_encoder)
     fresh = voice_from_prompt(features, name=voice.name, transcript=voice.transcript, language=voice.language)
-    return replace(fresh, created_at=voice.created_at)
+    # what the user added to the voice stays with it
+    return replace(fresh, created_at=voice.created_at, instruct_presets=voice.instruct_presets, notes=voice.notes,
+                   lexicon=voice.lexicon)

@@ -28,9 +28,10 @@ from pathlib import Path
 
 from ..engine import Mode
 from ..errors import InputError
-from ..presets import FAMILIES, combine, find_preset, instruct_prompt
+from ..presets import FAMILIES, find_preset, instruct_prompt
+from ..presets import combine as combine_presets
 from ..voices import VOICE_SUFFIX, Voice, VoiceLibrary, load_voice
-from .lexicon import Lexicon, replacement_tokens, token_problem
+from .lexicon import Lexicon, combine, replacement_tokens, token_problem, voice_lexicon
 from .script import Script, ScriptError, ScriptProblem, SpeechLine, speaker_key
 
 _PRESET_ID_RE = re.compile(r"^[a-z]+\.[a-z0-9_]+(?:\s*\+\s*[a-z]+\.[a-z0-9_]+)*$")
@@ -132,7 +133,7 @@ def resolve_instruction(instruction: str, family: str) -> str:
             except KeyError:
                 raise InputError(f"{title} has no instruct preset {preset_id!r}; see 'cosycore instruct-presets "
                                  f"--family {family}', or write the instruction out in words.") from None
-        text = combine(presets)
+        text = combine_presets(presets)
     for token in replacement_tokens(text):
         raise InputError(f"the instruction holds {token}; an instruction is plain words (tags and "
                          "pronunciation tokens belong in the line's text).")
@@ -140,16 +141,24 @@ def resolve_instruction(instruction: str, family: str) -> str:
     return text
 
 
-def plan_lines(script: Script, cast: Cast, family: str, lexicon: Lexicon | None = None) -> list[LinePlan]:
+def plan_lines(script: Script, cast: Cast, family: str, lexicon: Lexicon | None = None, *,
+               app_lexicon: Lexicon | None = None) -> list[LinePlan]:
     """Check ``script`` against ``cast`` for ``family`` and plan every line; raise :class:`ScriptError`
-    listing every problem (with its line number)."""
+    listing every problem (with its line number).
+
+    A line's text gets the dictionaries in the order ``app_lexicon``, the speaker's voice's own
+    dictionary, ``lexicon`` (the script's); the later wins for the same term."""
     if family not in FAMILIES:
         raise InputError(f"unknown model family {family!r}; expected one of {', '.join(FAMILIES)}.")
     title = _FAMILY_TITLES[family]
     problems: list[ScriptProblem] = []
-    if lexicon is not None:
-        for why in lexicon.problems(family):
-            problems.append(ScriptProblem(1, f"dictionary {lexicon.name or ''}: {why}".replace("  ", " ")))
+    for shared in (app_lexicon, lexicon):
+        if shared is None:
+            continue
+        for why in shared.problems(family):
+            problems.append(ScriptProblem(1, f"dictionary {shared.name}: {why}" if shared.name
+                                          else f"dictionary: {why}"))
+    per_member: dict[str, Lexicon | None] = {}
     plans: list[LinePlan] = []
     wrong_family_reported: set[str] = set()
     for index, line in enumerate(script.lines):
@@ -178,7 +187,19 @@ def plan_lines(script: Script, cast: Cast, family: str, lexicon: Lexicon | None 
                 problems.append(ScriptProblem(line.line, f"{whose} instruction cannot be used with {title}: {e}",
                                               len(line.speaker) + 2 if line.instruction is not None else 1))
                 continue
-        text = lexicon.apply(line.text) if lexicon is not None else line.text
+        key = speaker_key(member.name)
+        if key not in per_member:
+            try:
+                own = voice_lexicon(member.voice)
+                if own is not None:
+                    own.check(family)
+            except InputError as e:
+                problems.append(ScriptProblem(line.line, f"{member.name}'s voice: {e}", 1, len(line.speaker)))
+                per_member[key] = None
+                continue
+            per_member[key] = combine(app_lexicon, own, lexicon)
+        line_lexicon = per_member[key]
+        text = line_lexicon.apply(line.text) if line_lexicon is not None else line.text
         token_why = token_problem(text, family, strict=False)
         if token_why is not None:
             problems.append(ScriptProblem(line.line, f"the line {token_why}", len(line.speaker) + 2))

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InputError
-from .lexicon import Lexicon, load_many
+from ..voices import Voice
+from .lexicon import Lexicon, combine, load_app_lexicon, load_many, voice_lexicon
 
 EngineLoader = Callable[[argparse.Namespace], Any]
 
@@ -23,7 +24,9 @@ EngineLoader = Callable[[argparse.Namespace], Any]
 def add_lexicon_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lexicon", action="append", type=Path, default=[], metavar="FILE",
                    help="pronunciation dictionary (CSV with a 'term,replacement' header); repeat to merge, "
-                        "later files win")
+                        "later files win. Applied over the app-wide dictionary and the voice's own")
+    p.add_argument("--no-app-lexicon", action="store_true",
+                   help="leave out the app-wide dictionary ($COSY_LEXICON or lexicon.csv in the user data folder)")
 
 
 def add_script_args(p: argparse.ArgumentParser) -> None:
@@ -42,10 +45,17 @@ def add_script_args(p: argparse.ArgumentParser) -> None:
 
 
 def read_lexicon(paths: list[Path], extra: Lexicon | None = None) -> Lexicon | None:
-    lexicon = load_many(paths)
-    if extra is not None:
-        lexicon = extra if lexicon is None else lexicon.merged(extra)
-    return lexicon
+    """The dictionary files merged in order, then ``extra`` over them."""
+    return combine(load_many(paths), extra)
+
+
+def app_lexicon(args: argparse.Namespace) -> Lexicon | None:
+    return None if getattr(args, "no_app_lexicon", False) else load_app_lexicon()
+
+
+def command_lexicon(args: argparse.Namespace, voice: Voice | None) -> Lexicon | None:
+    """What a one-voice command applies: the app's dictionary, the voice's, then the --lexicon files."""
+    return combine(app_lexicon(args), voice_lexicon(voice) if voice is not None else None, load_many(args.lexicon))
 
 
 def _vtt_path(args: argparse.Namespace) -> Path | None:
@@ -88,13 +98,14 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     cast = parse_cast_args(args.cast, library, args.cast_instruct)
     lexicon = read_lexicon(args.lexicon, load_lexicons(script.lexicon_files))
     family = next(iter(cast)).voice.family
-    plan_lines(script, cast, family, lexicon)  # every problem shows before the model loads
+    shared = app_lexicon(args)
+    plan_lines(script, cast, family, lexicon, app_lexicon=shared)  # every problem shows before the model loads
     settings = RenderSettings(line_gap=args.line_gap, paragraph_pause=args.paragraph_pause, seed=args.seed,
                               speed=args.speed, stream=args.stream, language=args.language,
                               text_frontend=not args.no_text_frontend, min_tokens=args.min_tokens,
                               max_tokens=args.max_tokens)
     engine = load_engine(args)
-    render = ScriptRender(engine, script, cast, settings, lexicon)
+    render = ScriptRender(engine, script, cast, settings, lexicon, app_lexicon=shared)
     sr = engine.sample_rate
     out = AtomicAudioWriter(args.out, sr)
     stems: dict[str, AtomicAudioWriter] = {}
@@ -172,7 +183,7 @@ def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: 
     from ..frontend.tokenizer import get_text_tokenizer
 
     text = args.text if args.text is not None else stdin.read()
-    lexicon = read_lexicon(args.lexicon)
+    lexicon = command_lexicon(args, None)
     tokenizer = None
     family = args.family
     if args.model is not None:
@@ -240,7 +251,7 @@ def run_render(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoa
 
     document = load_document(args.file)
     voice = find_voice(args.voice, VoiceLibrary(args.voices_dir or default_voices_dir()))
-    lexicon = read_lexicon(args.lexicon)
+    lexicon = command_lexicon(args, voice)
     instruction = resolve_instruction(args.instruct, voice.family) if args.instruct else None
     settings = LongFormSettings(instruction=instruction, speed=args.speed, seed=args.seed, language=args.language,
                                 chapters=args.chapters, min_tokens=args.min_tokens, max_tokens=args.max_tokens)

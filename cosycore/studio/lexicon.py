@@ -15,10 +15,13 @@ character before and after the match must not be a letter or digit. Chinese and 
 written without spaces, so a term edge that is a CJK character is not checked. ``case_sensitive``
 (default off) matches the letters exactly as written.
 
-Dictionaries combine: the app's, then a voice's, then a script's (:meth:`Lexicon.merged`); for the
-same term (compared as it is matched) the later one wins. CSV files have a header row that starts
-``term,replacement``; the optional columns ``whole_word`` and ``case_sensitive`` take
-``yes/no/true/false/1/0`` (empty: the default), and further columns are ignored.
+Dictionaries combine: the app's (:func:`app_lexicon_path`), then a voice's (stored in its
+``.cosyvoice`` file, :func:`voice_lexicon`), then a script's or the command line's
+(:func:`combine`); for the same term (compared as it is matched) the later one wins.
+
+CSV files have a header row that starts ``term,replacement``; the optional columns ``whole_word``
+and ``case_sensitive`` take ``yes/no/true/false/1/0`` (empty: the default), and further columns
+are ignored.
 
 The dictionary is applied to the raw text, before the engine's text normalisation
 (:func:`apply` / :meth:`Lexicon.apply`), so replacements are normalised like typed text and
@@ -29,18 +32,20 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError
 from ..frontend.text import PROTECTED_TAGS, find_control_markers
 from ..frontend.tokenizer import ARPABET_PHONES, PINYIN_PHONES
-from ..voices import write_atomic
+from ..voices import APP_DIR_NAME, Voice, write_atomic
 
 CSV_HEADER = ("term", "replacement", "whole_word", "case_sensitive")
+APP_LEXICON_ENV = "COSY_LEXICON"  # overrides the app-wide dictionary's path (CLI, app, tests)
 MAX_TERM_CHARS = 200
 MAX_ENTRIES = 100_000
 MAX_CSV_BYTES = 16 * 1024 * 1024
@@ -212,6 +217,48 @@ class Lexicon:
 
 def apply(text: str, lexicon: Lexicon | None) -> str:
     return text if lexicon is None else lexicon.apply(text)
+
+
+def voice_lexicon(voice: Voice) -> Lexicon | None:
+    """The dictionary stored in a voice file (None when it has none)."""
+    if not voice.lexicon:
+        return None
+    try:
+        entries = tuple(LexiconEntry(t, r, whole_word=w, case_sensitive=c) for t, r, w, c in voice.lexicon)
+    except LexiconError as e:
+        raise LexiconError(f"the dictionary of the voice {voice.name!r} has a bad entry: {e}") from None
+    return Lexicon(entries, name=f"the voice {voice.name!r}")
+
+
+def with_voice_lexicon(voice: Voice, lexicon: Lexicon | None) -> Voice:
+    """A copy of ``voice`` carrying ``lexicon`` (None or empty: none); save it to keep it in the file."""
+    entries = tuple((e.term, e.replacement, e.whole_word, e.case_sensitive) for e in lexicon or ())
+    return replace(voice, lexicon=entries)
+
+
+def combine(*layers: Lexicon | None) -> Lexicon | None:
+    """Dictionaries laid over each other in order (app, voice, script: later wins); None if all are None."""
+    present = [lx for lx in layers if lx is not None]
+    if not present:
+        return None
+    first, *rest = present
+    return first.merged(*rest) if rest else first
+
+
+def app_lexicon_path() -> Path:
+    """The app-wide dictionary: ``$COSY_LEXICON``, else ``lexicon.csv`` in the user data folder."""
+    env = os.environ.get(APP_LEXICON_ENV)
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_DIR_NAME, appauthor=False) / "lexicon.csv"
+
+
+def load_app_lexicon() -> Lexicon | None:
+    """The app-wide dictionary, or None when there is no such file."""
+    path = app_lexicon_path()
+    return load_csv(path) if path.is_file() else None
 
 
 # --------------------------------------------------------------------------------------------

@@ -152,13 +152,15 @@ class ScriptRender:
     script and cast do not fit the engine's model family."""
 
     def __init__(self, engine: Engine, script: Script, cast: Cast, settings: RenderSettings | None = None,
-                 lexicon: Lexicon | None = None) -> None:
+                 lexicon: Lexicon | None = None, *, app_lexicon: Lexicon | None = None) -> None:
+        """``lexicon``: the script's dictionary; ``app_lexicon``: the app-wide one (each speaker's
+        voice's own dictionary goes between them)."""
         self.engine = engine
         self.script = script
         self.cast = cast
         self.settings = settings or RenderSettings()
         self.lexicon = lexicon
-        self.plans = plan_lines(script, cast, engine.family, lexicon)
+        self.plans = plan_lines(script, cast, engine.family, lexicon, app_lexicon=app_lexicon)
         base = self.settings.seed if self.settings.seed is not None else random.randrange(SEED_LIMIT)
         self.base_seed = int(base)
         self.items = _layout_items(script, self.plans, self.settings)
