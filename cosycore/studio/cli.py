@@ -284,5 +284,10 @@ def run_render(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoa
         return 130
     if not args.quiet:
         chapters = len(document.chapter_titles)
-        stderr.write(f"wrote {args.out} ({chapters} chapter{'s' if chapters != 1 else ''})\n")
+        if args.chapters == "split":
+            stderr.write(f"wrote {chapters} chapter file{'s' if chapters != 1 else ''} and "
+                         f"{args.out.with_suffix('.m3u')}\n")
+        else:
+            cue = " and a cue sheet" if args.chapters == "cue" and chapters > 1 else ""
+            stderr.write(f"wrote {args.out} ({chapters} chapter{'s' if chapters != 1 else ''}{cue})\n")
     return 0
