@@ -118,7 +118,7 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
         started = time.perf_counter()
         line_start: dict[int, float] = {}
         lines = len(render.plans)
-        for chunk in render.chunks():
+        for chunk in render.chunks(keep_audio=False):  # straight to the files: one line in memory
             for w in chunk.warnings:
                 stderr.write(f"warning: {w}\n")
             out.write(chunk.samples)

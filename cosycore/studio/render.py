@@ -173,9 +173,12 @@ class ScriptRender:
     def line_seed(self, index: int) -> int:
         return _line_seed(self.base_seed, index)
 
-    def chunks(self) -> Iterator[ScriptChunk]:
+    def chunks(self, *, keep_audio: bool = True) -> Iterator[ScriptChunk]:
         """Speak the script: a generator of :class:`ScriptChunk`, in take order. Stops early when
-        :meth:`Engine.cancel` is called (the segments so far stay in :attr:`segments`)."""
+        :meth:`Engine.cancel` is called (the segments so far stay in :attr:`segments`).
+
+        ``keep_audio=False`` keeps nothing (:attr:`segments` stays empty): for writing straight to
+        files, so memory holds one line at a time."""
         ticket = self.engine.cancel_count
         sr = self.sample_rate
         position = 0
@@ -186,7 +189,8 @@ class ScriptRender:
                 return
             if item.plan is None:
                 audio = _silence(item.seconds, sr)
-                self.segments.append(Segment(item.kind, audio))
+                if keep_audio:
+                    self.segments.append(Segment(item.kind, audio))
                 yield ScriptChunk(audio, sr, k, None, None, position / sr, True, k == last)
                 position += audio.shape[0]
                 continue
@@ -196,13 +200,15 @@ class ScriptRender:
             request = _request(plan, self.settings, seed, instruction=plan.instruction)
             finished = False
             for chunk in self.engine.synthesize(request):
-                pieces.append(chunk.samples)
+                if keep_audio:
+                    pieces.append(chunk.samples)
                 finished = chunk.is_final
                 yield ScriptChunk(chunk.samples, sr, k, plan.index, plan.member.name, position / sr,
                                   chunk.is_final, chunk.is_final and k == last, chunk)
                 position += chunk.samples.shape[0]
-            audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-            self.segments.append(Segment("line", audio, plan, seed))
+            if keep_audio:
+                audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+                self.segments.append(Segment("line", audio, plan, seed))
             if not finished:
                 return  # cancelled in the middle of the line
 
