@@ -70,6 +70,20 @@ def test_a_script_streams_as_one_take(cv2_engine, voices) -> None:
     assert take.segments[3].samples.shape[0] == round(0.9 * sr)
 
 
+def test_dictionaries_reach_the_lines(cv2_engine, voices, tmp_path: Path) -> None:
+    from cosycore.studio.lexicon import Lexicon, LexiconEntry, with_voice_lexicon
+
+    (tmp_path / "lx.csv").write_text("term,replacement\nAnna,Ana\nnow,naow\n", encoding="utf-8")
+    script = parse_script("[lexicon lx.csv]\n" + SCRIPT, base_dir=tmp_path)
+    anna = with_voice_lexicon(voices[0], Lexicon((LexiconEntry("Hello", "Hullo"), LexiconEntry("now", "noo"))))
+    cast = Cast([CastMember("Anna", anna), CastMember("Ben", voices[1])])
+    app = Lexicon((LexiconEntry("there", "thair"),))
+    render = ScriptRender(cv2_engine, script, cast, RenderSettings(**FAST),
+                          Lexicon((LexiconEntry("Bye", "Goodbye"),)), app_lexicon=app)
+    # app, then Anna's voice, then the script's file, then the extra dictionary
+    assert [p.text for p in render.plans] == ["Hullo thair.", "Hi Ana.", "Goodbye naow."]
+
+
 def test_stems_sum_to_the_take_and_cues_follow_the_layout(cv2_engine, voices) -> None:
     take = _render(cv2_engine, voices).take()
     stems = take.stems()

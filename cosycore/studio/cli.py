@@ -44,11 +44,6 @@ def add_script_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--paragraph-pause", type=float, default=0.9, help="seconds of silence for a blank script line")
 
 
-def read_lexicon(paths: list[Path], extra: Lexicon | None = None) -> Lexicon | None:
-    """The dictionary files merged in order, then ``extra`` over them."""
-    return combine(load_many(paths), extra)
-
-
 def app_lexicon(args: argparse.Namespace) -> Lexicon | None:
     return None if getattr(args, "no_app_lexicon", False) else load_app_lexicon()
 
@@ -82,7 +77,6 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     """``synth --script``: render the script, streamed to --out (and stems), then write the subtitles."""
     from ..voices import VoiceLibrary, default_voices_dir
     from .cast import parse_cast_args, plan_lines
-    from .lexicon import load_many as load_lexicons
     from .output import AtomicAudioWriter, audio_format, write_text_atomic
     from .render import RenderSettings, ScriptRender
     from .script import load_script
@@ -96,10 +90,11 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     script = load_script(args.script)
     library = VoiceLibrary(args.voices_dir or default_voices_dir())
     cast = parse_cast_args(args.cast, library, args.cast_instruct)
-    lexicon = read_lexicon(args.lexicon, load_lexicons(script.lexicon_files))
+    lexicon = load_many(args.lexicon)  # over the script's own [lexicon] files
     family = next(iter(cast)).voice.family
     shared = app_lexicon(args)
-    plan_lines(script, cast, family, lexicon, app_lexicon=shared)  # every problem shows before the model loads
+    # every problem shows before the model loads
+    plan_lines(script, cast, family, combine(load_many(script.lexicon_files), lexicon), app_lexicon=shared)
     settings = RenderSettings(line_gap=args.line_gap, paragraph_pause=args.paragraph_pause, seed=args.seed,
                               speed=args.speed, stream=args.stream, language=args.language,
                               text_frontend=not args.no_text_frontend, min_tokens=args.min_tokens,

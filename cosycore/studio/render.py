@@ -30,7 +30,7 @@ import numpy as np
 from ..engine import AudioChunk, Engine, Mode, SynthesisRequest
 from ..errors import InputError, SynthesisError
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
-from .lexicon import Lexicon
+from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine
 from .subtitles import Cue
 
@@ -153,14 +153,14 @@ class ScriptRender:
 
     def __init__(self, engine: Engine, script: Script, cast: Cast, settings: RenderSettings | None = None,
                  lexicon: Lexicon | None = None, *, app_lexicon: Lexicon | None = None) -> None:
-        """``lexicon``: the script's dictionary; ``app_lexicon``: the app-wide one (each speaker's
-        voice's own dictionary goes between them)."""
+        """``app_lexicon``: the app-wide dictionary; then each speaker's voice's own; then the files
+        the script names (``[lexicon FILE]``); then ``lexicon`` (e.g. the command line's)."""
         self.engine = engine
         self.script = script
         self.cast = cast
         self.settings = settings or RenderSettings()
-        self.lexicon = lexicon
-        self.plans = plan_lines(script, cast, engine.family, lexicon, app_lexicon=app_lexicon)
+        self.lexicon = combine(load_many(script.lexicon_files), lexicon)
+        self.plans = plan_lines(script, cast, engine.family, self.lexicon, app_lexicon=app_lexicon)
         base = self.settings.seed if self.settings.seed is not None else random.randrange(SEED_LIMIT)
         self.base_seed = int(base)
         self.items = _layout_items(script, self.plans, self.settings)
