@@ -538,8 +538,7 @@ class CliIO:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": _cmd_presets,
-    "models": run_models_command, "serve": run_serve_command, "text": lambda a, io: _cmd_text(a, io),
-    "render": lambda a, io: _cmd_render(a, io),
+    "models": run_models_command, "serve": run_serve_command, "text": _cmd_text, "render": _cmd_render,
 }
 
 

@@ -194,6 +194,8 @@ def test_long_form_resumes_after_a_stop(cv2_engine, voices, tmp_path: Path) -> N
     with sf.SoundFile(str(partial_path(out)), "r+") as f:  # a crash mid-segment leaves extra samples
         f.seek(0, sf.SEEK_END)
         f.write(np.full(5000, 0.5, np.float32))
+    with pytest.raises(Exception, match="uses seed 3, not 4"):
+        LongFormJob(cv2_engine, doc, anna, out, LongFormSettings(seed=4, chapters="cue", **FAST))
     # a new process: a new job object reads the state and goes on from segment 4
     resumed = LongFormJob(cv2_engine, doc, anna, out, settings)
     assert resumed.state.done == 3

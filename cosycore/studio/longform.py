@@ -294,6 +294,10 @@ class LongFormJob:
                     f"{self.out.name} has an unfinished render of another text, voice or settings "
                     f"({state_path(self.out).name}). Run it with the same file and options to resume, or "
                     "start over with --restart (this discards only that unfinished render).")
+            if self.settings.seed is not None and self.settings.seed != old.base_seed:
+                raise InputError(f"the unfinished render of {self.out.name} uses seed {old.base_seed}, not "
+                                 f"{self.settings.seed}; resume with --seed {old.base_seed} (or without --seed), "
+                                 "or start over with --restart.")
             if not partial_path(self.out).exists():
                 raise InputError(f"the partial audio of the unfinished render of {self.out.name} is missing; "
                                  "start over with --restart.")
