@@ -364,8 +364,8 @@ def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
         from .studio.cli import run_script_synth
 
         return run_script_synth(args, io.stderr, lambda a: _load_engine(a, max_chars))
-    if args.cast or args.cast_instruct or args.stems or args.srt or args.vtt:
-        raise UsageError("--cast, --cast-instruct, --srt, --vtt and --stems go with --script.")
+    if args.cast or args.cast_instruct or args.stems or args.vtt:
+        raise UsageError("--cast, --cast-instruct, --vtt and --stems go with --script.")
     request = _request(args, _apply_lexicon(args, _text_source(args, io.stdin)))
     validate_request(request, max_chars=max_chars)  # input problems show before the model loads
     sink = AudioSink(args.out, 0, io.stdout_bytes)

@@ -35,9 +35,9 @@ def add_script_args(p: argparse.ArgumentParser) -> None:
                    help="who speaks a script's lines: a saved voice name or a .cosyvoice file (repeat per speaker)")
     p.add_argument("--cast-instruct", action="append", default=[], metavar="NAME=INSTRUCTION",
                    help="a speaker's default instruction (a line's own '(instruction)' replaces it)")
-    p.add_argument("--srt", type=Path, default=None, help="write SubRip subtitles, one cue per script line")
     p.add_argument("--vtt", nargs="?", const=True, default=None, metavar="FILE",
-                   help="write WebVTT subtitles (default file: the --srt or --out name with .vtt)")
+                   help="write WebVTT subtitles, one cue per script line (default file: the --srt or --out name "
+                        "with .vtt); --srt writes one SubRip cue per script line, with the speaker's name")
     p.add_argument("--stems", type=Path, default=None, metavar="DIR",
                    help="also write one file per speaker into DIR, each as long as the whole take")
     p.add_argument("--line-gap", type=float, default=0.3, help="seconds of silence between script lines")

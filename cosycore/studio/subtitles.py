@@ -1,10 +1,14 @@
-"""Subtitle cues (SRT, WebVTT) and chapter cue sheets for rendered scripts and long-form files."""
+"""Subtitle cues with speakers (SRT, WebVTT) and chapter cue sheets for rendered scripts and long-form
+files. SRT is written by :mod:`cosycore.subtitles` (the engine's own subtitles), with the speaker's name
+before each line."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from .. import subtitles as base
 
 
 @dataclass(frozen=True)
@@ -30,14 +34,10 @@ def _one_line(text: str) -> str:
 
 
 def srt_text(cues: Iterable[Cue]) -> str:
-    """SubRip: numbered cues, ``HH:MM:SS,mmm``; the speaker's name before the line (``Anna: …``)."""
-    blocks = []
-    for n, cue in enumerate(cues, start=1):
-        text = _one_line(cue.text)
-        if cue.speaker:
-            text = f"{cue.speaker}: {text}"
-        blocks.append(f"{n}\n{_clock(cue.start, ',')} --> {_clock(cue.end, ',')}\n{text}\n")
-    return "\n".join(blocks)
+    """SubRip (written by :func:`cosycore.subtitles.srt`, as ``synth --srt``), with the speaker's name
+    before each line (``Anna: …``)."""
+    return base.srt([base.Cue(c.start, c.end, f"{c.speaker}: {_one_line(c.text)}" if c.speaker else c.text)
+                     for c in cues])
 
 
 def _vtt_escape(text: str) -> str:
