@@ -341,16 +341,16 @@ def model_inputs(plan: ModePlan, prompt: PromptFeatures, prompt_text_ids: Iterab
     )
 
 
-def spoken_sentences(text: str, *, reading: TextReading = "original", family: Family = "cosyvoice2",
-                     mode: str = "zero_shot",
+def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: str = "zero_shot",
                      language: str | None = None, text_frontend: bool = True,
                      tokenizer: TextTokenizer | None = None) -> Iterator[str]:
     """The segments :meth:`Engine.synthesize` speaks for ``text``, one LM call each, in order.
 
     This is the engine's own text path (``cosycore text`` prints it): with the text frontend the
-    text is normalised and split (:func:`cosycore.frontend.text.iter_sentences`, lengths measured with the
-    model's ``tokenizer``; without one English lengths are estimated from the word count); without
-    it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS` characters.
+    text is normalised and split in ``reading`` (:func:`cosycore.frontend.text_reading.sentences`,
+    lengths measured with the model's ``tokenizer``; without one English lengths are estimated from
+    the word count); without it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS`
+    characters.
     """
     if text_frontend:  # in the given text reading (cosycore.frontend.text_reading), as a request of ``mode``
         return readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)

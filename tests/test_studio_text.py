@@ -296,10 +296,15 @@ def test_text_command_uses_the_engine_text_path(tiny_cv2_model: Path, tmp_path: 
     code, out, err = _run(["text", "--model", str(tiny_cv2_model), "--lexicon", str(csv), text])
     assert code == 0, err
     tok = get_text_tokenizer(tiny_cv2_model / QWEN_DIR, "cosyvoice2")
-    expected = list(spoken_sentences(text.replace("Dr. Nguyen", "Doctor Win"), tokenizer=tok))
+    expected = list(spoken_sentences(text.replace("Dr. Nguyen", "Doctor Win"), reading="original",
+                                     family="cosyvoice2", tokenizer=tok))
     assert out.splitlines() == expected and len(expected) > 1
     assert "Win" in out and "Nguyen" not in out and "five dollars" in out
     assert "dictionary: 'Dr. Nguyen' -> 'Doctor Win'" in err
+    code, out, err = _run(["text", "--model", str(tiny_cv2_model), "--text-reading", "improved", "Pay $5 on 3/4."])
+    assert code == 0, err
+    assert out.splitlines() == list(spoken_sentences("Pay $5 on 3/4.", reading="improved", family="cosyvoice2",
+                                                     tokenizer=tok))
 
 
 def test_text_command_refuses_tokens_the_family_lacks(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from ..config import QUALITY_MODES, TEXT_READINGS
 from ..errors import InputError
 from ..voices import Voice
 from .lexicon import Lexicon, combine, load_app_lexicon, load_many, voice_lexicon
@@ -162,12 +163,18 @@ def add_text_parser(sub: Any) -> None:
                        description="Apply the pronunciation dictionary, normalise and split the text the way "
                                    "synthesis does, and print one segment (one LM request) per line.")
     p.add_argument("text", nargs="?", help="the text (default: standard input)")
-    src = p.add_mutually_exclusive_group()
+    src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", type=Path, help="release folder: its family and its tokenizer (exact split)")
     src.add_argument("--family", choices=("cosyvoice2", "cosyvoice3"),
                      help="model family, without a model folder (English lengths are then estimated)")
     p.add_argument("--language", choices=("zh", "en"), default=None, help="language of the text (default: detect)")
     p.add_argument("--no-text-frontend", action="store_true", help="as synth --no-text-frontend")
+    p.add_argument("--mode", choices=("zero_shot", "cross_lingual", "instruct"), default="zero_shot",
+                   help="the request's mode (Fun-CosyVoice3's original reading passes cross_lingual text as is)")
+    p.add_argument("--quality", choices=QUALITY_MODES, default="exact",
+                   help="as synth --quality: picks the default text reading (exact: original)")
+    p.add_argument("--text-reading", choices=TEXT_READINGS, default=None,
+                   help="as synth --text-reading (default: original with --quality exact, else improved)")
     add_lexicon_arg(p)
 
 
@@ -175,6 +182,7 @@ def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: 
     from ..config import QWEN_DIR, detect_family
     from ..engine import spoken_sentences
     from ..frontend.text import check_spoken_text
+    from ..frontend.text_reading import check_text_reading, default_text_reading
     from ..frontend.tokenizer import get_text_tokenizer
 
     text = args.text if args.text is not None else stdin.read()
@@ -195,8 +203,10 @@ def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: 
     if tokenizer is None and not args.no_text_frontend:
         stderr.write("note: without --model, English segment lengths are estimated from the word count; "
                      "the split can differ from the model's.\n")
-    for sentence in spoken_sentences(text, language=args.language, text_frontend=not args.no_text_frontend,
-                                     tokenizer=tokenizer):
+    reading = (check_text_reading(args.text_reading) if args.text_reading
+               else default_text_reading(args.quality == "exact"))
+    for sentence in spoken_sentences(text, reading=reading, family=family, mode=args.mode, language=args.language,
+                                     text_frontend=not args.no_text_frontend, tokenizer=tokenizer):
         stdout.write(sentence + "\n")
     return 0
 
