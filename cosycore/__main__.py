@@ -432,14 +432,19 @@ def _voice_add(args: argparse.Namespace, io: CliIO) -> int:
 
 
 def _voice_list(args: argparse.Namespace, io: CliIO) -> int:
+    from .safety import escape_control as esc
+
     library = _library(args)
-    infos = library.list()
-    if not infos:
-        io.stdout.write(f"no saved voices in {library.root}\n")
+    scan = library.scan()
+    for b in scan.broken:  # listed, never fatal: one bad file does not hide the others
+        io.stderr.write(f"warning: {esc(b.path.name)} is not usable: {esc(b.reason)}\n")
+    if not scan.voices:
+        io.stdout.write(f"no saved voices in {esc(library.root)}\n")
         return EXIT_OK
-    for i in infos:
+    for i in scan.voices:
         transcript = i.transcript if len(i.transcript) <= 40 else i.transcript[:39] + "…"
-        io.stdout.write(f"{i.name}\t{i.family}\t{i.language or '-'}\t{i.duration:.1f} s\t{transcript}\n")
+        io.stdout.write(f"{esc(i.name)}\t{esc(i.family)}\t{esc(i.language) or '-'}\t{i.duration:.1f} s\t"
+                        f"{esc(transcript)}\n")
     return EXIT_OK
 
 
@@ -449,14 +454,18 @@ def _voice_show(args: argparse.Namespace, io: CliIO) -> int:
             ("transcript", voice.transcript or "-"), ("duration", f"{voice.duration:.2f} s"),
             ("speech tokens", str(voice.speech_tokens.shape[0])), ("created", voice.created_at),
             ("format", str(voice.format_version))]
-    for key, value in rows:
-        io.stdout.write(f"{key + ':':<15}{value}\n")
+    from .safety import escape_control
+
+    for key, value in rows:  # names and transcripts come from files: no raw escape sequences
+        io.stdout.write(f"{key + ':':<15}{escape_control(value)}\n")
     return EXIT_OK
 
 
 def _voice_remove(args: argparse.Namespace, io: CliIO) -> int:
+    from .safety import escape_control
+
     _library(args).remove(args.name)
-    io.stdout.write(f"removed voice '{args.name}'\n")
+    io.stdout.write(f"removed voice '{escape_control(args.name)}'\n")
     return EXIT_OK
 
 
@@ -550,21 +559,28 @@ def _parse(argv: Sequence[str], io: CliIO) -> argparse.Namespace | int:
         return int(e.code) if isinstance(e.code, int) else EXIT_USAGE
 
 
+def _msg(e: BaseException) -> str:
+    """An error's message for the terminal: names from files cannot carry escape sequences."""
+    from .safety import escape_control
+
+    return escape_control(e, keep="\n")
+
+
 def _run(args: argparse.Namespace, io: CliIO) -> int:
     try:
         return COMMANDS[args.command](args, io)
     except UsageError as e:
-        io.stderr.write(f"cosycore: error: {e}\n")
+        io.stderr.write(f"cosycore: error: {_msg(e)}\n")
         return EXIT_USAGE
     except (InputError, ServerError) as e:
-        io.stderr.write(f"error: {e}\n")
+        io.stderr.write(f"error: {_msg(e)}\n")
         return EXIT_USAGE
     except ModelLoadError as e:
-        io.stderr.write(f"error: the model could not be loaded: {e}\n")
+        io.stderr.write(f"error: the model could not be loaded: {_msg(e)}\n")
         return EXIT_MODEL
     except (CosyError, OSError) as e:
         logger.debug("command failed", exc_info=True)
-        io.stderr.write(f"error: {e}\n")
+        io.stderr.write(f"error: {_msg(e)}\n")
         return EXIT_OTHER
     except KeyboardInterrupt:
         io.stderr.write("interrupted\n")

@@ -10,7 +10,7 @@ called. From that plain tree we build :class:`ModelConfig` once; derived values 
 from __future__ import annotations
 
 import ast
-import json
+import dataclasses
 import logging
 import math
 import operator
@@ -28,6 +28,7 @@ from .errors import (
     UnknownClassError,
     WrongModelFamilyError,
 )
+from .safety import UnsafeFileError, loads_strict_json, read_regular_file
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +76,29 @@ class _Ref:
     copy: bool = False
 
 
+MAX_YAML_BYTES = 1 << 20  # the release yaml is ~10 kB; config.json ~1 kB
+MAX_YAML_ALIASES = 256  # the release yaml uses none; "billion laughs" needs many
+MAX_YAML_NODES = 100_000  # nodes visited while resolving !ref (the release yaml has a few hundred)
+MAX_REF_STRING = 10_000  # characters of an interpolated !ref string
+MAX_ARITH_CHARS = 200  # a !ref arithmetic expression, e.g. "<a> * <b> // 2"
+MAX_ARITH_VALUE = 10**15  # magnitude of any operand or intermediate result
+MAX_EXPONENT = 64  # "x ** e" only with a literal e up to this; no towers such as 9**9**9
+
+
 class _PlainLoader(yaml.SafeLoader):
-    """SafeLoader that turns HyperPyYAML tags into inert data."""
+    """SafeLoader that turns HyperPyYAML tags into inert data; aliases are counted and capped."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise ConfigError(f"the yaml uses more than {MAX_YAML_ALIASES} aliases (*name); a release yaml "
+                                  "uses none. Use the yaml that came with the release folder.")
+        return super().compose_node(parent, index)
 
 
 def _construct_args(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -119,25 +141,53 @@ _ARITH_OPS = {
 }
 
 
+def _bounded(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("not arithmetic")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"a !ref expression gives {value}; use finite numbers")
+    if abs(value) > MAX_ARITH_VALUE:
+        raise ConfigError(f"a !ref expression gives a number beyond {MAX_ARITH_VALUE:.0e}; no release uses one")
+    return value
+
+
 def _eval_arith(text: str) -> Any:
-    """Evaluate ``text`` if it is plain arithmetic on numbers, else return it unchanged."""
+    """Evaluate ``text`` if it is plain arithmetic on numbers, else return it unchanged.
+
+    Operands and results are kept within ±10**15 and a power needs a literal exponent of at most
+    64, so an expression such as ``9**9**9`` is refused instead of computed for hours.
+    """
 
     def ev(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return ev(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
+            return _bounded(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in _ARITH_OPS:
-            return _ARITH_OPS[type(node.op)](ev(node.left), ev(node.right))
+            left = ev(node.left)
+            if isinstance(node.op, ast.Pow):
+                if not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, (int, float))
+                        and abs(node.right.value) <= MAX_EXPONENT):
+                    raise ConfigError(f"the !ref expression {text.strip()!r} raises to a power that is not a "
+                                      f"literal number up to {MAX_EXPONENT}")
+                if abs(left) > 1 and math.log10(abs(left)) * abs(node.right.value) > 15:
+                    raise ConfigError(f"the !ref expression {text.strip()!r} gives a number beyond "
+                                      f"{MAX_ARITH_VALUE:.0e}")
+            right = ev(node.right)
+            return _bounded(_ARITH_OPS[type(node.op)](left, right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = ev(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
         raise ValueError("not arithmetic")
 
+    if len(text) > MAX_ARITH_CHARS:
+        return text
     try:
         return ev(ast.parse(text.strip(), mode="eval"))
-    except (SyntaxError, ValueError, TypeError, ZeroDivisionError):
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, RecursionError, MemoryError):
         return text
+    except OverflowError as e:
+        raise ConfigError(f"the !ref expression {text.strip()!r} overflows ({e})") from e
 
 
 def _lookup(tree: Mapping[str, Any], key: str) -> Any:
@@ -154,38 +204,69 @@ def _lookup(tree: Mapping[str, Any], key: str) -> Any:
     return node
 
 
-def _resolve(node: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
+def _resolve(node: Any, root: Mapping[str, Any], depth: int = 0, budget: list[int] | None = None) -> Any:
+    budget = [MAX_YAML_NODES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0:  # aliases and !ref would otherwise expand exponentially ("billion laughs")
+        raise ConfigError(f"the yaml expands to more than {MAX_YAML_NODES:,} values through !ref and aliases; "
+                          "a release yaml has a few hundred. Use the yaml that came with the release folder.")
     if depth > 64:
         raise ConfigError("the yaml has a !ref cycle deeper than 64 levels")
     if isinstance(node, _Ref):
         expr = node.expr.strip()
         whole = _REF_RE.fullmatch(expr)
         if whole:
-            return _resolve(_lookup(root, whole.group(1)), root, depth + 1)
+            return _resolve(_lookup(root, whole.group(1)), root, depth + 1, budget)
 
         def sub(m: re.Match[str]) -> str:
-            return str(_resolve(_lookup(root, m.group(1)), root, depth + 1))
+            return str(_resolve(_lookup(root, m.group(1)), root, depth + 1, budget))
 
-        return _eval_arith(_REF_RE.sub(sub, expr))
+        text = _REF_RE.sub(sub, expr)
+        if len(text) > MAX_REF_STRING:
+            raise ConfigError(f"a !ref expression expands to {len(text):,} characters; a release yaml has short ones")
+        return _eval_arith(text)
     if isinstance(node, Tagged):
-        return Tagged(node.kind, node.target, _resolve(node.args, root, depth + 1))
+        return Tagged(node.kind, node.target, _resolve(node.args, root, depth + 1, budget))
     if isinstance(node, dict):
-        return {k: _resolve(v, root, depth + 1) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_resolve(v, root, depth + 1) for v in node]
+        return {k: _resolve(v, root, depth + 1, budget) for k, v in node.items()}
+    if isinstance(node, (list, tuple)):
+        items = [_resolve(v, root, depth + 1, budget) for v in node]
+        return tuple(items) if isinstance(node, tuple) else items
     return node
 
 
-def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Read a HyperPyYAML file as plain data. Nothing named in it is imported or run."""
+def _read_small_text(path: Path, what: str) -> str:
+    """A config file's text: a regular file (not a FIFO or /dev/zero), at most 1 MiB, UTF-8."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = read_regular_file(path, MAX_YAML_BYTES)
     except FileNotFoundError as e:
         raise ModelNotFoundError(f"{Path(path).name} is missing from {Path(path).parent}") from e
+    except UnsafeFileError as e:
+        raise ConfigError(f"{e}; {what} must be the small text file that came with the release.") from e
+    except OSError as e:
+        raise ConfigError(f"{path} cannot be read ({e.strerror or e}); check its permissions.") from e
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start}); use the file that came with "
+                          "the release.") from e
+
+
+def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Read a HyperPyYAML file as plain data. Nothing named in it is imported or run.
+
+    Bounded: only a regular file of at most 1 MiB is read, aliases are capped, ``!ref`` expansion
+    visits at most 100,000 values and ``!ref`` arithmetic stays within ±10**15.
+    """
+    text = _read_small_text(Path(path), "the release yaml")
     try:
         tree = yaml.load(text, Loader=_PlainLoader)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid yaml: {e}") from e
+    except (RecursionError, MemoryError) as e:
+        raise ConfigError(f"{path} nests too deeply to be a release yaml") from e
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from e
     if not isinstance(tree, dict):
         raise ConfigError(f"{path} does not hold a yaml mapping at the top level")
     if overrides:
@@ -194,6 +275,10 @@ def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> d
         resolved = _resolve(tree, tree)
     except KeyError as e:
         raise ConfigError(f"{path}: !ref to {e.args[0]!r}, which the file does not define") from e
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from e
+    except (RecursionError, MemoryError) as e:
+        raise ConfigError(f"{path} nests too deeply to be a release yaml") from e
     return {k: v for k, v in resolved.items() if not str(k).startswith("__")}
 
 
@@ -477,30 +562,52 @@ def _req(kw: Mapping[str, Any], key: str, owner: str, where: Path) -> Any:
 def read_qwen_config(qwen_dir: Path) -> QwenConfig:
     path = qwen_dir / "config.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
+        text = _read_small_text(path, "config.json")
+    except ModelNotFoundError as e:
         raise ModelNotFoundError(
             f"{path} is missing; the release folder must contain the {QWEN_DIR}/ folder "
             "(re-download the model or copy it in)"
         ) from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    try:
+        data = loads_strict_json(text)
+    except ValueError as e:
         raise ConfigError(f"{path} is not valid JSON: {e}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} does not hold a JSON object; use the config.json that came with the release.")
     try:
         return QwenConfig(
-            hidden_size=int(data["hidden_size"]),
-            num_layers=int(data["num_hidden_layers"]),
-            num_heads=int(data["num_attention_heads"]),
-            num_kv_heads=int(data.get("num_key_value_heads", data["num_attention_heads"])),
-            intermediate_size=int(data["intermediate_size"]),
-            rms_norm_eps=float(data.get("rms_norm_eps", 1e-6)),
-            rope_theta=float(data.get("rope_theta", 10000.0)),
-            vocab_size=int(data["vocab_size"]),
-            max_position_embeddings=int(data.get("max_position_embeddings", 32768)),
+            hidden_size=_int(data["hidden_size"]),
+            num_layers=_int(data["num_hidden_layers"]),
+            num_heads=_int(data["num_attention_heads"]),
+            num_kv_heads=_int(data.get("num_key_value_heads", data["num_attention_heads"])),
+            intermediate_size=_int(data["intermediate_size"]),
+            rms_norm_eps=_float(data.get("rms_norm_eps", 1e-6)),
+            rope_theta=_float(data.get("rope_theta", 10000.0)),
+            vocab_size=_int(data["vocab_size"]),
+            max_position_embeddings=_int(data.get("max_position_embeddings", 32768)),
             tie_word_embeddings=bool(data.get("tie_word_embeddings", True)),
-            head_dim_override=int(data["head_dim"]) if data.get("head_dim") else None,
+            head_dim_override=_int(data["head_dim"]) if data.get("head_dim") else None,
         )
     except KeyError as e:
         raise ConfigError(f"{path} lacks the field {e.args[0]!r} that a Qwen2 config must have") from e
+    except (ValueError, TypeError, OverflowError) as e:
+        raise ConfigError(f"{path} has a value of the wrong type ({e}); use the config.json that came with the "
+                          "release.") from e
+
+
+def _int(value: Any) -> int:
+    """A whole number from JSON: an int, or a float with no fraction; never a bool, text or list."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{value!r} is not a whole number")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"{value!r} is not a whole number")
+    return int(value)
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{value!r} is not a number")
+    return float(value)
 
 
 def detect_family(model_dir: Path) -> tuple[Family, Path]:
@@ -536,8 +643,93 @@ def _tuple_ints(v: Any) -> tuple[int, ...]:
 
 
 def load_model_config(model_dir: Path | str) -> ModelConfig:
-    """Read a release folder's yaml and Qwen config.json into a :class:`ModelConfig`."""
+    """Read a release folder's yaml and Qwen config.json into a :class:`ModelConfig`.
+
+    Every failure is a :class:`ConfigError` (or another :class:`ModelLoadError`): a value of the
+    wrong type (``sample_rate: fast``, a list where a number belongs) and a value out of range
+    (``chunk_size: 0``, ``rope_theta: 0``, ``.nan``) are refused here, before any network is built.
+    """
     model_dir = Path(model_dir)
+    try:
+        cfg = _load_model_config(model_dir)
+    except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError) as e:
+        raise ConfigError(
+            f"{model_dir}: a setting in the yaml has the wrong type or value ({type(e).__name__}: {e}). "
+            "Use the yaml that came with the release folder."
+        ) from e
+    check_config_values(cfg)
+    return cfg
+
+
+# Settings that may be 0; every other whole number must be at least 1, every number finite.
+_ZERO_OK = {"pre_lookahead_len", "num_mid_blocks", "conv_pre_look_right", "noise_seed", "fmin", "tau_r",
+            "nsf_alpha", "nsf_sigma", "nsf_voiced_threshold", "lrelu_slope", "inference_cfg_rate", "num_up_blocks"}
+_MAX_INT = 1 << 24  # beyond any size a 0.5B release uses (vocab 151,936; noise 15,000 frames)
+_MAX_WIDTH = 1 << 16  # hidden sizes, channels and heads: allocation happens from these
+_WIDTHS = {"hidden_size", "input_size", "output_size", "attention_heads", "num_heads", "num_kv_heads", "heads",
+           "dim", "dim_head", "mel_dim", "mu_dim", "spk_dim", "in_channels", "out_channels", "base_channels",
+           "cond_channels", "spk_embed_dim", "attention_head_dim", "num_layers", "num_blocks", "depth", "n_blocks",
+           "num_mid_blocks", "num_up_blocks", "ff_mult", "num_mels", "nb_harmonics", "num_class",
+           "pre_lookahead_channels"}
+
+
+def _check_number(name: str, value: Any, where: str) -> None:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, (tuple, list)):
+        if not value and name not in ("mix_ratio",):
+            return
+        for v in value:
+            _check_number(name, v, where)
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"{where}: {name} is {value}; it must be a finite number.")
+        if value < 0 or (value == 0 and name not in _ZERO_OK):
+            raise ConfigError(f"{where}: {name} is {value}; it must be {'≥ 0' if name in _ZERO_OK else '> 0'}.")
+        return
+    if isinstance(value, int):
+        low = 0 if name in _ZERO_OK else 1
+        high = _MAX_WIDTH if name in _WIDTHS else _MAX_INT
+        if not low <= value <= high:
+            raise ConfigError(f"{where}: {name} is {value}; it must be a whole number from {low} to {high:,}.")
+
+
+def _walk_numbers(obj: Any, where: str) -> None:
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            _walk_numbers(value, where)
+        elif not isinstance(value, Path):
+            _check_number(f.name, value, where)
+
+
+def check_config_values(cfg: ModelConfig) -> None:
+    """Raise :class:`ConfigError` unless every number the engine uses is finite and in range.
+
+    Whole numbers are at least 1 (a few, such as ``pre_lookahead_len``, may be 0) and no larger
+    than any release could need; real numbers are finite and positive; attention heads divide the
+    width; ``top_p`` is at most 1. A release yaml passes; a hand-edited or hostile one that would
+    crash (``chunk_size: 0``), divide by zero (``rope_theta: 0``) or allocate without end is refused.
+    """
+    where = f"{cfg.yaml_path.name or 'the yaml'} / {QWEN_DIR}/config.json"
+    _walk_numbers(cfg, where)
+    q = cfg.llm.qwen
+    if q.head_dim_override is None and q.hidden_size % q.num_heads:
+        raise ConfigError(f"{where}: hidden_size {q.hidden_size} is not a multiple of num_attention_heads "
+                          f"{q.num_heads}.")
+    if q.num_heads % q.num_kv_heads:
+        raise ConfigError(f"{where}: num_attention_heads {q.num_heads} is not a multiple of num_key_value_heads "
+                          f"{q.num_kv_heads}.")
+    if not 0.0 < cfg.llm.top_p <= 1.0:
+        raise ConfigError(f"{where}: top_p is {cfg.llm.top_p}; it must be in (0, 1].")
+    if len(cfg.llm.mix_ratio) != 2:
+        raise ConfigError(f"{where}: mix_ratio must be two whole numbers, not {cfg.llm.mix_ratio}.")
+    if cfg.mel.fmax is not None and cfg.mel.fmax <= cfg.mel.fmin:
+        raise ConfigError(f"{where}: fmax {cfg.mel.fmax} is not above fmin {cfg.mel.fmin}.")
+
+
+def _load_model_config(model_dir: Path) -> ModelConfig:
     family, yaml_path = detect_family(model_dir)
     tree = load_plain_yaml(yaml_path, overrides={"qwen_pretrain_path": str(model_dir / QWEN_DIR)})
     where = yaml_path

@@ -43,7 +43,8 @@ from typing import Any, get_args
 import numpy as np
 
 from .config import Family
-from .errors import InputError, StorageError
+from .errors import CosyError, InputError, StorageError
+from .safety import loads_strict_json
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,21 @@ HEADER_ENTRY = "voice.json"
 ARRAY_NAMES = ("audio_24k", "speech_tokens", "embedding", "prompt_mel")  # checksum order
 EMBEDDING_DIM = 192
 MEL_BINS = 80
-MAX_ENTRY_BYTES = 256 * 1024 * 1024  # refuse absurd entries instead of reading them into memory
+MAX_VOICE_SECONDS = 30.0  # the recorder's and the prompt extraction's limit
+_SECONDS_MARGIN = 1.0  # rounding of 16 kHz/24 kHz lengths and frame counts
+TOKEN_RATE = 25  # speech tokens per second (both families)
+MEL_RATE = 50  # prompt-mel frames per second at 24 kHz with hop 480
+SPEECH_TOKEN_VOCAB = 6561  # 3**8 FSQ codes: the speech tokenizer of both families
+SAMPLE_RATES = (16000, 48000)  # the range a stored prompt's rate may have (24000 in practice)
+MAX_PROMPT_TOKENS = int((MAX_VOICE_SECONDS + _SECONDS_MARGIN) * TOKEN_RATE)  # 775
+MAX_PROMPT_FRAMES = int((MAX_VOICE_SECONDS + _SECONDS_MARGIN) * MEL_RATE)  # 1550
+MAX_HEADER_BYTES = 1 << 20  # voice.json: a name, a transcript and a few numbers
+MAX_TRANSCRIPT_CHARS = 10_000
+MAX_ENTRIES = 16  # a voice file has 5
+MAX_TOTAL_BYTES = 16 << 20  # all entries uncompressed; 30 s of 24 kHz float32 audio is 2.9 MB
+MAX_ENTRY_BYTES = MAX_TOTAL_BYTES  # refuse absurd entries instead of reading them into memory
+MAX_FILE_BYTES = MAX_TOTAL_BYTES + MAX_HEADER_BYTES  # the .cosyvoice file itself
+MAX_COMPRESSION_RATIO = 50  # our files are stored; a deflated entry may shrink, but not like a bomb
 MAX_NAME_CHARS = 64
 VOICES_DIR_ENV = "COSY_VOICES_DIR"  # overrides the library folder (CLI, app, tests)
 APP_DIR_NAME = "CosyStudio"  # folder name under the platform's user data directory
@@ -78,6 +93,24 @@ def _frozen(array: np.ndarray, dtype: np.dtype, rank: int, what: str) -> np.ndar
         raise ValueError(f"{what} must have rank {rank}, got shape {a.shape}")
     a.setflags(write=False)
     return a
+
+
+def check_prompt_bounds(samples: int, sample_rate: int, tokens: int, frames: int) -> None:
+    """Raise :class:`ValueError` unless the sizes are what a recording of at most 30 s can produce.
+
+    Bounds the memory and work a stored voice can cause: the speech LM's prompt is ``tokens`` long
+    and the flow's is ``frames`` long, whatever a file claims. Also refuses a voice with no speech
+    tokens, which no mode can use.
+    """
+    seconds = samples / sample_rate
+    if seconds > MAX_VOICE_SECONDS + _SECONDS_MARGIN:
+        raise ValueError(f"the prompt audio is {seconds:.1f} s long; a voice holds at most {MAX_VOICE_SECONDS:g} s")
+    if tokens < 1:
+        raise ValueError("it holds no speech tokens")
+    if tokens > min(MAX_PROMPT_TOKENS, int((seconds + _SECONDS_MARGIN) * TOKEN_RATE)):
+        raise ValueError(f"it holds {tokens} speech tokens, more than {seconds:.1f} s of audio can produce")
+    if frames > min(MAX_PROMPT_FRAMES, int((seconds + _SECONDS_MARGIN) * MEL_RATE)):
+        raise ValueError(f"it holds {frames} prompt-mel frames, more than {seconds:.1f} s of audio can produce")
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,15 +160,22 @@ class Voice:
             raise ValueError(f"prompt_mel must be [T, {MEL_BINS}], got {self.prompt_mel.shape}")
         if self.speech_tokens.size and int(self.speech_tokens.min()) < 0:
             raise ValueError("speech tokens must be non-negative")
-        if self.sample_rate <= 0:
-            raise ValueError(f"sample_rate must be positive, got {self.sample_rate}")
+        if self.speech_tokens.size and int(self.speech_tokens.max()) >= SPEECH_TOKEN_VOCAB:
+            raise ValueError(f"speech tokens must be below {SPEECH_TOKEN_VOCAB} (the speech tokenizer's codes), "
+                             f"found {int(self.speech_tokens.max())}")
+        if isinstance(self.sample_rate, bool) or not isinstance(self.sample_rate, (int, np.integer)) or not (
+                SAMPLE_RATES[0] <= self.sample_rate <= SAMPLE_RATES[1]):
+            raise ValueError(f"sample_rate must be a whole number of Hz from {SAMPLE_RATES[0]} to {SAMPLE_RATES[1]}, "
+                             f"got {self.sample_rate!r}")
         for name in ("audio_24k", "embedding", "prompt_mel"):
             if not np.isfinite(getattr(self, name)).all():
                 raise ValueError(f"{name} holds NaN or infinite values")
+        check_prompt_bounds(self.audio_24k.shape[0], int(self.sample_rate), self.speech_tokens.shape[0],
+                            self.prompt_mel.shape[0])
 
     @property
     def duration(self) -> float:
-        """Length of the prompt audio in seconds."""
+        """Length of the prompt audio in seconds (at most :data:`MAX_VOICE_SECONDS`)."""
         return self.audio_24k.shape[0] / self.sample_rate
 
     def renamed(self, name: str) -> Voice:
@@ -324,58 +364,142 @@ def _damaged(path: Path, why: str) -> InputError:
     )
 
 
-def _read_entry(zf: zipfile.ZipFile, name: str, path: Path) -> bytes:
+def _read_entry(zf: zipfile.ZipFile, name: str, path: Path, limit: int = MAX_ENTRY_BYTES) -> bytes:
     try:
         info = zf.getinfo(name)
     except KeyError:
         raise _damaged(path, f"the entry {name} is missing") from None
-    if info.file_size > MAX_ENTRY_BYTES:
-        raise _damaged(path, f"the entry {name} claims {info.file_size} bytes")
+    if info.file_size > limit:
+        raise _damaged(path, f"the entry {name} claims {info.file_size:,} bytes (at most {limit:,} are expected)")
     try:
-        return zf.read(info)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as e:
+        with zf.open(info) as fh:
+            data = fh.read(limit + 1)  # never more than the limit, whatever the entry claims
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError, OSError,
+            RuntimeError) as e:
         raise _damaged(path, f"{name} cannot be read: {e}") from e
+    if len(data) > limit:
+        raise _damaged(path, f"the entry {name} holds more than {limit:,} bytes")
+    return data
+
+
+def _check_archive(zf: zipfile.ZipFile, path: Path) -> None:
+    """Entry count, total uncompressed size and compression ratio, from the directory, before reading."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise _not_a_voice(path, f"it has {len(infos)} entries; a voice file has {len(ARRAY_NAMES) + 1}")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_TOTAL_BYTES:
+        raise _damaged(path, f"its entries unpack to {total:,} bytes; a voice is at most {MAX_TOTAL_BYTES:,}")
+    for i in infos:
+        if i.compress_type != zipfile.ZIP_STORED and i.file_size > MAX_COMPRESSION_RATIO * max(i.compress_size, 1):
+            raise _damaged(path, f"the entry {i.filename} unpacks to {i.file_size:,} bytes from "
+                                 f"{i.compress_size:,} (a zip bomb?)")
+
+
+def _str_field(header: Mapping[str, Any], key: str, path: Path, *, default: str | None = "",
+               limit: int = 1000) -> str:
+    value = header.get(key, default)
+    if not isinstance(value, str):
+        raise _damaged(path, f"'{key}' must be text, not {type(value).__name__}")
+    if len(value) > limit:
+        raise _damaged(path, f"'{key}' is {len(value):,} characters long (at most {limit:,})")
+    return value
+
+
+def _array_meta(header: Mapping[str, Any], name: str, path: Path) -> tuple[int, ...]:
+    """The shape the header lists for array ``name``, checked for dtype, rank and bounds."""
+    listed = header.get("arrays")
+    meta = listed.get(name) if isinstance(listed, dict) else None
+    if not isinstance(meta, dict):
+        raise _damaged(path, f"the header does not describe {name}")
+    dtype, rank = _EXPECTED[name]
+    shape = meta.get("shape")
+    if (not isinstance(shape, list) or len(shape) != rank
+            or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= MAX_TOTAL_BYTES for d in shape)):
+        raise _damaged(path, f"{name} has the shape {shape!r}; a rank-{rank} list of sizes is expected")
+    if meta.get("dtype") != dtype.str:
+        raise _damaged(path, f"{name} has the dtype {meta.get('dtype')!r}; {dtype.str} is expected")
+    return tuple(shape)
+
+
+def _check_header(header: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Types, finite values and sizes of every header field, before any array is read."""
+    _str_field(header, "name", path, default=None, limit=4 * MAX_NAME_CHARS)
+    for key in ("language", "created_at", "speech_tokenizer_sha256"):
+        _str_field(header, key, path)
+    _str_field(header, "transcript", path, limit=MAX_TRANSCRIPT_CHARS)
+    if header.get("family") not in _FAMILIES:
+        raise _damaged(path, f"its model family {header.get('family')!r} is not one of {', '.join(_FAMILIES)}")
+    rate = header.get("sample_rate", 24000)
+    if isinstance(rate, bool) or not isinstance(rate, int) or not SAMPLE_RATES[0] <= rate <= SAMPLE_RATES[1]:
+        raise _damaged(path, f"sample_rate is {rate!r}; a whole number of Hz from {SAMPLE_RATES[0]} to "
+                             f"{SAMPLE_RATES[1]} is expected")
+    shapes = {name: _array_meta(header, name, path) for name in ARRAY_NAMES}
+    if shapes["embedding"] != (EMBEDDING_DIM,) or shapes["prompt_mel"][1] != MEL_BINS:
+        raise _damaged(path, "its embedding or prompt mel has the wrong size")
+    try:
+        check_prompt_bounds(shapes["audio_24k"][0], rate, shapes["speech_tokens"][0], shapes["prompt_mel"][0])
+    except ValueError as e:
+        raise _damaged(path, str(e)) from e
+    return header
 
 
 def _read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
     if HEADER_ENTRY not in zf.namelist():
         raise _not_a_voice(path, f"it has no {HEADER_ENTRY}")
-    raw = _read_entry(zf, HEADER_ENTRY, path)
+    _check_archive(zf, path)
+    raw = _read_entry(zf, HEADER_ENTRY, path, MAX_HEADER_BYTES)
     try:
-        header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        header = loads_strict_json(raw)  # no NaN/Infinity, no nesting that exhausts the parser
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise _damaged(path, f"{HEADER_ENTRY} is not valid JSON: {e}") from e
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise _not_a_voice(path, f"{HEADER_ENTRY} does not say format '{FORMAT_NAME}'")
     version = header.get("format_version")
-    if not isinstance(version, int) or version < 1:
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
         raise _damaged(path, f"format_version is {version!r}")
     if version > FORMAT_VERSION:
         raise InputError(
             f"the voice file '{path.name}' was made by a newer Cosy Studio (voice format {version}; this "
             f"version reads up to {FORMAT_VERSION}). Update the app to use it."
         )
-    return header
+    return _check_header(header, path)
 
 
 def _decode_array(data: bytes, name: str, header: Mapping[str, Any], path: Path) -> np.ndarray:
-    try:
-        array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
+    shape = _array_meta(header, name, path)
+    dtype, _rank = _EXPECTED[name]
+    buf = io.BytesIO(data)
+    try:  # the .npy header is checked before numpy allocates what it claims
+        version = np.lib.format.read_magic(buf)
+        if version == (1, 0):
+            npy_shape, fortran, npy_dtype = np.lib.format.read_array_header_1_0(buf)
+        elif version == (2, 0):
+            npy_shape, fortran, npy_dtype = np.lib.format.read_array_header_2_0(buf)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        if tuple(npy_shape) != shape or npy_dtype != dtype or fortran:
+            raise ValueError(f"its .npy header says dtype {npy_dtype} and shape {npy_shape}, the voice header "
+                             f"{dtype} and {shape}")
+        if len(data) - buf.tell() != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+            raise ValueError("its length does not match its shape")
+        buf.seek(0)
+        array = np.load(buf, allow_pickle=False)
+    except (ValueError, OSError, EOFError, TypeError, SyntaxError) as e:
         raise _damaged(path, f"{name} is not a valid array: {e}") from e
-    listed = header.get("arrays")
-    meta = listed.get(name) if isinstance(listed, dict) else None
-    shape = meta.get("shape") if isinstance(meta, dict) else None
-    dtype, rank = _EXPECTED[name]
-    if array.dtype != dtype or array.ndim != rank or list(array.shape) != shape:
-        raise _damaged(path, f"{name} has dtype {array.dtype} and shape {array.shape}")
     return array
 
 
 @contextlib.contextmanager
 def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
-    if not path.is_file():
-        raise InputError(f"the voice file '{path}' does not exist.")
+    try:
+        st = path.stat()
+    except OSError:
+        raise InputError(f"the voice file '{path}' does not exist.") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _not_a_voice(path, "it is not a regular file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise _not_a_voice(path, f"it is {st.st_size:,} bytes; a voice file is at most {MAX_FILE_BYTES:,}")
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as e:
@@ -411,9 +535,19 @@ def load_voice(path: Path | str) -> Voice:
     """Read and verify a ``.cosyvoice`` file.
 
     Raises :class:`InputError` when the file is missing or not a voice file, was made by a newer
-    version of the app, or fails its checksum ("damaged or was edited").
+    version of the app, fails its checksum ("damaged or was edited"), or holds values no recording
+    can produce (every size is checked before it is allocated; see ``docs/security.md``).
     """
     path = Path(path)
+    try:
+        return _load_voice(path)
+    except CosyError:
+        raise
+    except (MemoryError, RecursionError, OverflowError, ValueError, TypeError, KeyError, OSError) as e:
+        raise _damaged(path, f"{type(e).__name__}: {e}") from e
+
+
+def _load_voice(path: Path) -> Voice:
     with _open_zip(path) as zf:
         header = _read_header(zf, path)
         arrays = {name: _read_entry(zf, name + ".npy", path) for name in ARRAY_NAMES}
@@ -500,23 +634,46 @@ class VoiceInfo:
     duration: float  # seconds
 
 
+@dataclass(frozen=True)
+class BrokenVoice:
+    """A file in the voices folder that cannot be used, and why (shown, never deleted)."""
+
+    path: Path
+    reason: str  # the InputError's message: what is wrong and what to do
+
+
+@dataclass(frozen=True)
+class VoiceScan:
+    """What :meth:`VoiceLibrary.scan` found: the usable voices (by name) and the broken files."""
+
+    voices: tuple[VoiceInfo, ...]
+    broken: tuple[BrokenVoice, ...]
+
+
 def _read_info(path: Path) -> VoiceInfo:
-    with _open_zip(path) as zf:
-        header = _read_header(zf, path)
     try:
-        samples = int(header["arrays"]["audio_24k"]["shape"][0])
-        return VoiceInfo(
-            name=str(header["name"]), path=path, family=str(header["family"]),
-            language=str(header.get("language", "")), transcript=str(header.get("transcript", "")),
-            created_at=str(header.get("created_at", "")),
-            duration=samples / int(header.get("sample_rate", 24000)),
-        )
-    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as e:
-        raise _damaged(path, f"its header is incomplete: {e}") from e
+        with _open_zip(path) as zf:
+            header = _read_header(zf, path)  # types, finite values and sizes checked
+    except CosyError:
+        raise
+    except (MemoryError, RecursionError, OverflowError, ValueError, TypeError, KeyError, OSError) as e:
+        raise _damaged(path, f"{type(e).__name__}: {e}") from e
+    samples = header["arrays"]["audio_24k"]["shape"][0]
+    return VoiceInfo(
+        name=header["name"], path=path, family=header["family"],
+        language=header.get("language", ""), transcript=header.get("transcript", ""),
+        created_at=header.get("created_at", ""),
+        duration=samples / header.get("sample_rate", 24000),
+    )
 
 
 class VoiceLibrary:
-    """A folder of ``.cosyvoice`` files, addressed by voice name (unique, case-insensitive)."""
+    """A folder of ``.cosyvoice`` files, addressed by voice name (unique, case-insensitive).
+
+    A file that cannot be read never stops the library: :meth:`scan` reports it as broken, with
+    the reason, and :meth:`list` leaves it out. Two files with the same name resolve to the first
+    one that loads.
+    """
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
@@ -525,34 +682,61 @@ class VoiceLibrary:
     def _files(self) -> builtins.list[Path]:
         if not self.root.is_dir():
             return []
-        return sorted(p for p in self.root.glob(f"*{VOICE_SUFFIX}") if p.is_file())
+        return sorted(p for p in self.root.glob(f"*{VOICE_SUFFIX}") if not p.is_dir())
 
-    def list(self) -> builtins.list[VoiceInfo]:
-        """Every readable voice, sorted by name. Unreadable files are skipped with a warning."""
+    def scan(self) -> VoiceScan:
+        """Every voice file: the readable ones sorted by name, the broken ones with their reason."""
         infos: builtins.list[VoiceInfo] = []
+        broken: builtins.list[BrokenVoice] = []
         for path in self._files():
             try:
                 infos.append(_read_info(path))
             except InputError as e:
                 logger.warning("skipping %s: %s", path, e)
-        return sorted(infos, key=lambda i: (i.name.casefold(), i.name))
+                broken.append(BrokenVoice(path, str(e)))
+        infos.sort(key=lambda i: (i.name.casefold(), i.name, str(i.path)))
+        return VoiceScan(tuple(infos), tuple(broken))
+
+    def list(self) -> builtins.list[VoiceInfo]:
+        """Every readable voice, sorted by name. Unreadable files are skipped with a warning."""
+        return builtins.list(self.scan().voices)
+
+    def broken(self) -> builtins.list[BrokenVoice]:
+        """The files in the folder that are not usable voices, with the reason for each."""
+        return builtins.list(self.scan().broken)
 
     def names(self) -> builtins.list[str]:
         return [info.name for info in self.list()]
 
-    def _find(self, name: str) -> VoiceInfo | None:
+    def _matches(self, name: str) -> builtins.list[VoiceInfo]:
         key = sanitize_voice_name(name).casefold()
-        return next((i for i in self.list() if i.name.casefold() == key), None)
+        return [i for i in self.list() if i.name.casefold() == key]
+
+    def _find(self, name: str) -> VoiceInfo | None:
+        matches = self._matches(name)
+        return matches[0] if matches else None
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._find(name) is not None
 
     def get(self, name: str) -> Voice:
-        """Load and verify the voice called ``name``."""
-        info = self._find(name)
-        if info is None:
+        """Load and verify the voice called ``name``.
+
+        When several files carry the name (copied in by hand), the first that loads is used; only
+        when none does is the first one's error raised.
+        """
+        matches = self._matches(name)
+        if not matches:
             raise InputError(f"there is no saved voice called {name!r}.")
-        return load_voice(info.path)
+        first: InputError | None = None
+        for info in matches:
+            try:
+                return load_voice(info.path)
+            except InputError as e:
+                logger.warning("voice %r in %s cannot be used: %s", info.name, info.path, e)
+                first = first or e
+        assert first is not None
+        raise first
 
     def _unique_name(self, wanted: str, taken: set[str]) -> str:
         if wanted.casefold() not in taken:

@@ -200,7 +200,8 @@ class VoicePanel(QWidget):
 
     def reload(self, select: str | None = None) -> None:
         """Re-read the library folder; keep (or make) ``select`` the current voice."""
-        infos = self.library.list()
+        scan = self.library.scan()
+        infos = list(scan.voices)
         self.list.blockSignals(True)
         self.list.clear()
         for info in infos:
@@ -212,6 +213,13 @@ class VoicePanel(QWidget):
                 item.setForeground(Qt.GlobalColor.darkYellow)
                 tip += "\n" + self.tr("Made for another model; it is re-made from its recording when used.")
             item.setToolTip(tip)
+            self.list.addItem(item)
+        for bad in scan.broken:  # shown, not selectable; the reason is the tooltip
+            item = QListWidgetItem(self.tr("{0}  (broken)").format(bad.path.name))
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            item.setForeground(Qt.GlobalColor.darkRed)
+            item.setToolTip(bad.reason)
+            item.setData(Qt.ItemDataRole.UserRole + 1, str(bad.path))
             self.list.addItem(item)
         self.list.blockSignals(False)
         row = next((i for i, info in enumerate(infos) if select and info.name.casefold() == select.casefold()), None)
@@ -225,11 +233,18 @@ class VoicePanel(QWidget):
         self._update_buttons()
 
     def names(self) -> list[str]:
-        return [self.list.item(i).data(Qt.ItemDataRole.UserRole).name for i in range(self.list.count())]
+        return [info.name for i in range(self.list.count())
+                if (info := self.list.item(i).data(Qt.ItemDataRole.UserRole)) is not None]
+
+    def broken_files(self) -> list[tuple[str, str]]:
+        """(file path, reason) of each voice file listed as broken."""
+        return [(item.data(Qt.ItemDataRole.UserRole + 1), item.toolTip()) for i in range(self.list.count())
+                if (item := self.list.item(i)).data(Qt.ItemDataRole.UserRole + 1) is not None]
 
     def select(self, name: str) -> None:
         for i in range(self.list.count()):
-            if self.list.item(i).data(Qt.ItemDataRole.UserRole).name.casefold() == name.casefold():
+            info = self.list.item(i).data(Qt.ItemDataRole.UserRole)
+            if info is not None and info.name.casefold() == name.casefold():
                 self.list.setCurrentRow(i)
                 return
         raise KeyError(name)
@@ -245,7 +260,10 @@ class VoicePanel(QWidget):
         if current is None:
             self._show_voice(None)
             return
-        info: VoiceInfo = current.data(Qt.ItemDataRole.UserRole)
+        info: VoiceInfo | None = current.data(Qt.ItemDataRole.UserRole)
+        if info is None:  # a broken file
+            self._show_voice(None)
+            return
         try:
             voice = load_voice(info.path)
         except CosyError as e:
