@@ -29,6 +29,7 @@ thread at a time (the app's engine thread); :meth:`Engine.cancel` may be called 
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import threading
@@ -49,6 +50,10 @@ from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
 from .frontend.text import (
     DEFAULT_MAX_CHARS,
+    EN_MARKS,
+    MAX_SEGMENT_TOKENS,
+    ZH_MARKS,
+    bound_segments,
     check_spoken_text,
     cv2_instruct_prompt,
     cv3_instruct_prompt,
@@ -353,8 +358,10 @@ def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: s
     characters.
     """
     if text_frontend:  # in the given text reading (cosycore.frontend.text_reading), as a request of ``mode``
-        return readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
-    return (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
+        sentences = readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
+    else:
+        sentences = (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
+    return bound_segments(sentences, tokenizer)  # at most MAX_SEGMENT_TOKENS text tokens each (issue 12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,6 +438,73 @@ class _RequestState:
         self.chunk_index += 1
         self.samples_out += samples.shape[0]
         return out
+
+
+_SENTENCE_ENDS = frozenset(EN_MARKS | ZH_MARKS | set("\n"))
+BISTREAM_SOFT_TOKENS = MAX_SEGMENT_TOKENS * 4 // 5  # a streamed segment may end at a sentence end past this
+
+
+class _StreamedText:
+    """Streamed text pieces, handed out as segments of bounded length for bistream decoding.
+
+    A segment ends at the first piece that ends a sentence once it holds
+    :data:`BISTREAM_SOFT_TOKENS` text tokens, and at :data:`~cosycore.text.MAX_SEGMENT_TOKENS`
+    tokens at the latest (the rest of that piece starts the next segment). So however long the
+    stream runs, each LM generation, its KV cache and its speech tokens stay bounded.
+    """
+
+    def __init__(self, pieces: Iterator[tuple[str, list[int]]]) -> None:
+        self._pieces = pieces
+        self._carry: collections.deque[int] = collections.deque()
+        self._sentence_end = False
+        self.done = False  # the source has no more pieces
+        self.segment_complete = False  # the last segment() ran to its end (the LM took all of it)
+
+    def _pull(self) -> bool:
+        item = next(self._pieces, None)
+        if item is None:
+            self.done = True
+            return False
+        piece, ids = item
+        self._carry.extend(ids)
+        stripped = piece.rstrip()
+        self._sentence_end = bool(stripped) and stripped[-1] in _SENTENCE_ENDS
+        return True
+
+    def has_more(self) -> bool:
+        while not self._carry and not self.done:
+            self._pull()
+        return bool(self._carry)
+
+    def segment(self) -> Iterator[int]:
+        self.segment_complete = False
+        n = 0
+        while True:
+            while self._carry:
+                if n >= MAX_SEGMENT_TOKENS:
+                    self.segment_complete = True
+                    return
+                yield self._carry.popleft()
+                n += 1
+            if (n >= BISTREAM_SOFT_TOKENS and self._sentence_end) or self.done or not self._pull():
+                self.segment_complete = True
+                return
+
+    def stop(self) -> None:
+        """The LM stopped before taking all of a segment (its max_len): the request ends there."""
+        self.done = True
+        self._carry.clear()
+
+    @property
+    def exhausted(self) -> bool:
+        return self.done and not self._carry
+
+
+def _then_mark_last(tokens: Iterator[int], seg: _Segment, text: _StreamedText) -> Iterator[int]:
+    yield from tokens
+    if not text.segment_complete:  # max_tokens reached while text was still arriving, as before
+        text.stop()
+    seg.is_last = text.exhausted  # known without waiting for more text
 
 
 def _segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
@@ -604,6 +678,8 @@ class Engine:
         knobs = SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed),
                                n_steps=self.perf.flow.n_steps, cfg_rate=self.perf.flow.cfg_rate,
                                flow_cache=self.perf.flow_cache, flow_autocast=self.perf.flow.autocast)
+        seg: _Segment | None = None
+        final_sent = False
         for seg in self._segments(req, base, g_llm):
             if state.cancelled():
                 break
@@ -615,7 +691,13 @@ class Engine:
                 if state.cancelled():
                     break
                 if audio.size or (seg_end and seg.is_last):
-                    yield state.chunk(audio, seg, sentence_final=seg_end)
+                    chunk = state.chunk(audio, seg, sentence_final=seg_end)
+                    final_sent = final_sent or chunk.is_final
+                    yield chunk
+        if seg is not None and not final_sent and not state.cancelled():
+            # a streamed text that ended right after a segment boundary: close the take
+            last = _Segment(seg.index, seg.text, iter(()), True)
+            yield state.chunk(np.zeros(0, np.float32), last, sentence_final=True)
         if state.cancelled():
             logger.info("request stopped after %d chunks (cancelled)", state.chunk_index)
 
@@ -623,11 +705,19 @@ class Engine:
         if isinstance(req.text, str):
             yield from self._sentence_segments(req, req.text, base, g_llm)
             return
-        tokens = self.model.llm.generate_bistream(
-            self._piece_ids(req.text), base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
-            min_len=req.min_tokens or 0, max_len=req.max_tokens,
-        )
-        yield _Segment(0, "", tokens, True)
+        text = _StreamedText(self._piece_ids(req.text))
+        index = 0
+        while True:  # one LM generation per bounded stretch of the streamed text
+            seg = _Segment(index, "", iter(()), False)
+            tokens = self.model.llm.generate_bistream(
+                text.segment(), base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
+                min_len=req.min_tokens or 0, max_len=req.max_tokens,
+            )
+            seg.tokens = _then_mark_last(tokens, seg, text)
+            yield seg
+            if text.exhausted or not text.has_more():  # has_more waits for the next piece only between segments
+                return
+            index += 1
 
     def _sentences(self, req: SynthesisRequest, text: str) -> Iterator[str]:
         return spoken_sentences(text, reading=self.reading(req), family=self.cfg.family, mode=req.mode,
@@ -656,7 +746,7 @@ class Engine:
             yield _Segment(index, sentence, tokens, is_last)
             index += 1
 
-    def _piece_ids(self, pieces: Iterable[str]) -> Iterator[int]:
+    def _piece_ids(self, pieces: Iterable[str]) -> Iterator[tuple[str, list[int]]]:
         """Token ids of streamed text pieces, each tokenised on its own (as the original does).
 
         Pieces are spoken as they are (no normalisation: a piece may end mid-word). A control marker
@@ -677,4 +767,4 @@ class Engine:
                     "by the program. Remove it from the text and put any instruction in the instruction field."
                 )
             tail = window[-_MARKER_TAIL:]
-            yield from self.tokenizer.encode(piece)
+            yield piece, list(self.tokenizer.encode(piece))

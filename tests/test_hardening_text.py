@@ -1,0 +1,109 @@
+"""Issue 12 item 7: text without sentence marks is cut into segments of bounded token length.
+
+Boundedness is shown by construction: every segment the speech LM can receive is measured with the
+model's own tokenizer and must hold at most MAX_SEGMENT_TOKENS text ids (the LM then generates at
+most 20 speech tokens per text id, so its cache and output are bounded per segment). No timing.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from cosycore.engine import Engine, SynthesisRequest, _StreamedText
+from cosycore.text import MAX_SEGMENT_TOKENS, bound_segments
+
+pytestmark = pytest.mark.usefixtures("single_thread")
+
+_RNG = random.Random(0)
+HOSTILE = {
+    "word_of_100k_letters": "a" * 100_000,
+    "exclamation_marks_x100k": "Hi" + "!" * 100_000,
+    "base64": base64.b64encode(_RNG.randbytes(60_000)).decode(),
+    "5000_combining_marks": "e" + "\u0301" * 5000,
+    "cjk_without_marks": "你好世界" * 5000,
+    "words_without_marks": "word " * 20_000,
+}
+
+
+@pytest.fixture(scope="module")
+def voice(cv2_engine: Engine, espeak_wav):
+    import soundfile as sf
+
+    audio, sr = sf.read(str(espeak_wav), dtype="float32")
+    return cv2_engine.create_voice(audio[: int(2.5 * sr)], sr, name="fox", transcript="The quick brown fox")
+
+
+def _request(text, voice, **kw) -> SynthesisRequest:
+    return SynthesisRequest(text, mode="zero_shot", voice=voice, seed=0, stream=False, **kw)
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+@pytest.mark.parametrize("frontend", [True, False], ids=["frontend", "as_typed"])
+def test_segments_are_bounded(cv2_engine: Engine, voice, name: str, frontend: bool) -> None:
+    text = HOSTILE[name]
+    segments = list(cv2_engine._sentences(_request(text, voice, text_frontend=frontend), text))
+    counts = [len(cv2_engine.tokenizer.encode(s)) for s in segments]
+    assert counts and max(counts) <= MAX_SEGMENT_TOKENS
+    if name in ("word_of_100k_letters", "words_without_marks"):  # nothing is lost, only cut
+        assert sum(s.count("a" if name.startswith("word_of") else "word") for s in segments) == \
+            text.count("a" if name.startswith("word_of") else "word")
+
+
+def test_ordinary_sentences_are_not_cut(cv2_engine: Engine) -> None:
+    sentences = ["This is an ordinary sentence.", "Another one, a little longer, with a comma in it."]
+    assert list(bound_segments(sentences, cv2_engine.tokenizer)) == sentences
+
+
+def test_cut_prefers_word_boundaries() -> None:
+    words = [f"w{i:03d}" for i in range(100)]
+    pieces = list(bound_segments([" ".join(words)], None, max_tokens=50))
+    assert all(len(p.encode()) <= 50 for p in pieces)
+    assert " ".join(pieces).split() == words  # every cut fell between words
+
+
+def test_combining_marks_stay_with_their_letter_when_possible() -> None:
+    text = ("e\u0301" * 40 + " ") * 3
+    for piece in bound_segments([text], None, max_tokens=30):
+        assert not piece[0].isspace() and piece[0] == "e"  # never starts with a lone combining mark
+
+
+def test_the_lm_receives_bounded_segments(cv2_engine: Engine, voice, monkeypatch) -> None:
+    seen: list[int] = []
+
+    def fake_generate(ids, *args, **kwargs) -> Iterator[int]:
+        seen.append(len(ids))
+        yield from (1, 2, 3, 4)
+
+    monkeypatch.setattr(cv2_engine.model.llm, "generate", fake_generate)
+    text = "x" * 4_000
+    chunks = list(cv2_engine.synthesize(_request(text, voice)))
+    assert chunks[-1].is_final and len(seen) >= 2 and max(seen) <= MAX_SEGMENT_TOKENS
+
+
+def test_bistream_of_endless_text_without_marks(cv2_engine: Engine, voice, monkeypatch) -> None:
+    """A streamed reply with no sentence end is decoded in bounded generations, one after another."""
+    pulled: list[int] = []
+
+    def fake_bistream(text_ids, *args, **kwargs) -> Iterator[int]:
+        pulled.append(sum(1 for _ in text_ids))
+        yield from (5, 6, 7, 8)
+
+    monkeypatch.setattr(cv2_engine.model.llm, "generate_bistream", fake_bistream)
+    pieces = iter(["blah"] * 650)
+    chunks = list(cv2_engine.synthesize(replace(_request(pieces, voice), mode="cross_lingual")))
+    assert chunks[-1].is_final and len(pulled) >= 3
+    assert max(pulled) <= MAX_SEGMENT_TOKENS and sum(pulled) == len(cv2_engine.tokenizer.encode("blah")) * 650
+
+
+def test_streamed_text_ends_at_sentence_marks_past_the_soft_bound() -> None:
+    pieces = iter([("word. ", [1]) for _ in range(400)])
+    text = _StreamedText(pieces)
+    sizes = []
+    while text.has_more():
+        sizes.append(sum(1 for _ in text.segment()))
+    assert sum(sizes) == 400 and max(sizes) <= MAX_SEGMENT_TOKENS and sizes[0] == MAX_SEGMENT_TOKENS * 4 // 5
