@@ -182,7 +182,11 @@ def _read_text_file(path: Path) -> str:
 
 
 def _stdin_lines(stream: IO[str]) -> Iterator[str]:
-    yield from iter(stream.readline, "")
+    try:
+        yield from iter(stream.readline, "")
+    except UnicodeDecodeError as e:
+        raise InputError(f"standard input is not UTF-8 text ({e.reason}); send UTF-8, or run with a UTF-8 "
+                         "locale (e.g. LANG=C.UTF-8).") from e
 
 
 def _text_source(args: argparse.Namespace, stdin: IO[str]) -> str | Iterable[str]:
@@ -194,7 +198,11 @@ def _text_source(args: argparse.Namespace, stdin: IO[str]) -> str | Iterable[str
         return _stdin_lines(stdin)
     if stdin.isatty():
         raise UsageError("no text given: use --text, --text-file, or pipe the text into standard input.")
-    return stdin.read()
+    try:
+        return stdin.read()
+    except UnicodeDecodeError as e:
+        raise InputError(f"standard input is not UTF-8 text ({e.reason}); send UTF-8, or run with a UTF-8 "
+                         "locale (e.g. LANG=C.UTF-8).") from e
 
 
 def _find_voice(spec: str, voices_dir: Path | None) -> Any:
@@ -264,42 +272,57 @@ def _apply_lexicon(args: argparse.Namespace, text: str | Iterable[str]) -> str |
 
 
 class AudioSink:
-    """Where synthesised chunks go: a WAV/FLAC file (16-bit PCM) or raw float32 PCM on stdout."""
+    """Where synthesised chunks go: a WAV/FLAC file (16-bit PCM) or raw float32 PCM on stdout.
+
+    A file is written atomically (:class:`~cosycore.outfile.AtomicAudioFile`): the target is
+    checked before the model loads, and replaced only by a complete take.
+    """
 
     def __init__(self, target: str, sample_rate: int, stdout: IO[bytes]) -> None:
+        from .outfile import AtomicAudioFile, check_output_target
+
         self.target = target
         self.sample_rate = sample_rate
         self._stdout = stdout if target == "-" else None
-        self._file: Any = None
-        self._created = False  # whether this sink created (and may therefore delete) the output file
+        self._file: AtomicAudioFile | None = None
         self.samples = 0
         if self._stdout is None:
             fmt = OUTPUT_FORMATS.get(Path(target).suffix.lower())
             if fmt is None:
                 raise UsageError(f"--out must end in .wav or .flac, or be '-' for raw PCM; got '{target}'.")
-            self._format = fmt
+            path = Path(target).absolute()
+            check_output_target(path)  # StorageError now, not after the whole synthesis
+            self._file = AtomicAudioFile(path, fmt)
 
     def write(self, samples: np.ndarray) -> None:
         if self._stdout is not None:
-            self._stdout.write(np.asarray(samples, dtype="<f4").tobytes())
-            self._stdout.flush()
-        else:
-            if self._file is None:
-                import soundfile as sf
+            from .outfile import write_all
 
-                self._file = sf.SoundFile(self.target, "w", samplerate=self.sample_rate, channels=1,
-                                          format=self._format, subtype="PCM_16")
-                self._created = True
+            write_all(self._stdout, np.asarray(samples, dtype="<f4").tobytes())
+        else:
+            assert self._file is not None
+            self._file.sample_rate = self.sample_rate
             self._file.write(samples)
-            self._file.flush()
         self.samples += int(samples.shape[0])
 
-    def close(self, *, keep: bool = True) -> None:
+    def commit(self) -> None:
+        """The take is complete: move the file into place (or flush standard output)."""
         if self._file is not None:
-            self._file.close()
-            self._file = None
-        if not keep and self._created:
-            Path(self.target).unlink(missing_ok=True)  # no half-written file is left behind
+            self._file.sample_rate = self.sample_rate
+            self._file.commit()
+        elif self._stdout is not None:
+            from .outfile import write_all
+
+            write_all(self._stdout, b"")
+
+    def keep_partial(self) -> Path | None:
+        """Interrupted: keep what was made under a new ``*.partial.wav`` name; the target is untouched."""
+        return self._file.keep_partial() if self._file is not None else None
+
+    def discard(self) -> None:
+        """Failed: remove the temporary file; the target is left as it was."""
+        if self._file is not None:
+            self._file.discard()
 
 
 @dataclass
@@ -337,14 +360,28 @@ class Progress:
             self.stream.flush()
 
 
+MAX_THREADS_PER_CPU = 4
+
+
+def check_threads(n: int) -> int:
+    """``--threads``: 1 to 4x the CPUs (torch fails on 0 or less and crashes on 100,000)."""
+    import os
+
+    cpus = os.cpu_count() or 1
+    if not 1 <= n <= MAX_THREADS_PER_CPU * cpus:
+        raise UsageError(f"--threads must be from 1 to {MAX_THREADS_PER_CPU * cpus} (this machine has {cpus} CPUs); "
+                         f"got {n}. Leave it out to let torch choose.")
+    return n
+
+
 def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     import torch
 
     from .engine import Engine
     from .frontend.text import DEFAULT_MAX_CHARS
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    if args.threads is not None:
+        torch.set_num_threads(check_threads(args.threads))
     dtype = getattr(torch, args.dtype)
     return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS,
                   quality=getattr(args, "quality", "exact"), text_reading=getattr(args, "text_reading", None))
@@ -374,22 +411,24 @@ def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
     progress = Progress(io.stderr, not args.quiet, time.perf_counter())
     spoken: list[tuple[int, str, int, int]] = []  # per chunk, for --srt
     try:
-        for chunk in engine.synthesize(request):
-            _print_warnings(chunk.warnings, io.stderr)
-            sink.write(chunk.samples)
-            spoken.append((chunk.sentence_index, chunk.sentence_text, len(chunk.samples), chunk.sample_rate))
-            progress.update(chunk.duration, chunk.timing)
+        with _sigterm_as_interrupt():
+            for chunk in engine.synthesize(request):
+                _print_warnings(chunk.warnings, io.stderr)
+                sink.write(chunk.samples)
+                spoken.append((chunk.sentence_index, chunk.sentence_text, len(chunk.samples), chunk.sample_rate))
+                progress.update(chunk.duration, chunk.timing)
+            sink.commit()
     except KeyboardInterrupt:
-        sink.close(keep=True)
-        if sink.samples and args.out != "-":
-            io.stderr.write(f"\nkept the {sink.samples / sink.sample_rate:.2f} s made so far in {args.out}\n")
-            if args.srt is not None:
-                _write_srt(args.srt, request.text, spoken, complete=False)
+        kept = sink.keep_partial()
+        if kept is not None:
+            io.stderr.write(f"\nkept the {sink.samples / sink.sample_rate:.2f} s made so far in {kept} "
+                            f"({args.out} was not changed)\n")
+        if sink.samples and args.srt is not None:
+            _write_srt(args.srt, request.text, spoken, complete=False)
         raise
     except BaseException:
-        sink.close(keep=False)
+        sink.discard()
         raise
-    sink.close()
     if args.srt is not None:
         _write_srt(args.srt, request.text, spoken, complete=True)
     progress.done()
@@ -408,6 +447,26 @@ def _write_srt(path: Path, text: Any, spoken: list[tuple[int, str, int, int]], *
     else:
         cues = [subtitles.Cue(s.start, s.end, s.text) for s in segments]
     write_atomic(path, subtitles.srt(cues).encode("utf-8"))
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a closing terminal, ``kill``) ends a take like Ctrl-C: temporary files are cleaned up."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 # --------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from __future__ import annotations
 import collections
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -44,7 +45,7 @@ import torch
 
 from .cancel import scoped
 from .config import Family, TextReading
-from .errors import InputError
+from .errors import CosyError, EngineError, InputError, ModelLoadError
 from .frontend import text_reading as readings
 from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
@@ -205,10 +206,32 @@ def _too_long(length: int, limit: int, what: str) -> InputError:
     )
 
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+MAX_REQUEST_TOKENS = 20 * MAX_SEGMENT_TOKENS  # min_tokens/max_tokens: what one bounded segment can need
+SEED_RANGE = (-(2**63), 2**64 - 1)  # what torch.Generator.manual_seed accepts
+
+
+def check_utf8(text: str, what: str) -> None:
+    """Raise :class:`InputError` if ``text`` holds lone surrogates: bytes that were not valid UTF-8.
+
+    Python decodes undecodable bytes of command-line arguments and standard input (with the
+    ``surrogateescape`` handler) to U+DC80..U+DCFF; the tokenizer cannot encode those.
+    """
+    m = _SURROGATE_RE.search(text)
+    if m is not None:
+        code = ord(m.group(0))
+        byte = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+        raise InputError(
+            f"The {what} is not valid UTF-8 text ({byte} at character {m.start():,}). Save the text as UTF-8, "
+            "or run with a UTF-8 locale (e.g. LANG=C.UTF-8)."
+        )
+
+
 def _check_text_field(text: object, max_chars: int) -> None:
     if isinstance(text, str):
         if len(text) > max_chars:
             raise _too_long(len(text), max_chars, "text")
+        check_utf8(text, "text")
         check_spoken_text(text, max_chars=max_chars)
     elif isinstance(text, (bytes, bytearray)) or not isinstance(text, Iterable):
         raise InputError(
@@ -270,12 +293,15 @@ def _check_number_fields(req: SynthesisRequest) -> None:
         raise InputError(f"The speed must be a number, not {req.speed!r}.") from None
     if not MIN_SPEED <= speed <= MAX_SPEED:
         raise InputError(f"The speed must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is normal); got {req.speed}.")
-    if req.seed is not None and not isinstance(req.seed, int):
+    if req.seed is not None and (isinstance(req.seed, bool) or not isinstance(req.seed, int)):
         raise InputError(f"The seed must be a whole number or None, not {req.seed!r}.")
+    if req.seed is not None and not SEED_RANGE[0] <= req.seed <= SEED_RANGE[1]:
+        raise InputError(f"The seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}; got {req.seed}.")
     for name in ("min_tokens", "max_tokens"):
         value = getattr(req, name)
-        if value is not None and (not isinstance(value, int) or value < 0):
-            raise InputError(f"{name} must be a non-negative whole number or None, not {value!r}.")
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 0 <= value <= MAX_REQUEST_TOKENS):
+            raise InputError(f"{name} must be a whole number from 0 to {MAX_REQUEST_TOKENS} or None, not {value!r}.")
     if req.min_tokens is not None and req.max_tokens is not None and req.min_tokens > req.max_tokens:
         raise InputError(f"min_tokens ({req.min_tokens}) is larger than max_tokens ({req.max_tokens}).")
 
@@ -290,6 +316,9 @@ def validate_request(req: SynthesisRequest, *, max_chars: int = DEFAULT_MAX_CHAR
         readings.check_text_reading(req.text_reading)
     _check_number_fields(req)
     _check_text_field(req.text, max_chars)
+    for what, value in (("transcript", req.prompt_text), ("instruction", req.instruct_text)):
+        if isinstance(value, str):
+            check_utf8(value, what)
     _check_prompt_fields(req)
     _check_mode_fields(req)
 
@@ -420,6 +449,13 @@ class _RequestState:
 
     def chunk(self, audio: np.ndarray, seg: _Segment, *, sentence_final: bool) -> AudioChunk:
         samples = np.ascontiguousarray(audio, dtype=np.float32).reshape(-1)
+        if not np.isfinite(samples).all():  # never played, never written
+            bad = int(np.count_nonzero(~np.isfinite(samples)))
+            raise EngineError(
+                f"the model produced invalid audio ({bad} of {samples.size} samples are NaN or infinite), so "
+                f"nothing more is played or saved. The model files look damaged: run 'cosycore models verify "
+                f"{self.engine.cfg.model_dir}' and download the model again if it reports a problem."
+            )
         out = AudioChunk(
             samples=samples,
             sample_rate=self.sample_rate,
@@ -507,6 +543,35 @@ def _then_mark_last(tokens: Iterator[int], seg: _Segment, text: _StreamedText) -
     seg.is_last = text.exhausted  # known without waiting for more text
 
 
+OOM_ADVICE = "not enough memory: choose Draft quality or shorter sentences (or close other programs)"
+
+
+def _is_out_of_memory(e: BaseException) -> bool:
+    if isinstance(e, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))):
+        return True
+    text = str(e).lower()
+    return isinstance(e, RuntimeError) and ("out of memory" in text or "not enough memory" in text
+                                             or "can't allocate memory" in text)
+
+
+def as_engine_error(e: Exception, doing: str, model_dir: Path | str) -> CosyError:
+    """The :class:`CosyError` to raise for an unexpected failure while ``doing`` something.
+
+    Out of memory gets the advice to use Draft quality or shorter sentences; the flow's length limit
+    gets the advice to split the text; anything else names the step and suggests ``models verify``.
+    """
+    if isinstance(e, CosyError):
+        return e
+    if _is_out_of_memory(e):
+        return EngineError(f"{doing} failed: {OOM_ADVICE}.")
+    if isinstance(e, ValueError) and "frame limit" in str(e):
+        return EngineError(f"{doing} failed: a sentence is too long for the flow ({e}).")
+    return EngineError(
+        f"{doing} failed unexpectedly ({type(e).__name__}: {e}). The model files may be damaged: run "
+        f"'cosycore models verify {model_dir}'; if they check out, please report this with the log."
+    )
+
+
 def _segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
                    speed: float, state: _RequestState) -> Iterator[tuple[np.ndarray, bool]]:
     """Token2wav over one segment: ``(audio, is_segment_end)``; stops early when cancelled."""
@@ -541,7 +606,25 @@ class Engine:
         """Load a release folder. ``quality`` ("exact", "fast", "draft": see
         :func:`cosycore.perf.quality_options`) picks the speed options; ``perf`` sets them one by one.
         ``text_reading`` ("original" or "improved", :mod:`cosycore.frontend.text_reading`) is the default of
-        requests that name none; by default "original" in exact mode, "improved" otherwise."""
+        requests that name none; by default "original" in exact mode, "improved" otherwise.
+
+        Every failure is a :class:`~cosycore.errors.CosyError` (a bad device name an
+        :class:`InputError`, everything else a :class:`ModelLoadError`)."""
+        try:
+            self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading)
+        except CosyError:
+            raise
+        except Exception as e:  # the boundary: nothing untyped leaves the engine
+            logger.debug("loading %s failed", model_dir, exc_info=True)
+            if _is_out_of_memory(e):
+                raise ModelLoadError(f"{model_dir} could not be loaded: {OOM_ADVICE}.") from e
+            raise ModelLoadError(
+                f"{model_dir} could not be loaded ({type(e).__name__}: {e}). Run 'cosycore models verify "
+                f"{model_dir}' and download the model again if it reports a problem."
+            ) from e
+
+    def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
+              quality: str, perf: PerfOptions | None, text_reading: str | None) -> None:
         self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
         self.cfg = self.model.cfg
         self.quality = quality if perf is None else "custom"
@@ -603,7 +686,15 @@ class Engine:
     # -- prompts and voices -----------------------------------------------------------------
     def extract_prompt(self, audio: AudioInput, sr: int | None = None) -> PromptFeatures:
         """Check a recording and compute its prompt features (seconds on the real models)."""
-        return extract_prompt(audio, sr, self.cfg, self.speech_tokenizer, self.speaker_encoder)
+        if isinstance(audio, (np.ndarray, torch.Tensor)) and not sr:
+            raise InputError("The recording is a waveform without a sample rate; pass its sample rate too.")
+        try:
+            return extract_prompt(audio, sr, self.cfg, self.speech_tokenizer, self.speaker_encoder)
+        except CosyError:
+            raise
+        except Exception as e:  # the boundary: nothing untyped leaves the engine
+            logger.debug("prompt extraction failed", exc_info=True)
+            raise as_engine_error(e, "reading the voice recording", self.cfg.model_dir) from e
 
     def create_voice(self, audio: AudioInput, sr: int | None = None, *, transcript: str = "",
                      name: str, language: str = "") -> Voice:
@@ -615,11 +706,18 @@ class Engine:
         """
         if not isinstance(name, str) or not name.strip():
             raise InputError("A voice needs a name; type one.")
+        if not isinstance(transcript, str) or not isinstance(language, str):
+            raise InputError("The transcript and the language must be text.")
+        for what, value in (("voice name", name), ("transcript", transcript), ("language", language)):
+            check_utf8(value, what)
         if transcript.strip():
             check_spoken_text(transcript)
         features = self.extract_prompt(audio, sr)
         self.last_warnings = features.warnings
-        return voice_from_prompt(features, name=name.strip(), transcript=transcript.strip(), language=language)
+        try:
+            return voice_from_prompt(features, name=name.strip(), transcript=transcript.strip(), language=language)
+        except ValueError as e:  # Voice's own checks: what a recording of at most 30 s can produce
+            raise InputError(f"the recording cannot be saved as a voice: {e}.") from e
 
     def _prompt(self, req: SynthesisRequest) -> PromptFeatures:
         if req.voice is not None:
@@ -659,7 +757,17 @@ class Engine:
         state = _RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
         # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this
         # request's cancel; the request then ends quietly, as one cancelled between chunks does.
-        return scoped(self._run(request, state), state.cancelled)
+        return self._typed(scoped(self._run(request, state), state.cancelled), "synthesis")
+
+    def _typed(self, chunks: Iterator[AudioChunk], doing: str) -> Iterator[AudioChunk]:
+        """Pass chunks through; any exception that is not a CosyError becomes one (with advice)."""
+        try:
+            yield from chunks
+        except CosyError:
+            raise
+        except Exception as e:
+            logger.debug("%s failed", doing, exc_info=True)
+            raise as_engine_error(e, doing, self.cfg.model_dir) from e
 
     @torch.inference_mode()
     def _run(self, req: SynthesisRequest, state: _RequestState) -> Iterator[AudioChunk]:
@@ -758,6 +866,7 @@ class Engine:
             if not isinstance(piece, str):
                 raise InputError(f"Streamed text must come as strings, got {type(piece).__name__}.")
             total += len(piece)
+            check_utf8(piece, "streamed text")
             if total > self.max_text_chars:
                 raise _too_long(total, self.max_text_chars, "streamed text")
             window = tail + piece

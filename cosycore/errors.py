@@ -59,6 +59,11 @@ class InputError(SynthesisError):
     """The text, audio or request given by the user is not usable as it is."""
 
 
+class EngineError(SynthesisError):
+    """Synthesis failed while running: the model made unusable output (NaN), memory ran out, or an
+    internal step failed. The message says what to try (``models verify``, Draft quality, shorter text)."""
+
+
 class StorageError(CosyError):
     """A file could not be written (disk full, no permission, read-only folder); nothing was replaced."""
 

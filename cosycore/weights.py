@@ -26,6 +26,19 @@ StateDict = dict[str, torch.Tensor]
 LLM_QWEN_PREFIX = "llm.model.model."  # release prefix of the Qwen2 backbone inside llm.pt
 
 
+def _detail(e: BaseException) -> str:
+    """The useful part of torch's message, without its advice to load with ``weights_only=False``.
+
+    That advice would run whatever code the file holds; this program never gives it. Only lines that
+    name what was found (for example ``unsupported GLOBAL posix.system``) are kept.
+    """
+    keep = [line.strip() for line in str(e).splitlines()
+            if line.strip() and "weights_only" not in line and "trusted source" not in line
+            and "documentation" not in line.lower()]
+    text = " ".join(keep)[:300]
+    return f" Detail: {text}" if text else ""
+
+
 def load_checkpoint(path: Path | str) -> StateDict:
     """Open a ``.pt`` state dict safely (``weights_only=True``, memory-mapped where possible)."""
     path = Path(path)
@@ -47,11 +60,11 @@ def load_checkpoint(path: Path | str) -> StateDict:
     except UnpicklingError as e:
         raise UnsafeCheckpointError(
             f"{path} contains pickled Python objects, not just tensors, so it was not loaded "
-            f"(loading it could run code). Use the file from the official release. Detail: {e}"
+            f"(loading it could run code). Use the file from the official release.{_detail(e)}"
         ) from e
     except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError) as e:
         raise CheckpointError(
-            f"{path} is truncated or corrupt and cannot be read ({e}). Download it again."
+            f"{path} is truncated or corrupt and cannot be read.{_detail(e)} Download it again."
         ) from e
     if not isinstance(sd, Mapping) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
         raise CheckpointError(

@@ -32,11 +32,11 @@ import torch
 from ..config import Family, ModelConfig
 from ..errors import InputError
 from ..voices import Voice
+from .audio_head import read_audio_head
 from .features import (
     AudioSource,
     align_prompt,
     analyse_audio,
-    load_audio,
     prompt_mel,
     speaker_fbank,
     whisper_log_mel,
@@ -107,7 +107,9 @@ def _mono_array(audio: np.ndarray | torch.Tensor) -> np.ndarray:
     return np.array(x, dtype=np.float32, order="C")  # a private, writable copy
 
 
-def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor, sr: int | None) -> tuple[np.ndarray, int, str]:
+def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor,
+                 sr: int | None) -> tuple[np.ndarray, int, str, float | None]:
+    """(mono samples, rate, name for messages, length of the whole recording in seconds if known)."""
     if isinstance(audio, (np.ndarray, torch.Tensor)):
         if sr is None:
             raise ValueError("extract_prompt needs the sample rate when given an array")
@@ -115,11 +117,12 @@ def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor, sr: int | None)
         bad = int(np.count_nonzero(~np.isfinite(wav)))
         if bad:
             raise InputError(f"the prompt audio has {bad} NaN or infinite samples; re-record or re-export it.")
-        return wav, int(sr), "the prompt audio"
-    wav, file_sr = load_audio(audio)  # raises InputError for missing / non-audio / truncated / NaN
+        return wav, int(sr), "the prompt audio", None
+    # only the first 30 s are ever decoded (bounded memory); raises InputError for unusable files
+    wav, file_sr, total = read_audio_head(audio, MAX_SECONDS)
     if sr is not None and int(sr) != file_sr:
         logger.debug("ignoring sr=%s for %s: the file says %d Hz", sr, audio, file_sr)
-    return wav, file_sr, f"'{getattr(audio, 'name', audio)}'"
+    return wav, file_sr, f"'{getattr(audio, 'name', audio)}'", total
 
 
 def _check_rate(sr: int, name: str) -> None:
@@ -130,14 +133,14 @@ def _check_rate(sr: int, name: str) -> None:
         )
 
 
-def _fit_length(wav: np.ndarray, sr: int, name: str, notes: list[str]) -> np.ndarray:
-    seconds = wav.shape[0] / sr
+def _fit_length(wav: np.ndarray, sr: int, name: str, notes: list[str], total: float | None = None) -> np.ndarray:
+    seconds = max(wav.shape[0] / sr, total or 0.0)  # a file is read only up to 30 s; total is its length
     if seconds < MIN_SECONDS:
         raise InputError(
             f"{name} is only {seconds:.2f} s long; a voice prompt needs at least {MIN_SECONDS:g} s "
             "of speech (3-10 s works best)."
         )
-    if seconds > MAX_SECONDS:
+    if wav.shape[0] > int(MAX_SECONDS * sr):
         note = (f"The recording is {seconds:.1f} s long; only its first {MAX_SECONDS:g} s are used "
                 "(3-10 s of clear speech works best).")
         logger.warning("%s: %s", name, note)
@@ -204,10 +207,10 @@ def extract_prompt(
     16 kHz, shorter than 1 s, silent, NaN/inf samples, unreadable or truncated files. Longer than
     30 s is cut to 30 s; that, clipping and very low level are reported in ``warnings``.
     """
-    wav, rate, name = _read_prompt(audio, sr)
+    wav, rate, name, total = _read_prompt(audio, sr)
     _check_rate(rate, name)
     notes: list[str] = []
-    wav = _fit_length(wav, rate, name, notes)
+    wav = _fit_length(wav, rate, name, notes, total)
     _check_level(wav, rate, name, notes)
     tokens, embedding, mel, wav_24k = _features(wav, rate, cfg, speech_tokenizer, speaker_encoder)
     if tokens.shape[1] == 0:

@@ -1,0 +1,202 @@
+"""Audio output of the command line: atomic files and checked writes to standard output.
+
+:class:`AtomicAudioFile` writes a WAV/FLAC take to a hidden temporary file beside the target and
+renames it over the target only when the take is complete, so
+
+* an error, Ctrl-C, SIGTERM or even SIGKILL never leaves a half-written take under the final name,
+  and never destroys the file that was there (the temporary file is removed, or stays hidden);
+* a symlink at the target is replaced as a link, never followed: the file it points to is not
+  touched;
+* an unwritable target (a missing folder, a directory, a read-only file or folder or disk) is
+  found by :func:`check_output_target` before the model loads, as a :class:`StorageError`;
+* a disk that fills up while writing is a :class:`StorageError` that says so, not a libsndfile
+  traceback.
+
+:func:`write_all` writes to a byte stream and checks that every byte was taken, so a short write
+to standard output on a full disk is an error, not a success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from .errors import StorageError
+from .voices import _file_mode, _fsync_dir, _storage_reason
+
+logger = logging.getLogger(__name__)
+
+FORMATS = {".wav": "WAV", ".flac": "FLAC"}
+
+
+def _unwritable(path: Path, why: str) -> StorageError:
+    return StorageError(f"cannot write {path}: {why}. Nothing was synthesised; choose another --out.")
+
+
+def check_output_target(path: Path) -> None:
+    """Raise :class:`StorageError` unless a file can be created at ``path`` (checked, not assumed).
+
+    A symlink is judged as the link itself (it will be replaced, not followed). A temporary file is
+    created and removed in the folder, which is the only reliable test of a read-only disk.
+    """
+    folder = path.parent
+    if not folder.exists():
+        raise _unwritable(path, f"the folder {folder} does not exist (create it first)")
+    if not folder.is_dir():
+        raise _unwritable(path, f"{folder} is not a folder")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise _unwritable(path, _storage_reason(e)) from e
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise _unwritable(path, "it is a folder; give a file name ending in .wav or .flac")
+        if stat.S_ISREG(st.st_mode) and not os.access(path, os.W_OK, follow_symlinks=False):
+            raise _unwritable(path, "the file is read-only (it was protected on purpose?)")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            raise _unwritable(path, "it is not a regular file")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=folder)
+    except OSError as e:
+        raise _unwritable(path, _storage_reason(e)) from e
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
+
+
+class AtomicAudioFile:
+    """A 16-bit WAV/FLAC take written beside ``target`` and moved into place by :meth:`commit`."""
+
+    def __init__(self, target: Path, fmt: str) -> None:
+        self.target = target
+        self.format = fmt
+        self.sample_rate = 0
+        self._tmp: Path | None = None
+        self._file: Any = None
+        self.samples = 0
+
+    def _open(self) -> None:
+        import soundfile as sf
+
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".part", dir=self.target.parent)
+        self._tmp = Path(tmp)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, _file_mode(self.target))  # mkstemp makes it private; a take is an ordinary file
+        finally:
+            os.close(fd)
+        self._file = sf.SoundFile(tmp, "w", samplerate=self.sample_rate, channels=1, format=self.format,
+                                  subtype="PCM_16")
+
+    def write(self, samples: np.ndarray) -> None:
+        """Append samples; a full disk or another write failure is a :class:`StorageError`."""
+        try:
+            if self._file is None:
+                self._open()
+            self._file.write(samples)
+        except (OSError, RuntimeError) as e:  # soundfile's errors are RuntimeErrors
+            raise self._failed(e) from e
+        self.samples += int(samples.shape[0])
+
+    def _failed(self, e: BaseException) -> StorageError:
+        if isinstance(e, OSError):
+            why = _storage_reason(e)
+        elif "space" in str(e).lower() or "full" in str(e).lower():
+            why = "the disk is full"
+        else:
+            why = str(e)
+        self.discard()
+        return StorageError(f"could not write {self.target}: {why}. "
+                            + ("The file that was there is unchanged." if self.target.exists() else
+                               "No file was left behind."))
+
+    def _close(self) -> None:
+        if self._file is not None:
+            f, self._file = self._file, None
+            f.close()  # writes the header sizes; may itself hit a full disk
+
+    def commit(self) -> None:
+        """Finish the file and rename it over the target (an empty take still makes a valid file)."""
+        try:
+            if self._file is None:
+                self._open()
+            self._close()
+            assert self._tmp is not None
+            fd = os.open(self._tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(self._tmp, self.target)  # replaces a symlink itself, never its target
+            self._tmp = None
+            _fsync_dir(self.target.parent)
+        except (OSError, RuntimeError) as e:
+            raise self._failed(e) from e
+
+    def keep_partial(self) -> Path | None:
+        """After an interruption: keep what was made under a new ``<stem>.partial<suffix>`` name.
+
+        Never replaces an existing file (a hard link, or a rename after checking, with a counter);
+        returns the path, or None when nothing was written.
+        """
+        if self._tmp is None or not self.samples:
+            self.discard()
+            return None
+        with contextlib.suppress(OSError, RuntimeError):
+            self._close()
+        for i in range(1, 1000):
+            name = f"{self.target.stem}.partial{'' if i == 1 else f'-{i}'}{self.target.suffix}"
+            candidate = self.target.with_name(name)
+            try:
+                os.link(self._tmp, candidate)  # fails if the name is taken: nothing is replaced
+            except FileExistsError:
+                continue
+            except OSError:  # no hard links on this file system
+                if candidate.exists():
+                    continue
+                os.rename(self._tmp, candidate)
+                self._tmp = None
+                return candidate
+            self.discard()
+            return candidate
+        self.discard()
+        return None
+
+    def discard(self) -> None:
+        """Remove the temporary file; the target is left as it was."""
+        with contextlib.suppress(OSError, RuntimeError):
+            self._close()
+        if self._tmp is not None:
+            with contextlib.suppress(OSError):
+                self._tmp.unlink()
+            self._tmp = None
+
+
+def write_all(stream: IO[bytes], data: bytes) -> None:
+    """Write ``data`` and flush; a short write, a full disk or a closed pipe is a :class:`StorageError`."""
+    view = memoryview(data)
+    try:
+        while view:
+            n = stream.write(view)
+            if n is None:  # a non-blocking stream that took nothing
+                n = 0
+            if n <= 0:
+                raise OSError(errno.EIO, f"standard output took {len(data) - len(view)} of {len(data)} bytes")
+            view = view[n:]
+        stream.flush()
+    except BrokenPipeError as e:
+        raise StorageError("standard output was closed before all audio was written (the reading program "
+                           "stopped).") from e
+    except OSError as e:
+        raise StorageError(f"could not write the audio to standard output: {_storage_reason(e)}. "
+                           "The audio is incomplete.") from e
