@@ -60,11 +60,21 @@ class UsageError(Exception):
 # --------------------------------------------------------------------------------------------
 
 
+def _thread_count(text: str) -> int:
+    try:
+        return check_threads(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--threads must be a whole number, not {text!r}") from None
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, type=Path, help="release folder (CosyVoice2-0.5B or Fun-CosyVoice3-0.5B)")
     p.add_argument("--device", default="auto", help="auto (CUDA if present), cpu, cuda, cuda:1, mps")
     p.add_argument("--dtype", default="float32", choices=DTYPES, help="precision of the networks")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's choice)")
+    p.add_argument("--threads", type=_thread_count, default=None,
+                   help="CPU threads for torch (default: torch's choice)")
     p.add_argument("--quality", choices=QUALITY_MODES, default="exact",
                    help="exact: the original's numbers; fast: int8 LM on CPU, cached streaming flow, warm-up; "
                         "draft: fast plus a 4-step flow without CFG (README: Performance)")

@@ -22,6 +22,7 @@ import contextlib
 import errno
 import logging
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -35,6 +36,14 @@ from .voices import _file_mode, _fsync_dir, _storage_reason
 logger = logging.getLogger(__name__)
 
 FORMATS = {".wav": "WAV", ".flac": "FLAC"}
+FULL_DISK_BYTES = 1 << 20  # less free space than this after a failed write: the disk is full
+
+
+def _nearly_full(folder: Path) -> bool:
+    try:
+        return shutil.disk_usage(folder).free < FULL_DISK_BYTES
+    except OSError:
+        return False
 
 
 def _unwritable(path: Path, why: str) -> StorageError:
@@ -111,10 +120,10 @@ class AtomicAudioFile:
     def _failed(self, e: BaseException) -> StorageError:
         if isinstance(e, OSError):
             why = _storage_reason(e)
-        elif "space" in str(e).lower() or "full" in str(e).lower():
-            why = "the disk is full"
+        elif "space" in str(e).lower() or "full" in str(e).lower() or _nearly_full(self.target.parent):
+            why = "the disk is full"  # libsndfile reports ENOSPC only as "System error"
         else:
-            why = str(e)
+            why = str(e).rstrip(".")
         self.discard()
         return StorageError(f"could not write {self.target}: {why}. "
                             + ("The file that was there is unchanged." if self.target.exists() else
