@@ -1688,6 +1688,10 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>{0}  (broken)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No voice yet: record one or make one from a file.</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1692,6 +1692,10 @@ Limit in MB:</source>
         <translation>为另一个模型创建；使用时会根据其录音重新生成。</translation>
     </message>
     <message>
+        <source>{0}  (broken)</source>
+        <translation>{0}  （已损坏）</translation>
+    </message>
+    <message>
         <source>No voice yet: record one or make one from a file.</source>
         <translation>还没有声音：请录制一个，或从文件创建。</translation>
     </message>
