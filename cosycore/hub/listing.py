@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import shutil
-import sys
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,14 +11,10 @@ from typing import Any
 
 from ..config import Family, detect_family
 from ..errors import (
-    DownloadError,
     IntegrityError,
     ModelLoadError,
-    ModelNotFoundError,
-    WrongModelFamilyError,
 )
 from .common import MANIFEST_NAME, MANIFEST_SCHEMA, STAGING_DIR, _folder_bytes, default_models_dir
-from .staging import _StagingLock
 
 logger = logging.getLogger(__name__)
 
@@ -152,44 +143,20 @@ def list_partial(models_dir: Path | str | None = None) -> tuple[PartialDownload,
 
 
 def discard_partial(model_id: str, models_dir: Path | str | None = None) -> None:
-    """Delete the staged bytes of an unfinished download of ``model_id``."""
-    root = (Path(models_dir) if models_dir is not None else default_models_dir()) / STAGING_DIR
-    with _StagingLock(root / f"{model_id}.lock", model_id):
-        shutil.rmtree(root / model_id, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        root.rmdir()
+    """Delete the staged bytes of an unfinished download of ``model_id`` (a catalogue id or the name of
+    an unfinished download; resolved inside the staging folder only: see :mod:`cosycore.hub.removal`)."""
+    from .removal import discard_partial as discard
+
+    discard(model_id, models_dir)
 
 
-def remove(folder: Path | str) -> None:
-    """Delete a model folder. Refuses folders that are not model folders.
+def remove(folder: Path | str, *, delete_user_folder: bool = False) -> None:
+    """Delete a model folder's own files (see :func:`cosycore.hub.removal.remove_model`).
 
-    The folder is first renamed to a hidden name, so an interrupted delete never leaves a
-    half-deleted folder that looks like a model.
+    A folder Cosy Studio installed loses the files its manifest lists (anything else in it is
+    kept); a folder the user brought is refused unless ``delete_user_folder`` and it holds only
+    release files.
     """
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ModelNotFoundError(f"{folder} does not exist (already removed?).")
-    if not (folder / MANIFEST_NAME).exists():
-        try:
-            detect_family(folder)
-        except WrongModelFamilyError as e:
-            raise DownloadError(f"Not deleting {folder}: it is not a model folder ({e})") from e
-    trash = folder.with_name(f".cosy-removing-{folder.name}-{uuid.uuid4().hex[:8]}")
-    try:
-        os.rename(folder, trash)
-    except OSError as e:
-        raise DownloadError(f"Could not delete {folder} ({e.strerror or e}); close programs using it and "
-                            "check that you may change its parent folder.") from e
-    failures: list[str] = []
+    from .removal import remove_model
 
-    def note(_fn: object, path: str, exc: object) -> None:
-        failures.append(f"{path}: {exc[1] if isinstance(exc, tuple) else exc}")
-
-    if sys.version_info >= (3, 12):
-        shutil.rmtree(trash, onexc=note)
-    else:
-        shutil.rmtree(trash, onerror=note)
-    if failures:
-        raise DownloadError(f"{folder} was taken out of use but some files could not be deleted "
-                            f"({failures[0]}); delete {trash} by hand.")
-    logger.info("removed %s", folder)
+    remove_model(folder, delete_user_folder=delete_user_folder)

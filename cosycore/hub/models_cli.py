@@ -132,6 +132,8 @@ def add_models_subparser(subparsers: argparse._SubParsersAction) -> argparse.Arg
     r.add_argument("target", help="a catalogue id or a model folder")
     _dir_arg(r)
     r.add_argument("--partial", action="store_true", help="delete the unfinished download of this id instead")
+    r.add_argument("--delete-user-folder", action="store_true",
+                   help="also delete a folder Cosy Studio did not download, if it holds only a release's files")
     return p
 
 
@@ -214,14 +216,13 @@ def _cmd_verify(args: argparse.Namespace, io: _Streams) -> int:
 
 
 def _cmd_remove(args: argparse.Namespace, io: _Streams) -> int:
+    from ..safety import escape_control
+    from .removal import remove_target
+
     models_dir = args.models_dir or dl.default_models_dir()
-    if args.partial:
-        dl.discard_partial(args.target, models_dir)
-        io.stdout.write(f"Deleted the unfinished download of {args.target}.\n")
-        return EXIT_OK
-    folder = _resolve_target(args.target, models_dir)
-    dl.remove(folder)
-    io.stdout.write(f"Deleted {folder}.\n")
+    message = remove_target(args.target, models_dir, partial=args.partial,
+                            delete_user_folder=args.delete_user_folder)
+    io.stdout.write(escape_control(message) + "\n")
     return EXIT_OK
 
 
