@@ -28,9 +28,9 @@ import torch
 
 import cosycore.__main__ as cli
 from cosycore.__main__ import CliIO, main
-from cosycore.audio_head import read_audio_head
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import EngineError, InputError, ModelLoadError, StorageError, UnsafeCheckpointError
+from cosycore.frontend.audio_head import read_audio_head
 
 REPO = Path(__file__).resolve().parents[1]
 SR = 24000
@@ -332,7 +332,7 @@ def test_three_minute_192khz_six_channel_prompt(tmp_path: Path) -> None:
     tracemalloc.stop()
     assert sr == rate and total == pytest.approx(seconds) and mono.shape == (30 * rate + 1,)
     assert peak < 30 * rate * 4 * 2 + (8 << 20) and peak < whole / 10  # the head, its concatenation, a block
-    from cosycore.prompt import _fit_length, _read_prompt
+    from cosycore.frontend.prompt import _fit_length, _read_prompt
     wav, rate2, name, total2 = _read_prompt(path, None)
     notes: list[str] = []
     assert _fit_length(wav, rate2, name, notes, total2).shape == (30 * rate,)

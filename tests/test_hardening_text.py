@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from cosycore.engine import Engine, SynthesisRequest, _StreamedText
-from cosycore.text import MAX_SEGMENT_TOKENS, bound_segments
+from cosycore.frontend.text import MAX_SEGMENT_TOKENS, bound_segments
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 

@@ -333,5 +333,5 @@ def test_inconsistent_but_checksummed_header(tmp_path: Path) -> None:
         load_voice(path)
     path2 = save_voice(tmp_path / "w.cosyvoice", make_voice())
     _rewrite(path2, lambda h: h.update(family="cosyvoice1"), fix_checksum=True)
-    with pytest.raises(InputError, match="damaged.*family 'cosyvoice1'"):
+    with pytest.raises(InputError, match=r"damaged.*family 'cosyvoice1'"):
         load_voice(path2)

@@ -314,10 +314,14 @@ class ModelsDialog(QDialog):
             problem = self._problems.get(m.folder)
             if problem:
                 name = self.tr("✖ %1 (incomplete)").replace("%1", name)
+            tip = problem or str(m.folder)
+            if m.unverified:  # never shown as verified: the hub published no hash for these files
+                name = self.tr("%1 (unverified)").replace("%1", name)
+                tip += "\n" + self.tr("No published hash for: %1").replace("%1", ", ".join(m.unverified))
             cells = (name, FAMILY_TITLES.get(m.family, m.family), dl.format_bytes(m.size_bytes), str(m.folder))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip(problem or str(m.folder))
+                item.setToolTip(tip)
                 if problem:
                     item.setForeground(QColor("#c0392b"))
                 self.table.setItem(r, c, item)

@@ -43,6 +43,7 @@ SPACE_MARGIN = 64 << 20  # kept free beyond the download itself (the manifest, t
 META_TIMEOUT = 30.0  # seconds for the listing request
 READ_TIMEOUT = 60.0  # seconds without a byte before a connection counts as dropped
 RETRY_DELAYS = (0.5, 2.0, 5.0, 10.0)  # waits before re-connecting after a dropped connection or a 5xx
+UNLISTED_MARGIN = 64 << 20  # a file the hub lists without a size may exceed the catalogue's guess by 25 % + this
 PROGRESS_INTERVAL = 0.1  # seconds between progress callbacks while bytes flow ...
 MIN_PROGRESS_INTERVAL = 0.02  # ... or this often when another 1/1000 of the download arrived
 SPEED_WINDOW = 5.0  # seconds of transfer the speed is averaged over

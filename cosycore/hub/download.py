@@ -121,7 +121,9 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
             model_id=entry.id, name=entry.name, family=entry.family, source=plan.snapshot.source,
             repo_id=plan.snapshot.repo_id, revision=plan.snapshot.revision,
             installed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            files=tuple(ManifestFile(f.path, (staging / f.path).stat().st_size, sha256[f.path]) for f in plan.files),
+            files=tuple(ManifestFile(f.path, (staging / f.path).stat().st_size, sha256[f.path],
+                                     verified=f.remote.sha256 is not None or f.remote.git_sha1 is not None)
+                        for f in plan.files),
         )
         _write_json(staging / MANIFEST_NAME, manifest.to_json())
         (staging / STATE_NAME).unlink(missing_ok=True)

@@ -132,6 +132,12 @@ class HuggingFaceHub:
             raise RepoNotFoundError(f"{self.title} refused the file list of {repo_id}: {e}") from e
         except _transport_errors() as e:
             raise _unreachable(self.title, e) from e
+        except ValueError as e:  # JSONDecodeError: an HTML page (captive portal, proxy login), not the hub's API
+            raise HubUnreachableError(
+                f"{endpoint} did not answer like a model hub: the file list of {repo_id} is not JSON ({e}). A proxy "
+                "or a Wi-Fi login page may be in the way (open a web page first), or HF_ENDPOINT / --endpoint "
+                "points at something that is not a Hugging Face mirror."
+            ) from e
         commit = info.sha or rev
         files: list[RemoteFile] = []
         for s in info.siblings or ():

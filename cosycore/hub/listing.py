@@ -24,6 +24,7 @@ class ManifestFile:
     path: str  # "/"-separated, relative to the model folder
     size: int
     sha256: str
+    verified: bool = True  # the hub published a hash (or blob id) and the download matched it
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ class Manifest:
             "schema": MANIFEST_SCHEMA, "model_id": self.model_id, "name": self.name, "family": self.family,
             "source": self.source, "repo_id": self.repo_id, "revision": self.revision,
             "installed_at": self.installed_at,
-            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in self.files],
+            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256, "verified": f.verified}
+                      for f in self.files],
         }
 
 
@@ -64,6 +66,7 @@ class InstalledModel:
     source: str | None = None  # "huggingface" or "modelscope", when installed by Cosy Studio
     revision: str | None = None  # hub commit it was installed from
     managed: bool = False  # has a manifest (installed by Cosy Studio), so verify can check hashes
+    unverified: tuple[str, ...] = ()  # files the hub published no hash for: installed, never verified
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,8 @@ def read_manifest(folder: Path | str) -> Manifest | None:
             model_id=str(data["model_id"]), name=str(data["name"]), family=data["family"],
             source=str(data["source"]), repo_id=str(data["repo_id"]), revision=str(data["revision"]),
             installed_at=str(data["installed_at"]),
-            files=tuple(ManifestFile(str(f["path"]), int(f["size"]), str(f["sha256"])) for f in data["files"]),
+            files=tuple(ManifestFile(str(f["path"]), int(f["size"]), str(f["sha256"]), bool(f.get("verified", True)))
+                        for f in data["files"]),
         )
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise IntegrityError(
@@ -109,7 +113,8 @@ def describe_folder(folder: Path | str) -> InstalledModel:
     if manifest is None:
         return InstalledModel(folder, folder.name, family, _folder_bytes(folder))
     return InstalledModel(folder, manifest.name, family, _folder_bytes(folder), model_id=manifest.model_id,
-                          source=manifest.source, revision=manifest.revision, managed=True)
+                          source=manifest.source, revision=manifest.revision, managed=True,
+                          unverified=tuple(f.path for f in manifest.files if not f.verified))
 
 
 def list_installed(models_dir: Path | str | None = None, extra_folders: Iterable[Path | str] = ()) -> tuple[

@@ -154,6 +154,8 @@ def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:
     for m in installed:
         origin = f"{SOURCE_TITLES.get(m.source or '', m.source)} {m.revision[:12]}" if m.managed and m.revision \
             else "your own folder"
+        if m.unverified:
+            origin += f", {len(m.unverified)} file(s) unverified (no published hash)"
         out.write(f"  {m.name:<32} {m.family:<11} {dl.format_bytes(m.size_bytes):>9}  {origin}\n"
                   f"  {'':<32} {m.folder}\n")
     partial = dl.list_partial(models_dir)
@@ -183,6 +185,10 @@ def _cmd_download(args: argparse.Namespace, io: _Streams) -> int:
     except CosyError:
         bar.finish()
         raise
+    if model.unverified:
+        io.stderr.write(f"warning: {len(model.unverified)} file(s) are unverified (no published hash): "
+                        f"{', '.join(model.unverified)}. A damaged or altered copy of them could not be detected. "
+                        "'models list' and 'models verify' keep saying so.\n")
     io.stdout.write(f"{model.name} ({model.family}, {dl.format_bytes(model.size_bytes)}) is installed in "
                     f"{model.folder}\n")
     return EXIT_OK

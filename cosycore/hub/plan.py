@@ -13,7 +13,7 @@ from ..errors import (
     RepoNotFoundError,
 )
 from .catalog import SOURCE_TITLES, CatalogEntry, Source, get_entry
-from .common import SPACE_MARGIN, STAGING_DIR, default_models_dir
+from .common import SPACE_MARGIN, STAGING_DIR, UNLISTED_MARGIN, default_models_dir
 from .hubs import Hub, RemoteFile, RemoteSnapshot, make_hub
 from .progress import format_bytes
 
@@ -41,6 +41,17 @@ class PlannedFile:
         if r.sha256 is None and r.git_sha1 is None:
             ident["revision"] = revision
         return ident
+
+
+def byte_cap(f: PlannedFile) -> int:
+    """The most bytes ``f`` may have: its listed size, else the catalogue's guess plus a margin.
+
+    A body past the cap is an error (a server that lies about sizes, or one whose body never ends),
+    so a download can neither fill the disk nor refetch the same file forever.
+    """
+    if f.remote.size is not None:
+        return f.remote.size
+    return f.approx_bytes * 5 // 4 + UNLISTED_MARGIN
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from ..errors import (
 )
 from .common import CHUNK_BYTES, HASH_BLOCK, READ_TIMEOUT, RETRY_DELAYS, _reason, _storage_error, _transport_errors
 from .hubs import RemoteFile
-from .plan import DownloadPlan, PlannedFile
+from .plan import DownloadPlan, PlannedFile, byte_cap
 from .progress import _Reporter, format_bytes
 
 logger = logging.getLogger(__name__)
@@ -193,8 +193,18 @@ class _Fetcher:
         if self.cancel.wait(delay):
             raise self.cancelled_error(f)
 
+    def _too_long(self, f: PlannedFile, part: Path, cap: int, resp: Any) -> IntegrityError:
+        part.unlink(missing_ok=True)  # junk: it cannot be resumed
+        host = urllib.parse.urlsplit(getattr(resp, "url", None) or f.remote.url).netloc
+        return IntegrityError(
+            f"{f.path}: the server {host} sent more than the {cap:,} bytes listed for it (a mirror or proxy that "
+            "lies about sizes, or a body that never ends). The partial file was deleted. Try again later, try the "
+            "other download source, or use a folder you already have."
+        )
+
     def _transfer(self, f: PlannedFile, part: Path, offset: int, digests: _Digests) -> None:
-        """One GET from ``offset`` to the end of the response, appended to ``part``."""
+        """One GET from ``offset`` to the end of the response, appended to ``part`` (never past :func:`byte_cap`)."""
+        cap = byte_cap(f)
         with contextlib.closing(self._request(f.remote.url, offset)) as resp:
             status = getattr(resp, "status", 200)
             if offset > 0 and status == 200:
@@ -202,6 +212,7 @@ class _Fetcher:
                 part.unlink(missing_ok=True)
                 digests.reset()
                 self.reporter.set_file_done(0)
+                offset = 0
             elif status == 206:
                 start = _content_range_start(resp.headers.get("Content-Range"))
                 if start != offset:
@@ -220,6 +231,10 @@ class _Fetcher:
                     chunk = resp.read1(CHUNK_BYTES)  # whatever has arrived, so progress never waits for a full chunk
                     if not chunk:
                         break
+                    offset += len(chunk)
+                    if offset > cap:
+                        fh.close()
+                        raise self._too_long(f, part, cap, resp)
                     try:
                         fh.write(chunk)
                     except OSError as e:

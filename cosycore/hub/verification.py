@@ -39,6 +39,7 @@ class VerifyReport:
     hashed: bool  # sha256 was recomputed (not just sizes)
     problems: tuple[str, ...]  # one readable sentence each; empty when all is well
     smoke_seconds: float | None = None  # seconds the test synthesis took; None when not run
+    unverified: tuple[str, ...] = ()  # files that had no published hash when they were downloaded
 
     @property
     def ok(self) -> bool:
@@ -52,7 +53,12 @@ class VerifyReport:
                 f"({how})" if self.managed else "the folder has every file the model needs (no install manifest, "
                 "so hashes could not be compared)")
         smoke = f"; a test synthesis ran in {self.smoke_seconds:.1f} s" if self.smoke_seconds is not None else ""
-        return f"OK: {what}{smoke}."
+        unverified = ""
+        if self.unverified:
+            names = ", ".join(self.unverified[:4]) + (" …" if len(self.unverified) > 4 else "")
+            unverified = (f" {len(self.unverified)} file(s) are unverified: the hub published no hash for them when "
+                          f"they were downloaded ({names}), so only their size and install-time sha256 are known.")
+        return f"OK: {what}{smoke}.{unverified}"
 
 
 def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) -> float:
@@ -108,10 +114,16 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
         if family is not None and manifest.family != family:
             problems.append(f"The manifest says {manifest.family} but the folder holds a {family} model.")
         reporter = _Reporter(folder.name, progress, manifest.total_bytes, len(manifest.files), phase="verifying")
+        from .removal import safe_member
+
         for index, mf in enumerate(manifest.files):
-            path = folder / mf.path
             reporter.start_file(index, mf.path, mf.size)
-            if not path.is_file():
+            member = safe_member(folder, mf.path)
+            if member is None:  # never hash (or even stat) what lies outside the folder
+                problems.append(f"The manifest lists {mf.path!r}, a path outside the model folder; it was not checked.")
+                continue
+            path = member
+            if path.is_symlink() or not path.is_file():
                 problems.append(f"{mf.path} is missing.")
                 continue
             size = path.stat().st_size
@@ -148,5 +160,6 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
             problems.append(f"The model files are intact but a test synthesis failed: {e}")
         else:
             smoke_seconds = time.perf_counter() - start
+    unverified = tuple(f.path for f in manifest.files if not f.verified) if manifest is not None else ()
     return VerifyReport(folder, family, manifest is not None, files_checked, bytes_checked,
-                        hashes and manifest is not None, tuple(problems), smoke_seconds)
+                        hashes and manifest is not None, tuple(problems), smoke_seconds, unverified)

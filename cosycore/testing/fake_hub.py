@@ -15,10 +15,16 @@ uses, so both cosycore's downloader and ``huggingface_hub``'s own ``hf_hub_downl
 
 Faults for tests, each keyed by ``"{repo}/{path}"``: ``drop_once`` (the first GET stops half way
 and closes the connection), ``corrupt`` (one byte of the body is flipped), ``hold`` (the body
-pauses after some bytes until :attr:`FakeHub.release` is set). Every request is logged.
+pauses after some bytes until :attr:`FakeHub.release` is set), ``drop_always`` (every GET stops
+half way), ``oversize`` (that many junk bytes
+follow the listed body, with a Content-Length that admits them: a server that lies about sizes) and
+``endless`` (the body never ends: junk is streamed without a Content-Length). Listing faults:
+``no_hashes`` (no sha256 or blob id in the listing), ``no_sizes`` (no sizes either) and
+``html_listing`` (the API answers 200 with an HTML page, as a captive portal or a proxy's login page
+does). Every request is logged.
 
 The server binds 127.0.0.1 only, handles at most ``max_requests`` requests and stops by itself
-after ``max_seconds``.
+after ``max_seconds``; an endless body stops after ``max_body_bytes`` or when the client goes away.
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ class FakeRepo:
         listing = "".join(f"{p}\0{git_blob_id(d)}\n" for p, d in sorted(self.files.items()))
         return hashlib.sha1(listing.encode(), usedforsecurity=False).hexdigest()
 
+    def bare_sibling(self, path: str, *, sizes: bool) -> dict[str, object]:
+        """A listing entry without hashes (and without a size unless ``sizes``)."""
+        return {"rfilename": path, **({"size": len(self.files[path])} if sizes else {})}
+
     def sibling(self, path: str) -> dict[str, object]:
         data = self.files[path]
         entry: dict[str, object] = {"rfilename": path, "size": len(data)}
@@ -102,10 +112,19 @@ class FakeRepo:
 class FakeHub:
     """The fake hub server. Use as a context manager; :attr:`url` is the value for ``HF_ENDPOINT``."""
 
-    def __init__(self, *, max_requests: int = 2000, max_seconds: float = 120.0, hold_seconds: float = 20.0) -> None:
+    def __init__(self, *, max_requests: int = 2000, max_seconds: float = 120.0, hold_seconds: float = 20.0,
+                 max_body_bytes: int = 256 << 20) -> None:
         self.repos: dict[str, FakeRepo] = {}
         self.drop_once: set[str] = set()
         self.corrupt: set[str] = set()
+        self.oversize: dict[str, int] = {}
+        self.drop_always: set[str] = set()  # every GET stops half way (a connection that keeps failing)
+        self.endless: set[str] = set()
+        self.no_hashes = False
+        self.no_sizes = False
+        self.html_listing = False
+        self.max_body_bytes = max_body_bytes
+        self.body_bytes_sent: dict[str, int] = {}  # per key, over all requests (for the tests' bounds)
         self.hold: dict[str, int] = {}
         self.release = threading.Event()  # lets held bodies continue
         self.holding = threading.Event()  # set while a body is held
@@ -207,6 +226,36 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if self.command != "HEAD":
                 self.wfile.write(body)
 
+        def _html(self) -> None:
+            body = b"<!DOCTYPE html><html><body><h1>Welcome to Hotel Wi-Fi</h1>Please log in.</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _count(self, key: str, n: int) -> None:
+            with hub._lock:
+                hub.body_bytes_sent[key] = hub.body_bytes_sent.get(key, 0) + n
+
+        def _endless(self, key: str, headers: Mapping[str, str]) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            if self.command == "HEAD":
+                return
+            block = b"\xa5" * (64 << 10)
+            sent = 0
+            while sent < hub.max_body_bytes and not hub._stop.is_set():
+                self.wfile.write(block)  # BrokenPipeError when the client gives up: handled by do_GET
+                sent += len(block)
+                self._count(key, len(block))
+
         def _error(self, status: int, code: str, message: str) -> None:
             self._json({"error": message}, status, {"X-Error-Code": code, "X-Error-Message": message})
 
@@ -254,8 +303,12 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 rev = rest[1] if len(rest) > 1 else DEFAULT_BRANCH
                 if not self._revision_ok(repo, rev):
                     return
+                if hub.html_listing:
+                    self._html()
+                    return
                 blobs = query.get("blobs", ["false"])[0].lower() == "true"
-                siblings = [repo.sibling(p) if blobs else {"rfilename": p} for p in sorted(repo.files)]
+                siblings = [repo.sibling(p) if blobs and not hub.no_hashes else
+                            repo.bare_sibling(p, sizes=blobs and not hub.no_sizes) for p in sorted(repo.files)]
                 self._json({"_id": repo.commit[:24], "id": repo.repo_id, "modelId": repo.repo_id,
                             "sha": repo.commit, "private": False, "disabled": False, "gated": False,
                             "lastModified": "2025-12-01T00:00:00.000Z", "tags": [], "siblings": siblings})
@@ -303,6 +356,11 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             self._body(f"{repo.repo_id}/{file}", data, {"ETag": f'"{sha}"', "Accept-Ranges": "bytes"})
 
         def _body(self, key: str, data: bytes, headers: Mapping[str, str]) -> None:
+            if key in hub.endless:
+                self._endless(key, headers)
+                return
+            if key in hub.oversize:
+                data = data + b"\x5a" * hub.oversize[key]
             if key in hub.corrupt and data:
                 flipped = bytearray(data)
                 flipped[len(flipped) // 2] ^= 0xFF
@@ -332,7 +390,7 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if self.command == "HEAD":
                 return
-            if self.command == "GET" and hub.take_drop(key):
+            if self.command == "GET" and (key in hub.drop_always or hub.take_drop(key)):
                 self.wfile.write(body[: len(body) // 2])
                 self.wfile.flush()
                 self.close_connection = True
@@ -345,6 +403,7 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 hub.release.wait(timeout=hub.hold_seconds)
                 body = body[held - start:]
             self.wfile.write(body)
+            self._count(key, len(body))
 
     return Handler
 

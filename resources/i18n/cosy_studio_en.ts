@@ -540,6 +540,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>%1 (unverified)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No published hash for: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>

@@ -541,6 +541,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>✖ %1（不完整）</translation>
     </message>
     <message>
+        <source>%1 (unverified)</source>
+        <translation>%1（未校验）</translation>
+    </message>
+    <message>
+        <source>No published hash for: %1</source>
+        <translation>以下文件没有公布的哈希值：%1</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
