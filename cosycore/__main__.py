@@ -654,6 +654,15 @@ def _run(args: argparse.Namespace, io: CliIO) -> int:
     except KeyboardInterrupt:
         io.stderr.write("interrupted\n")
         return EXIT_INTERRUPTED
+    except MemoryError:
+        io.stderr.write("error: not enough memory: choose --quality draft or shorter sentences (or close other "
+                        "programs).\n")
+        return EXIT_OTHER
+    except Exception as e:  # a bug, not bad input: say so plainly; the traceback is in the debug log
+        logger.debug("unexpected failure", exc_info=True)
+        io.stderr.write(f"error: unexpected failure ({type(e).__name__}: {_msg(e)}). Run the command again with "
+                        "--log-level DEBUG to see where it happened, and please report it.\n")
+        return EXIT_OTHER
 
 
 def main(argv: Sequence[str] | None = None, io: CliIO | None = None) -> int:

@@ -21,6 +21,7 @@ from typing import IO, Protocol
 
 from .. import hub as dl
 from ..errors import ConfigError, CosyError, DownloadCancelledError
+from ..safety import escape_control
 from .catalog import SOURCE_TITLES, SOURCES, CatalogEntry, load_catalog
 
 logger = logging.getLogger(__name__)
@@ -222,7 +223,6 @@ def _cmd_verify(args: argparse.Namespace, io: _Streams) -> int:
 
 
 def _cmd_remove(args: argparse.Namespace, io: _Streams) -> int:
-    from ..safety import escape_control
     from .removal import remove_target
 
     models_dir = args.models_dir or dl.default_models_dir()
@@ -245,7 +245,11 @@ def run_models_command(args: argparse.Namespace, io: _Streams | None = None) -> 
         return EXIT_USAGE
     except CosyError as e:
         logger.debug("models %s failed", args.models_command, exc_info=True)
-        streams.stderr.write(f"error: {e}\n")
+        streams.stderr.write(f"error: {escape_control(e, keep=chr(10))}\n")
+        return EXIT_FAILED
+    except OSError as e:  # a models folder that cannot be read or changed
+        logger.debug("models %s failed", args.models_command, exc_info=True)
+        streams.stderr.write(f"error: {escape_control(e, keep=chr(10))}; check the folder's permissions.\n")
         return EXIT_FAILED
 
 
