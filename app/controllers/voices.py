@@ -14,6 +14,8 @@ from cosycore.voices import Voice
 from ..clip_checks import rate_problem
 from ..widgets.recorder import Recorder
 
+FILE_VOICE_SECONDS = 300.0  # "Voice > From file…" reads at most this much of a file (the recorder trims to 30 s)
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -85,18 +87,18 @@ class VoicesController(QObject):
             self.voice_from_file(Path(path))
 
     def voice_from_file(self, path: Path) -> bool:
-        import soundfile as sf
+        from cosycore.frontend.audio_head import read_audio_head
 
-        try:
-            audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
-        except (RuntimeError, OSError) as e:  # soundfile reports unreadable files as RuntimeError
+        try:  # only the first minutes are decoded (block by block, mono): bounded memory for any file
+            audio, rate, _total = read_audio_head(path, FILE_VOICE_SECONDS)
+        except CosyError as e:
             self.w.show_error(self.tr("Cannot read {0}").format(path.name), str(e))
             return False
         problem = rate_problem(rate)
         if problem:  # refused now, not after Save
             self.w.show_error(self.tr("Cannot use {0}").format(path.name), problem)
             return False
-        recorder = self.open_recorder(audio.mean(axis=1), rate)
+        recorder = self.open_recorder(audio, rate)
         recorder.name_edit.setText(path.stem)
         return True
 
