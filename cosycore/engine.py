@@ -484,7 +484,7 @@ class _StreamedText:
     """Streamed text pieces, handed out as segments of bounded length for bistream decoding.
 
     A segment ends at the first piece that ends a sentence once it holds
-    :data:`BISTREAM_SOFT_TOKENS` text tokens, and at :data:`~cosycore.text.MAX_SEGMENT_TOKENS`
+    :data:`BISTREAM_SOFT_TOKENS` text tokens, and at :data:`~cosycore.frontend.text.MAX_SEGMENT_TOKENS`
     tokens at the latest (the rest of that piece starts the next segment). So however long the
     stream runs, each LM generation, its KV cache and its speech tokens stay bounded.
     """
