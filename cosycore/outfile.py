@@ -70,7 +70,7 @@ def check_output_target(path: Path) -> None:
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise _unwritable(path, "it is a folder; give a file name ending in .wav or .flac")
-        if stat.S_ISREG(st.st_mode) and not os.access(path, os.W_OK, follow_symlinks=False):
+        if stat.S_ISREG(st.st_mode) and not os.access(path, os.W_OK):
             raise _unwritable(path, "the file is read-only (it was protected on purpose?)")
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
             raise _unwritable(path, "it is not a regular file")
