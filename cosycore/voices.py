@@ -688,7 +688,13 @@ class VoiceLibrary:
         """Every voice file: the readable ones sorted by name, the broken ones with their reason."""
         infos: builtins.list[VoiceInfo] = []
         broken: builtins.list[BrokenVoice] = []
-        for path in self._files():
+        try:
+            files = self._files()
+        except OSError as e:  # an unreadable folder is reported like a broken file; nothing stops
+            reason = f"the voices folder {self.root} cannot be read: {_storage_reason(e)}."
+            logger.warning("%s", reason)
+            return VoiceScan((), (BrokenVoice(self.root, reason),))
+        for path in files:
             try:
                 infos.append(_read_info(path))
             except InputError as e:

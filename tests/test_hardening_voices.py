@@ -241,3 +241,14 @@ def test_no_speech_tokens(tmp_path: Path) -> None:
                 arrays={"speech_tokens": _npy(np.zeros(0, np.int32))})
     with pytest.raises(InputError, match="no speech tokens"):
         load_voice(bad)
+
+
+def test_voices_folder_that_cannot_be_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = VoiceLibrary(tmp_path)
+
+    def denied(self, pattern):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "glob", denied)
+    scan = lib.scan()
+    assert scan.voices == () and "cannot be read: permission denied" in scan.broken[0].reason
