@@ -42,6 +42,9 @@ class _Chunk:
     samples: np.ndarray
     warnings: tuple[str, ...] = ()
     timing: float = 0.0
+    sentence_index: int = 0
+    sentence_text: str = "Hello."
+    sample_rate: int = SR
 
     @property
     def duration(self) -> float:
@@ -156,6 +159,7 @@ _KILL_SCRIPT = textwrap.dedent("""
         def synthesize(self, request):
             class C:
                 samples = np.zeros(2400, np.float32); warnings = (); timing = 0.0; duration = 0.1
+                sentence_index = 0; sentence_text = "Hello."; sample_rate = 24000
             while True:
                 yield C()
                 time.sleep(0.05)
