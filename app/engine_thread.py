@@ -147,9 +147,10 @@ class EngineThread(QThread):
     voice_refreshed = Signal(int, object)  # job id, Voice made again for the loaded model's family
 
     def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
-        """``torch_threads`` caps torch's intra-op threads (None keeps torch's default, one per core)."""
+        """``torch_threads``: CPU threads for synthesis, applied at each model load (None: every core,
+        or ``$COSY_THREADS``; see :mod:`cosycore.threads`). Settings › Performance sets it."""
         super().__init__(parent)
-        self._torch_threads = torch_threads
+        self.torch_threads = torch_threads
         self.setObjectName("engine")
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._lock = threading.Lock()
@@ -210,6 +211,15 @@ class EngineThread(QThread):
             running = self._running_speak
         if running:
             self._cancel_engine()
+
+    def set_threads(self, threads: int | None) -> None:
+        """CPU threads for synthesis (None: automatic); the loaded engine uses them from its next take."""
+        self.torch_threads = threads
+        engine = self._engine
+        if engine is not None:
+            from cosycore.threads import default_threads
+
+            engine.threads = threads or default_threads()  # one attribute, read at the start of a request
 
     def create_voice(self, audio: np.ndarray, sample_rate: int, name: str, transcript: str,
                      language: str = "") -> int:
@@ -280,10 +290,6 @@ class EngineThread(QThread):
 
     # -- engine thread ---------------------------------------------------------------------------
     def run(self) -> None:
-        if self._torch_threads:
-            import torch
-
-            torch.set_num_threads(self._torch_threads)
         while True:
             job = self._jobs.get()
             if job.kind == "quit":
@@ -324,7 +330,10 @@ class EngineThread(QThread):
                 self.load_progress.emit(30, self.tr("Loading weights"))
             else:
                 self.load_progress.emit(30, self.tr("Loading weights and warming up"))
-            engine = engine_mod.Engine(model_dir, device=device, quality=quality)
+            from cosycore.threads import default_threads
+
+            threads = self.torch_threads or default_threads()
+            engine = engine_mod.Engine(model_dir, device=device, quality=quality, threads=threads)
             if not engine.perf.warm_up:  # else the engine warmed up itself, in its own flow settings
                 self.load_progress.emit(80, self.tr("Preparing text normalisation"))
                 from cosycore.perf import warm_up, warm_up_frontend

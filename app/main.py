@@ -76,10 +76,13 @@ def prepare_interpreter() -> None:
     The engine thread runs Python between torch calls. With the default 5 ms switch interval the
     GUI thread can wait several intervals for the GIL under load (stalls of 80+ ms measured on two
     busy cores); at 1 ms the longest stall measured was 28 ms, with no loss in synthesis speed
-    (bench/bench_ui_latency.py).
+    (bench/bench_ui_latency.py). The OpenMP wait policy must be chosen before torch is imported.
     """
     keep_singletons_alive()
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+    from cosycore.threads import prefer_passive_wait  # torch-free; torch loads later, on the engine thread
+
+    prefer_passive_wait()  # waiting OpenMP threads sleep instead of spinning (README: Performance)
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:
@@ -136,6 +139,9 @@ def install_translators(app, language: str) -> list:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.self_test:
+        from cosycore.threads import prefer_passive_wait
+
+        prefer_passive_wait()
         from .self_test import run_self_test
 
         return run_self_test()

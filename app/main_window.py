@@ -34,6 +34,7 @@ from .controllers.session import SessionController
 from .controllers.takes import TakesController, expected_seconds
 from .controllers.voices import VoicesController
 from .engine_thread import EngineThread, ModelInfo, SpeakRequest
+from .performance_menu import PerformanceMenu
 from .playback import Player
 from .resources import icon
 from .server_controller import LocalServerDialog, ServerController
@@ -71,7 +72,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Cosy Studio"))
         self.setWindowIcon(icon("app.svg"))
         self.resize(1280, 800)
-        self.engine = engine or EngineThread(self)
+        self.engine = engine or EngineThread(self, torch_threads=self.settings.threads or None)
         self.player = player or Player(self, device_name=self.settings.output_device)
         self.takes = TakeList(self)
         self.library = VoiceLibrary(self.settings.paths.voices)
@@ -203,6 +204,7 @@ class MainWindow(QMainWindow):
         self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings, self.preview_reading)
         settings_menu.addAction(self.tr("Local &server…")).triggered.connect(
             lambda: LocalServerDialog(self.server, self).open())
+        self.performance_menu = PerformanceMenu(settings_menu, self.settings, self.engine)
 
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))

@@ -39,6 +39,7 @@ DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never
 TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
 READINGS = ("", *TEXT_READINGS)  # "" follows the quality mode (exact: original, else improved)
 SERVER_PORT = 8000  # default port of Settings › Local server
+MAX_THREADS = 256  # Settings › Performance offers 1 .. the machine's cores; larger stored values are ignored
 MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time factor is remembered
 
 
@@ -96,7 +97,7 @@ def _as_float(value: object, default: float) -> float:
 
 
 KNOWN_KEYS = frozenset({
-    "settings_version", "model/folder", "model/device", "model/quality", "perf/rtf",
+    "settings_version", "model/folder", "model/device", "model/quality", "perf/rtf", "perf/threads",
     "ui/language", "ui/geometry", "ui/export_folder",
     "synthesis/mode", "synthesis/speed", "synthesis/seed", "synthesis/stream", "synthesis/voice",
     "synthesis/user_presets", "synthesis/user_presets_unreadable",
@@ -203,6 +204,18 @@ class Settings:
         if value not in READINGS:
             raise ValueError(f"text reading must be one of {READINGS}, got {value!r}")
         self._s.setValue("synthesis/text_reading", value)
+
+    @property
+    def threads(self) -> int:
+        """CPU threads for synthesis, applied when a model loads; 0 = automatic (every core)."""
+        value = _as_int(self._s.value("perf/threads", 0), 0)
+        return value if 0 <= value <= MAX_THREADS else 0
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        if not 0 <= int(value) <= MAX_THREADS:
+            raise ValueError(f"threads must be between 0 (automatic) and {MAX_THREADS}, got {value!r}")
+        self._s.setValue("perf/threads", int(value))
 
     # -- measured speed ----------------------------------------------------------------------
     @property

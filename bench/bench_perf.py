@@ -30,7 +30,13 @@ generates exactly ``--audio-seconds`` of tokens. Nothing here asserts a speed.
 
 from __future__ import annotations
 
+import os
+
+# As the CLI and the app do (cosycore.threads.prefer_passive_wait); read once, when torch loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import argparse
+import contextlib
 import copy
 import json
 import platform
@@ -39,7 +45,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +53,9 @@ from typing import Any
 import numpy as np
 import torch
 from bench_core import build_random_model, flow_case  # the sibling script (bench/ is the script's directory)
+from busy import Spinner
 
-from cosycore.config import load_model_config
+from cosycore.config import QUALITY_MODES, load_model_config
 from cosycore.errors import ModelLoadError
 from cosycore.frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
 from cosycore.frontend.text import normalize_text
@@ -58,8 +65,9 @@ from cosycore.lm.quant import LLM_QUANT_MODES, logit_agreement
 from cosycore.lm.sampling import RasSampler
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel, resolve_device
-from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, warm_up, warm_up_frontend
+from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, quality_options, warm_up, warm_up_frontend
 from cosycore.testing.presets import release_config
+from cosycore.threads import run_ahead, set_torch_threads, stage_threads
 from cosycore.token2wav import FLOW_CACHE_MODES, StreamSchedule, Token2WavStream
 
 ENDOFPROMPT_ID = 151646
@@ -70,6 +78,17 @@ TEXT = ("The quick brown fox jumps over the lazy dog, and then it runs away! It 
 def sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def cpu_name() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def peak_memory(device: torch.device) -> dict[str, float]:
@@ -158,8 +177,15 @@ def make_inputs(family: str, prompt_s: float, seed: int = 4) -> RequestInputs:
 
 
 def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_tokens: int, stream: bool,
-                flow: FlowSettings, flow_cache: str, seed: int = 0, static_cache: bool = False) -> dict[str, float]:
-    """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated."""
+                flow: FlowSettings, flow_cache: str, seed: int = 0, static_cache: bool = False,
+                overlap: bool = False, threads: int | None = None, final_threads: bool = False) -> dict[str, float]:
+    """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated.
+
+    ``overlap``: the LM decodes on a thread of its own, ``threads // 2`` torch threads per stage, as
+    the engine does (:mod:`cosycore.threads`); ``final_threads`` gives the final flow call all
+    ``threads`` once the LM is done. The stage seconds then overlap in time.
+    """
+    threads = threads or torch.get_num_threads()
     dev = model.device
     cfg = model.cfg
     lm = model.llm
@@ -191,15 +217,16 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     first_audio: float | None = None
     samples = 0
     cache_peak = 0
-    decode_s = 0.0
-    with torch.inference_mode():
-        sync(dev)
+    lm_times = {"prefill_s": 0.0, "decode_s": 0.0}
+
+    def decode() -> Iterator[int]:
+        """The LM: prefill, then one sampled token per step (on the producer thread with --overlap)."""
         t0 = time.perf_counter()
         lm_input = lm.build_lm_input(text_ids, inputs.prompt_text_ids, inputs.prompt_speech)
         kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev, dtype=lm_input.dtype, static=static_cache)
         h = lm.prefill(lm_input, kv)
         sync(dev)
-        prefill_s = time.perf_counter() - t0
+        lm_times["prefill_s"] = time.perf_counter() - t0
         decoded: list[int] = []
         for i in range(n_tokens):
             t0 = time.perf_counter()
@@ -209,7 +236,21 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
             if i + 1 < n_tokens:
                 h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], kv)
             sync(dev)
-            decode_s += time.perf_counter() - t0
+            lm_times["decode_s"] += time.perf_counter() - t0
+            yield tok
+
+    @contextlib.contextmanager
+    def lm_thread() -> Iterator[None]:
+        set_torch_threads(per_stage)
+        with torch.inference_mode():
+            yield
+
+    per_stage = stage_threads(threads, overlap=overlap)
+    set_torch_threads(per_stage)
+    with torch.inference_mode():
+        sync(dev)
+        tokens = run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread) if overlap else decode()
+        for tok in tokens:
             if stream:
                 for audio in t2w.push(tok):
                     if audio.size and first_audio is None:
@@ -221,6 +262,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                 t2w.accept(tok)
         if t2w.cache is not None:
             cache_peak = max(cache_peak, t2w.cache.nbytes())
+        if overlap and final_threads:
+            set_torch_threads(threads)  # the LM has finished: the final flow call gets every thread
         tail = t2w.finish()
         if tail.size and first_audio is None:
             first_audio = time.perf_counter() - t_start
@@ -232,10 +275,10 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         "total_s": total,
         "audio_s": audio_s,
         "rtf": total / audio_s,
-        "llm_tokens_per_s": (n_tokens - 1) / decode_s,
+        "llm_tokens_per_s": (n_tokens - 1) / lm_times["decode_s"],
         "frontend_s": t_front,
-        "llm_prefill_s": prefill_s,
-        "llm_decode_s": decode_s,
+        "llm_prefill_s": lm_times["prefill_s"],
+        "llm_decode_s": lm_times["decode_s"],
         "flow_s": timed_flow.seconds,
         "vocoder_s": timed_voc.seconds,
         "flow_calls": float(len(timed_flow.calls)),
@@ -247,6 +290,7 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
     t0 = time.perf_counter()
     model = load_or_build(args, dev)
     cfg = model.cfg
+    apply_quality(args, dev)
     if args.quant:
         model.llm.quantize_int8(args.quant)
     load_s = time.perf_counter() - t0
@@ -260,23 +304,89 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         tokenizer = get_text_tokenizer(Path(tmp), cfg.family)
         n_tokens = int(args.audio_seconds * cfg.token_frame_rate)
         runs = []
-        for i in range(args.runs):
-            res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=not args.offline, flow=flow,
-                              flow_cache=args.flow_cache, seed=i, static_cache=args.compile)
-            runs.append(res)
-            print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
+        threads = torch.get_num_threads()
+        with Spinner(args.busy):
+            for i in range(args.runs):
+                res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=not args.offline, flow=flow,
+                                  flow_cache=args.flow_cache, seed=i, static_cache=args.compile,
+                                  overlap=args.overlap, threads=threads, final_threads=args.final_threads)
+                runs.append(res)
+                print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
+        set_torch_threads(threads)
     later = runs[1:] or runs
     return {
         "settings": {"quant": args.quant, "dtype": args.dtype, "compile": args.compile,
                      "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate,
                      "flow_autocast": str(flow.autocast),
                      "flow_cache": args.flow_cache, "warmup": args.warmup, "stream": not args.offline,
+                     "quality": args.quality, "overlap": args.overlap, "final_threads": args.final_threads,
+                     "busy_spinners": args.busy,
                      "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds},
         "load_s": load_s,
         "warmup_s": warm_s,
         "first_request": runs[0],
         "median_later_requests": {k: statistics.median(r[k] for r in later) for k in later[0]},
     }
+
+
+# (name, torch threads in all, LM on its own thread, final flow call with every thread)
+THREAD_VARIANTS = {
+    "1 thread": (1, False, False),
+    "2 threads": (2, False, False),
+    "overlap 1+1": (2, True, False),
+    "overlap 1+1, final 2": (2, True, True),
+}
+
+
+def scenario_busy(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    """Thread layouts quiet and with ``--busy`` (default 1) spinning processes, in one process.
+
+    Round by round, every variant runs once quiet and once busy (the spinners are started and
+    stopped around each busy request), so slow drifts of the machine's load hit all of them alike.
+    The OpenMP wait policy is the process's (``OMP_WAIT_POLICY`` in the environment; run the
+    scenario once per policy to compare them). Reports medians and the busy/quiet ratios.
+    """
+    model = load_or_build(args, dev)
+    apply_quality(args, dev)
+    if args.quant:
+        model.llm.quantize_int8(args.quant)
+    flow = flow_settings(args)
+    cfg = model.cfg
+    inputs = make_inputs(cfg.family, args.prompt_seconds)
+    spinners = args.busy or 1
+    names = args.variants or list(THREAD_VARIANTS)
+    results: dict[str, dict[str, list[dict[str, float]]]] = {n: {"quiet": [], "busy": []} for n in names}
+    n_tokens = int(args.audio_seconds * cfg.token_frame_rate)
+    with tempfile.TemporaryDirectory() as tmp:
+        from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
+
+        write_tiny_qwen_tokenizer(Path(tmp))
+        tokenizer = get_text_tokenizer(Path(tmp), cfg.family)
+        for rnd in range(args.runs + 1):  # round 0 warms up
+            for name in names:
+                threads, overlap, final = THREAD_VARIANTS[name]
+                for load in ("quiet", "busy"):
+                    set_torch_threads(threads)
+                    with Spinner(spinners if load == "busy" else 0):
+                        res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=True, flow=flow,
+                                          flow_cache=args.flow_cache, seed=rnd, overlap=overlap, threads=threads,
+                                          final_threads=final)
+                    print(f"round {rnd} {name} {load}: " + summary(res), flush=True)
+                    if rnd:
+                        results[name][load].append(res)
+    out: dict[str, Any] = {"spinners": spinners, "audio_seconds": args.audio_seconds,
+                           "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(unset)"),
+                           "quality": args.quality, "flow_cache": args.flow_cache, "quant": args.quant}
+    for name in names:
+        med = {load: {k: statistics.median(r[k] for r in results[name][load]) for k in ("time_to_first_audio_s", "rtf")}
+               for load in ("quiet", "busy")}
+        ratio = {k: med["busy"][k] / med["quiet"][k] for k in ("time_to_first_audio_s", "rtf")}
+        out[name] = {**med, "busy_over_quiet": ratio}
+        print(f"{name}: quiet first audio {med['quiet']['time_to_first_audio_s']:.2f} s, RTF "
+              f"{med['quiet']['rtf']:.2f}; busy {med['busy']['time_to_first_audio_s']:.2f} s, RTF "
+              f"{med['busy']['rtf']:.2f}; busy/quiet {ratio['time_to_first_audio_s']:.2f}x, {ratio['rtf']:.2f}x",
+              flush=True)
+    return out
 
 
 def scenario_profile(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
@@ -559,6 +669,18 @@ def scenario_precision(args: argparse.Namespace, dev: torch.device) -> dict[str,
 # --------------------------------------------------------------------------------------------
 
 
+def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
+    """``--quality``: the engine's options for that mode (cosycore.perf.quality_options) into ``args``."""
+    if not args.quality:
+        return
+    opts = quality_options(args.quality, dev)
+    args.quant = opts.llm_quant
+    args.flow_cache = opts.flow_cache
+    args.draft = opts.flow.n_steps is not None
+    args.bf16 = opts.flow.autocast is torch.bfloat16
+    args.warmup = args.warmup or opts.warm_up
+
+
 def flow_settings(args: argparse.Namespace) -> FlowSettings:
     autocast = torch.bfloat16 if args.bf16 else None
     if args.draft:
@@ -568,7 +690,8 @@ def flow_settings(args: argparse.Namespace) -> FlowSettings:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("scenario", choices=["request", "llm-speed", "llm-accuracy", "draft", "precision", "profile"])
+    ap.add_argument("scenario", choices=["request", "busy", "llm-speed", "llm-accuracy", "draft", "precision",
+                                         "profile"])
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -582,6 +705,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast of the flow estimator")
     ap.add_argument("--flow-cache", choices=FLOW_CACHE_MODES, default="off")
     ap.add_argument("--warmup", action="store_true", help="run cosycore.perf.warm_up() after loading")
+    ap.add_argument("--quality", choices=QUALITY_MODES, default=None,
+                    help="request: the engine's options of this quality mode (overrides --quant/--draft/--bf16/"
+                         "--flow-cache)")
+    ap.add_argument("--overlap", action="store_true",
+                    help="request: the LM decodes on its own thread, threads // 2 torch threads per stage")
+    ap.add_argument("--final-threads", action="store_true",
+                    help="request with --overlap: the final flow call gets every thread once the LM is done")
+    ap.add_argument("--variants", nargs="*", choices=list(THREAD_VARIANTS), default=None,
+                    help="busy: the thread layouts to compare (default: all)")
+    ap.add_argument("--busy", type=int, default=0, metavar="N",
+                    help="request: keep N cores busy with spin-loop processes during the measurement")
     ap.add_argument("--offline", action="store_true", help="request: no streaming (one flow call at the end)")
     ap.add_argument("--context", type=int, default=300, help="llm-speed: positions before decoding")
     ap.add_argument("--prompt-seconds", type=float, default=3.0)
@@ -617,6 +751,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios: dict[str, Callable[[argparse.Namespace, torch.device], dict[str, Any]]] = {
         "request": scenario_request, "llm-speed": scenario_llm_speed, "llm-accuracy": scenario_llm_accuracy,
         "draft": scenario_draft, "precision": scenario_precision, "profile": scenario_profile,
+        "busy": scenario_busy,
     }
     results = scenarios[args.scenario](args, dev)
     report = {
@@ -624,6 +759,8 @@ def main(argv: list[str] | None = None) -> int:
         "device": str(dev),
         "machine": platform.processor() or platform.machine(),
         "threads": torch.get_num_threads(),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(unset: OpenMP's default)"),
+        "cpu": cpu_name(),
         "torch": torch.__version__,
         "results": results,
         **peak_memory(dev),

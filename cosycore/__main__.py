@@ -34,10 +34,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from .config import QUALITY_MODES, TEXT_READINGS
+from .config import QUALITY_CHOICES, TEXT_READINGS
 from .errors import CosyError, InputError, ModelLoadError, ServerError
 from .hub.models_cli import add_models_subparser, run_models_command
 from .server.cli import add_serve_subparser, run_serve_command
+from .threads import default_threads, prefer_passive_wait
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +75,12 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto (CUDA if present), cpu, cuda, cuda:1, mps")
     p.add_argument("--dtype", default="float32", choices=DTYPES, help="precision of the networks")
     p.add_argument("--threads", type=_thread_count, default=None,
-                   help="CPU threads for torch (default: torch's choice)")
-    p.add_argument("--quality", choices=QUALITY_MODES, default="exact",
+                   help="CPU threads for synthesis (default: $COSY_THREADS, else every core); waiting threads "
+                        "sleep instead of spinning (README: Performance)")
+    p.add_argument("--quality", choices=QUALITY_CHOICES, default="exact",
                    help="exact: the original's numbers; fast: int8 LM on CPU, cached streaming flow, warm-up; "
-                        "draft: fast plus a 4-step flow without CFG (README: Performance)")
+                        "draft: fast plus a 4-step flow without CFG; auto: exact on a GPU, draft on a CPU "
+                        "(README: Performance)")
     p.add_argument("--text-reading", choices=TEXT_READINGS, default=None,
                    help="original: the original's text normalisation (default with --quality exact); "
                         "improved: the improved English reading of money, dates, units and abbreviations "
@@ -380,7 +383,7 @@ def check_threads(n: int) -> int:
     cpus = os.cpu_count() or 1
     if not 1 <= n <= MAX_THREADS_PER_CPU * cpus:
         raise UsageError(f"--threads must be from 1 to {MAX_THREADS_PER_CPU * cpus} (this machine has {cpus} CPUs); "
-                         f"got {n}. Leave it out to let torch choose.")
+                         f"got {n}. Leave it out to use every core (or $COSY_THREADS).")
     return n
 
 
@@ -390,11 +393,11 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     from .engine import Engine
     from .frontend.text import DEFAULT_MAX_CHARS
 
-    if args.threads is not None:
-        torch.set_num_threads(check_threads(args.threads))
+    threads = check_threads(args.threads) if args.threads is not None else default_threads()
     dtype = getattr(torch, args.dtype)
     return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS,
-                  quality=getattr(args, "quality", "exact"), text_reading=getattr(args, "text_reading", None))
+                  quality=getattr(args, "quality", "exact"), text_reading=getattr(args, "text_reading", None),
+                  threads=threads)
 
 
 def _print_warnings(warnings: Iterable[str], err: IO[str]) -> None:
@@ -668,6 +671,7 @@ def _run(args: argparse.Namespace, io: CliIO) -> int:
 def main(argv: Sequence[str] | None = None, io: CliIO | None = None) -> int:
     """Run one command; returns the exit code (0 ok, 2 usage/input, 3 model, 1 other)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    prefer_passive_wait()  # before torch loads: waiting OpenMP threads sleep instead of spinning
     if argv and argv[0] == "conformance":
         from . import conformance
 

@@ -41,6 +41,9 @@ Quality = Literal["exact", "fast", "draft"]
 # dates, units, abbreviations; the default in the other modes).
 TEXT_READINGS = ("original", "improved")
 TextReading = Literal["original", "improved"]
+# "auto" picks one of them per device (cosycore.perf.resolve_quality): the app's default.
+AUTO_QUALITY = "auto"
+QUALITY_CHOICES = (AUTO_QUALITY, *QUALITY_MODES)
 
 Family = Literal["cosyvoice2", "cosyvoice3"]
 

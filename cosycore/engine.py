@@ -30,12 +30,13 @@ thread at a time (the app's engine thread); :meth:`Engine.cancel` may be called 
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar, get_args
@@ -43,7 +44,7 @@ from typing import Literal, TypeVar, get_args
 import numpy as np
 import torch
 
-from .cancel import scoped
+from .cancel import cancel_scope, scoped
 from .config import Family, TextReading
 from .errors import CosyError, EngineError, InputError, ModelLoadError
 from .frontend import text_reading as readings
@@ -68,8 +69,9 @@ from .frontend.text import (
 from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from .lm.kv_cache import KVCache
 from .model import CosyModel, SynthesisKnobs
-from .perf import PerfOptions, apply_load_options, quality_options
+from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
 from .speed import MAX_SPEED, MIN_SPEED
+from .threads import run_ahead, set_torch_threads, stage_threads
 from .token2wav import Token2WavStream
 from .voices import Voice
 
@@ -81,6 +83,7 @@ AudioInput = str | os.PathLike | np.ndarray | torch.Tensor
 LANGUAGES = (None, "auto", "zh", "en")
 RAW_CHUNK_CHARS = 300  # text_frontend=False: cut only at sentence ends past this many characters
 CHARS_PER_SECOND = 15  # rough speaking rate, for the size estimate in the length message
+LM_AHEAD_TOKENS = 1024  # speech tokens the LM may decode ahead of token2wav (about 40 s of speech)
 _MARKER_TAIL = 32  # characters of the previous bistream piece kept to catch a marker split across pieces
 
 T = TypeVar("T")
@@ -185,6 +188,7 @@ class EngineInfo:
     text_vocab: int  # text tokenizer ids
     quality: str = "exact"  # "exact", "fast", "draft" or "custom" (see cosycore.perf)
     text_reading: str = "original"  # the default text reading: "original" or "improved"
+    requested_quality: str = "exact"  # what was asked for: the above, or "auto" (which chose ``quality``)
 
     @property
     def total_parameters(self) -> int:
@@ -602,16 +606,21 @@ class Engine:
     def __init__(self, model_dir: Path | str, device: str | torch.device = "auto",
                  dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS,
                  quality: str = "exact", perf: PerfOptions | None = None,
-                 text_reading: str | None = None) -> None:
+                 text_reading: str | None = None, threads: int | None = None,
+                 measured_rtfs: Mapping[str, float | None] | None = None) -> None:
         """Load a release folder. ``quality`` ("exact", "fast", "draft": see
-        :func:`cosycore.perf.quality_options`) picks the speed options; ``perf`` sets them one by one.
+        :func:`cosycore.perf.quality_options`; "auto": :func:`cosycore.perf.resolve_quality` with the
+        real-time factors per mode in ``measured_rtfs``) picks the speed options; ``perf`` sets them one by one.
         ``text_reading`` ("original" or "improved", :mod:`cosycore.frontend.text_reading`) is the default of
         requests that name none; by default "original" in exact mode, "improved" otherwise.
+        ``threads``: torch threads for synthesis on a CPU (None: torch's current setting). From
+        :data:`~cosycore.threads.OVERLAP_MIN_THREADS` on, unless ``perf.overlap`` is off, the LM and
+        token2wav run on two threads with half of them each (:mod:`cosycore.threads`).
 
         Every failure is a :class:`~cosycore.errors.CosyError` (a bad device name an
         :class:`InputError`, everything else a :class:`ModelLoadError`)."""
         try:
-            self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading)
+            self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading, threads, measured_rtfs)
         except CosyError:
             raise
         except Exception as e:  # the boundary: nothing untyped leaves the engine
@@ -624,11 +633,18 @@ class Engine:
             ) from e
 
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
-              quality: str, perf: PerfOptions | None, text_reading: str | None) -> None:
+              quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
+              measured_rtfs: Mapping[str, float | None] | None) -> None:
+        if threads is not None:
+            set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
+        self.threads = int(threads) if threads is not None else torch.get_num_threads()
         self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
         self.cfg = self.model.cfg
-        self.quality = quality if perf is None else "custom"
-        self.perf = quality_options(quality, self.model.device) if perf is None else perf
+        self.requested_quality = quality if perf is None else "custom"
+        self.quality = resolve_quality(quality, self.model.device, measured_rtfs) if perf is None else "custom"
+        self.perf = quality_options(self.quality, self.model.device) if perf is None else perf
+        if quality != self.quality and perf is None:
+            logger.info("quality %s chose %s on %s", quality, self.quality, self.model.device)
         apply_load_options(self.model, self.perf)
         self.text_reading: TextReading = (readings.default_text_reading(self.perf.exact) if text_reading is None
                                           else readings.check_text_reading(text_reading))
@@ -681,6 +697,7 @@ class Engine:
             text_vocab=self.tokenizer.vocab_size,
             quality=self.quality,
             text_reading=self.text_reading,
+            requested_quality=self.requested_quality,
         )
 
     # -- prompts and voices -----------------------------------------------------------------
@@ -786,28 +803,94 @@ class Engine:
         knobs = SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed),
                                n_steps=self.perf.flow.n_steps, cfg_rate=self.perf.flow.cfg_rate,
                                flow_cache=self.perf.flow_cache, flow_autocast=self.perf.flow.autocast)
+        segments = self._segments(req, base, g_llm)
+        threads_before = torch.get_num_threads()
+        if self.overlaps:
+            segments = self._run_ahead(segments, state)
+        else:
+            set_torch_threads(self.threads)
         seg: _Segment | None = None
         final_sent = False
-        for seg in self._segments(req, base, g_llm):
-            if state.cancelled():
-                break
-            t2w = self.model.token2wav_stream(base.flow_prompt_speech, base.prompt_feat, base.embedding,
-                                              knobs=knobs, generator=g_voc)
-            tokens = state.take_tokens(seg.tokens)
-            for audio, seg_end in _segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
-                                                 state=state):
+        try:
+            for seg in segments:
                 if state.cancelled():
                     break
-                if audio.size or (seg_end and seg.is_last):
-                    chunk = state.chunk(audio, seg, sentence_final=seg_end)
-                    final_sent = final_sent or chunk.is_final
-                    yield chunk
-        if seg is not None and not final_sent and not state.cancelled():
-            # a streamed text that ended right after a segment boundary: close the take
-            last = _Segment(seg.index, seg.text, iter(()), True)
-            yield state.chunk(np.zeros(0, np.float32), last, sentence_final=True)
+                t2w = self.model.token2wav_stream(base.flow_prompt_speech, base.prompt_feat, base.embedding,
+                                                  knobs=knobs, generator=g_voc)
+                tokens = state.take_tokens(seg.tokens)
+                for audio, seg_end in _segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
+                                                     state=state):
+                    if state.cancelled():
+                        break
+                    if audio.size or (seg_end and seg.is_last):
+                        chunk = state.chunk(audio, seg, sentence_final=seg_end)
+                        final_sent = final_sent or chunk.is_final
+                        yield chunk
+            if seg is not None and not final_sent and not state.cancelled():
+                # a streamed text that ended right after a segment boundary: close the take
+                last = _Segment(seg.index, seg.text, iter(()), True)
+                yield state.chunk(np.zeros(0, np.float32), last, sentence_final=True)
+        finally:
+            close = getattr(segments, "close", None)
+            if close is not None:
+                close()  # stops and waits for the LM thread when the caller leaves early
+            set_torch_threads(threads_before)
         if state.cancelled():
             logger.info("request stopped after %d chunks (cancelled)", state.chunk_index)
+
+    @property
+    def overlaps(self) -> bool:
+        """Whether the LM decodes on a thread of its own while token2wav runs on the caller's (CPU only)."""
+        return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= 2
+
+    def _run_ahead(self, segments: Iterator[_Segment], state: _RequestState) -> Iterator[_Segment]:
+        """The segments with their LM tokens decoded on a producer thread, ahead of token2wav.
+
+        The producer walks the segments (text normalisation, LM decoding, with the request's own
+        generator: the tokens are the same as without the overlap) and hands over ``("seg", segment)``,
+        ``("tok", id)`` and ``("end", None)`` events through a bounded queue; this thread, the caller's,
+        runs the flow and the vocoder on them. Each side gets half of :attr:`threads`. Cancel stops
+        the producer at its next token; leaving early stops it and waits for it.
+        """
+        per_stage = stage_threads(self.threads, overlap=True)
+        set_torch_threads(per_stage)
+
+        def events() -> Iterator[tuple[str, object]]:
+            for seg in segments:
+                if state.cancelled():
+                    return
+                yield "seg", seg
+                for tok in seg.tokens:
+                    if state.cancelled():
+                        return
+                    yield "tok", tok
+                yield "end", None
+
+        @contextlib.contextmanager
+        def lm_thread() -> Iterator[None]:
+            set_torch_threads(per_stage)
+            # The cancel scope is per thread: the LM's cancel points need this request's on this one too
+            # (a Cancelled raised here reaches the caller's thread through the queue, as any error does).
+            with torch.inference_mode(), cancel_scope(state.cancelled):
+                yield
+
+        stream = run_ahead(events, capacity=LM_AHEAD_TOKENS, name="cosy-lm", context=lm_thread)
+
+        def tokens() -> Iterator[int]:
+            for kind, value in stream:
+                if kind == "end":
+                    return
+                yield value  # type: ignore[misc]
+
+        try:
+            for kind, value in stream:
+                if kind != "seg":
+                    continue  # the rest of a segment that token2wav left early (cancelled)
+                seg = value
+                assert isinstance(seg, _Segment)
+                yield _Segment(seg.index, seg.text, tokens(), seg.is_last)
+        finally:
+            stream.close()
 
     def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[_Segment]:
         if isinstance(req.text, str):

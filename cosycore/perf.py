@@ -21,13 +21,15 @@ and :class:`~cosycore.token2wav.Token2WavStream` take the individual knobs.
 from __future__ import annotations
 
 import logging
+import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import torch
 
-from .config import QUALITY_MODES, MelConfig
+from .config import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, MelConfig
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
 
 if TYPE_CHECKING:
@@ -83,6 +85,7 @@ class PerfOptions:
     flow_cache: FlowCacheMode = "off"
     warm_up: bool = False  # run warm_up() after loading
     llm_backend: LLMBackend = "torch"  # "vllm": unistream LM decoding in vLLM (CUDA, the vllm extra)
+    overlap: bool = True  # CPU: the LM decodes on its own thread while token2wav runs (same numbers)
 
     @property
     def exact(self) -> bool:
@@ -91,8 +94,33 @@ class PerfOptions:
 
 
 
+LIVE_RTF = 0.9  # a mode counts as live when its measured real-time factor is at most this (10 % margin)
+
+
+def resolve_quality(quality: str, device: torch.device | str = "cpu",
+                    measured: Mapping[str, float | None] | None = None) -> str:
+    """The quality mode behind a choice: ``"auto"`` becomes a mode, the others stay as they are.
+
+    Auto: ``exact`` on a GPU; on a CPU the best of exact, fast and draft whose real-time factor
+    ``measured`` on this device (seconds of work per audio second, e.g. the app's running average
+    per model, device and mode) is at most :data:`LIVE_RTF`, and ``draft`` when none is measured as
+    live yet (README "Performance": only draft is live on an ordinary 2-core CPU).
+    """
+    if quality != AUTO_QUALITY:
+        if quality not in QUALITY_MODES:
+            raise ValueError(f"unknown quality {quality!r}; choose one of {', '.join(QUALITY_CHOICES)}")
+        return quality
+    if torch.device(device).type != "cpu":
+        return "exact"
+    for mode in QUALITY_MODES:  # best first
+        rtf = (measured or {}).get(mode)
+        if rtf is not None and math.isfinite(rtf) and 0 < rtf <= LIVE_RTF:
+            return mode
+    return "draft"
+
+
 def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOptions:
-    """The engine options behind each user-facing quality choice.
+    """The engine options behind each user-facing quality choice (``"auto"``: see :func:`resolve_quality`).
 
     * ``exact``: the original's numbers (conformance), no warm-up;
     * ``fast``: on CPU, the int8 (dynamic) LM: its logits differ slightly from float32, so the
@@ -107,8 +135,7 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     (:func:`warm_up_frontend`), which does pay. README "Performance" has the measured speed and
     differences of each mode.
     """
-    if quality not in QUALITY_MODES:
-        raise ValueError(f"unknown quality {quality!r}; choose one of {', '.join(QUALITY_MODES)}")
+    quality = resolve_quality(quality, device)
     if quality == "exact":
         return PerfOptions()
     on_cpu = torch.device(device).type == "cpu"

@@ -23,8 +23,9 @@ os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
 REPO = Path(__file__).resolve().parents[1]
 _DEFAULT_CONFORMANCE = REPO.parent / "shared" / "conformance"
 
-# Two cores here; keep every test deterministic in its thread count.
+# Two cores here; keep every test deterministic in its thread count (the CLI's engine too).
 torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+os.environ.setdefault("COSY_THREADS", str(torch.get_num_threads()))
 
 
 def conformance_root() -> Path:

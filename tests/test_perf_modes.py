@@ -296,10 +296,10 @@ def test_warm_up_leaves_the_model_as_it_was(family_dir: Path) -> None:
 
 
 def test_quality_options_map_onto_the_speed_levers() -> None:
-    from cosycore.__main__ import QUALITY_MODES as CLI_MODES
+    from cosycore.__main__ import QUALITY_CHOICES as CLI_MODES
     from cosycore.perf import QUALITY_MODES, quality_options
 
-    assert CLI_MODES == QUALITY_MODES == ("exact", "fast", "draft")
+    assert QUALITY_MODES == ("exact", "fast", "draft") and ("auto", *QUALITY_MODES) == CLI_MODES
     exact, fast, draft = (quality_options(q, "cpu") for q in QUALITY_MODES)
     assert exact.exact and not exact.warm_up
     assert (fast.llm_quant, fast.flow_cache, fast.flow.exact, fast.warm_up) == ("int8", "chunks", True, False)
@@ -307,8 +307,21 @@ def test_quality_options_map_onto_the_speed_levers() -> None:
     assert (draft.flow.n_steps, draft.flow.cfg_rate) == (DRAFT_FLOW.n_steps, 0.0)
     cuda = quality_options("fast", "cuda")
     assert cuda.llm_quant is None and cuda.warm_up  # int8 kernels are a CPU lever; warm-up a GPU one
-    with pytest.raises(ValueError, match="exact, fast, draft"):
+    with pytest.raises(ValueError, match="auto, exact, fast, draft"):
         quality_options("turbo")
+    assert quality_options("auto", "cpu") == draft and quality_options("auto", "cuda") == quality_options("exact")
+
+
+def test_auto_quality_takes_the_best_mode_measured_live() -> None:
+    from cosycore.perf import LIVE_RTF, resolve_quality
+
+    assert resolve_quality("auto", "cuda", {"exact": 9.0}) == "exact"  # a GPU: always exact
+    assert resolve_quality("auto", "cpu") == "draft"  # nothing measured yet
+    assert resolve_quality("auto", "cpu", {"exact": 3.1, "fast": 1.4, "draft": 0.5}) == "draft"
+    assert resolve_quality("auto", "cpu", {"exact": 3.1, "fast": LIVE_RTF, "draft": 0.5}) == "fast"
+    assert resolve_quality("auto", "cpu", {"exact": 0.6, "fast": None}) == "exact"
+    assert resolve_quality("auto", "cpu", {"exact": float("nan"), "fast": -1.0}) == "draft"
+    assert resolve_quality("fast", "cpu", {"draft": 0.1}) == "fast"  # a fixed choice stays
 
 
 def _engine_audio(engine, voice, text: str = "Hello there, this is a test of the modes.") -> np.ndarray:

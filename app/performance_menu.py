@@ -1,0 +1,57 @@
+"""Settings › Performance: how many CPU threads synthesis uses.
+
+Automatic (the default) uses every core; on a CPU the speech LM and the audio decoder then run side
+by side with half of them each, and waiting threads sleep instead of spinning, which keeps takes
+live when another program keeps a core busy (README: Performance). A choice is stored in the
+settings and applies from the next take (no reload).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu
+
+from cosycore.threads import usable_cores
+
+from .engine_thread import EngineThread
+from .settings import Settings
+
+
+class PerformanceMenu(QObject):
+    """The Performance submenu of a Settings menu, bound to the settings and the engine thread."""
+
+    def __init__(self, settings_menu: QMenu, settings: Settings, engine: EngineThread) -> None:
+        super().__init__(settings_menu)
+        self.settings = settings
+        self.engine = engine
+        self.menu = settings_menu.addMenu(self.tr("&Performance"))
+        self.menu.setToolTipsVisible(True)
+        cores = usable_cores()
+        group = QActionGroup(self)
+        self.actions: dict[int, QAction] = {}
+        choices = [0, *range(1, max(cores, settings.threads) + 1)]
+        for n in choices:
+            if n == 0:
+                label = self.tr("Threads: automatic ({0})").format(cores)
+                tip = self.tr("Use every core. The speech model and the audio decoder run side by side, and "
+                              "waiting threads sleep, so a busy computer slows a take down gently.")
+            else:
+                label = self.tr("Threads: {0}").format(n)
+                tip = self.tr("Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.").format(
+                    n, cores)
+            action = self.menu.addAction(label)
+            action.setToolTip(tip)
+            action.setCheckable(True)
+            action.setChecked(settings.threads == n)
+            action.triggered.connect(lambda _=False, k=n: self.choose(k))
+            group.addAction(action)
+            self.actions[n] = action
+        engine.torch_threads = settings.threads or None
+
+    def choose(self, threads: int) -> None:
+        """Store the thread count and hand it to the engine thread; the next take uses it."""
+        self.settings.threads = threads
+        self.settings.sync()
+        self.actions[threads].setChecked(True)
+        self.engine.set_threads(threads or None)

@@ -1,0 +1,114 @@
+"""cosycore.threads: the wait policy, thread counts and the run-ahead hand-over between two threads."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from cosycore.threads import (
+    PASSIVE,
+    THREADS_ENV,
+    WAIT_POLICY_ENV,
+    default_threads,
+    prefer_passive_wait,
+    run_ahead,
+    stage_threads,
+    usable_cores,
+)
+
+
+def test_passive_wait_is_set_unless_the_user_chose() -> None:
+    env: dict[str, str] = {}
+    assert prefer_passive_wait(env) is True and env[WAIT_POLICY_ENV] == PASSIVE
+    env = {WAIT_POLICY_ENV: "ACTIVE"}
+    assert prefer_passive_wait(env) is False and env[WAIT_POLICY_ENV] == "ACTIVE"
+
+
+def test_thread_counts() -> None:
+    assert default_threads({}) == usable_cores() >= 1
+    assert default_threads({THREADS_ENV: "3"}) == 3
+    assert default_threads({THREADS_ENV: "zero"}) == usable_cores()
+    assert default_threads({THREADS_ENV: "-2"}) == usable_cores()
+    assert stage_threads(2, overlap=True) == 1 and stage_threads(2, overlap=False) == 2
+    assert stage_threads(1, overlap=True) == 1 and stage_threads(8, overlap=True) == 4
+    with pytest.raises(ValueError):
+        stage_threads(0, overlap=False)
+
+
+def test_items_arrive_in_order_from_another_thread() -> None:
+    names: list[str] = []
+
+    def make():
+        for i in range(100):
+            names.append(threading.current_thread().name)
+            yield i
+
+    assert list(run_ahead(make, capacity=3, name="producer-x")) == list(range(100))
+    assert set(names) == {"producer-x"}
+
+
+def test_the_producer_runs_at_most_capacity_items_ahead() -> None:
+    made: list[int] = []
+    consumed = threading.Event()
+
+    def make():
+        for i in range(50):
+            made.append(i)
+            yield i
+
+    it = run_ahead(make, capacity=4)
+    assert next(it) == 0
+    # Without a consumer the producer stops once the queue is full: 4 waiting + 1 blocked in put.
+    for _ in range(200):
+        if len(made) >= 6:
+            break
+        consumed.wait(0.01)
+    assert len(made) <= 6
+    assert list(it) == list(range(1, 50))
+
+
+def test_a_producer_error_comes_after_its_items() -> None:
+    def make():
+        yield 1
+        yield 2
+        raise KeyError("boom")
+
+    it = run_ahead(make, capacity=8)
+    assert next(it) == 1 and next(it) == 2
+    with pytest.raises(KeyError, match="boom"):
+        next(it)
+
+
+def test_closing_early_stops_the_producer_and_closes_its_iterator() -> None:
+    closed_on: list[str] = []
+    produced: list[int] = []
+
+    def make():
+        try:
+            for i in range(10_000):
+                produced.append(i)
+                yield i
+        finally:
+            closed_on.append(threading.current_thread().name)
+
+    it = run_ahead(make, capacity=2, name="lm-like")
+    assert [next(it) for _ in range(3)] == [0, 1, 2]
+    it.close()  # returns only after the producer has finished
+    assert closed_on == ["lm-like"]
+    assert len(produced) < 10_000
+    assert not any(t.name == "lm-like" for t in threading.enumerate())
+
+
+def test_the_context_wraps_the_producer() -> None:
+    entered: list[str] = []
+
+    class Ctx:
+        def __enter__(self):
+            entered.append(threading.current_thread().name)
+
+        def __exit__(self, *exc):
+            entered.append("left")
+
+    assert list(run_ahead(lambda: iter([1, 2]), context=Ctx, name="ctx-thread")) == [1, 2]
+    assert entered == ["ctx-thread", "left"]
