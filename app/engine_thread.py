@@ -27,8 +27,11 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
+from cosycore.config import AUTO_QUALITY, QUALITY_MODES
 from cosycore.errors import CosyError, SynthesisError
 from cosycore.voices import Voice
+
+from .eta import rtf_key
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +109,11 @@ class ModelInfo:
     device: str  # e.g. "cpu", "cuda:0"
     load_seconds: float
     quality: str = "exact"  # the engine's quality mode: "exact", "fast" or "draft" (cosycore.perf)
+    requested_quality: str = ""  # what the load asked for: the same, or "auto" (which chose ``quality``)
+
+    def __post_init__(self) -> None:
+        if not self.requested_quality:
+            object.__setattr__(self, "requested_quality", self.quality)
 
 
 @dataclass
@@ -151,6 +159,8 @@ class EngineThread(QThread):
         or ``$COSY_THREADS``; see :mod:`cosycore.threads`). Settings › Performance sets it."""
         super().__init__(parent)
         self.torch_threads = torch_threads
+        # Measured real-time factor per app.eta.rtf_key (Settings.measured_rtf), for Auto quality; GUI thread only.
+        self.rtf_lookup: Callable[[str], float | None] | None = None
         self.setObjectName("engine")
         self._jobs: queue.Queue[_Job] = queue.Queue()
         self._lock = threading.Lock()
@@ -186,7 +196,12 @@ class EngineThread(QThread):
         after it has stopped, on this thread's queue.
         """
         self.stop()
-        job = _Job("load", self._new_id(), {"model_dir": str(model_dir), "device": device, "quality": quality})
+        measured: dict[str, float | None] = {}
+        if quality == AUTO_QUALITY and self.rtf_lookup is not None:
+            # Auto picks on the engine thread (only it knows the device), from the speeds measured on the CPU.
+            measured = {q: self.rtf_lookup(rtf_key(model_dir, "cpu", q)) for q in QUALITY_MODES}
+        job = _Job("load", self._new_id(), {"model_dir": str(model_dir), "device": device, "quality": quality,
+                                            "measured": measured})
         self._ensure_started()
         self._jobs.put(job)
         return job.job_id
@@ -333,7 +348,8 @@ class EngineThread(QThread):
             from cosycore.threads import default_threads
 
             threads = self.torch_threads or default_threads()
-            engine = engine_mod.Engine(model_dir, device=device, quality=quality, threads=threads)
+            engine = engine_mod.Engine(model_dir, device=device, quality=quality, threads=threads,
+                                       measured_rtfs=job.payload.get("measured"))
             if not engine.perf.warm_up:  # else the engine warmed up itself, in its own flow settings
                 self.load_progress.emit(80, self.tr("Preparing text normalisation"))
                 from cosycore.perf import warm_up, warm_up_frontend
@@ -359,6 +375,7 @@ class EngineThread(QThread):
             device=facts.device,
             load_seconds=time.perf_counter() - start,
             quality=facts.quality,
+            requested_quality=facts.requested_quality,
         )
         self._info = info
         self.load_progress.emit(100, self.tr("Ready"))

@@ -4,6 +4,9 @@ Automatic (the default) uses every core; on a CPU the speech LM and the audio de
 by side with half of them each, and waiting threads sleep instead of spinning, which keeps takes
 live when another program keeps a core busy (README: Performance). A choice is stored in the
 settings and applies from the next take (no reload).
+
+The menu also hands the engine thread the settings' measured real-time factors, which Auto quality
+(Settings › Quality) chooses from when a model loads.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class PerformanceMenu(QObject):
             group.addAction(action)
             self.actions[n] = action
         engine.torch_threads = settings.threads or None
+        engine.rtf_lookup = settings.measured_rtf  # what Auto quality chooses from
 
     def choose(self, threads: int) -> None:
         """Store the thread count and hand it to the engine thread; the next take uses it."""

@@ -21,7 +21,7 @@ from pathlib import Path
 import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
-from cosycore.config import QUALITY_MODES, TEXT_READINGS
+from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
 
 from .user_presets import UserPreset, parse_user_presets
 
@@ -34,7 +34,7 @@ HOME_ENV = "COSY_STUDIO_HOME"
 MODES = ("zero_shot", "cross_lingual", "instruct")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (0.5, 2.0)
-QUALITIES = QUALITY_MODES  # the engine's quality modes
+QUALITIES = QUALITY_CHOICES  # auto and the engine's quality modes
 DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never deleted)
 TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
 READINGS = ("", *TEXT_READINGS)  # "" follows the quality mode (exact: original, else improved)
@@ -183,9 +183,9 @@ class Settings:
 
     @property
     def quality(self) -> str:
-        """The engine's quality mode, applied when a model loads: "exact", "fast" or "draft"."""
-        value = str(self._s.value("model/quality", "exact") or "exact")
-        return value if value in QUALITIES else "exact"
+        """The engine's quality mode, applied when a model loads: "auto" (the default), "exact", "fast" or "draft"."""
+        value = str(self._s.value("model/quality", AUTO_QUALITY) or AUTO_QUALITY)
+        return value if value in QUALITIES else AUTO_QUALITY
 
     @quality.setter
     def quality(self, value: str) -> None:

@@ -128,7 +128,10 @@ class ModelsController(QObject):
         w.model_info = info
         w.model_label.setText(f"{info.title} · {Path(info.model_dir).name}")
         w.device_label.setText(self.tr("Device: {0}").format(info.device))
-        w.quality_label.setText(self.tr("Quality: {0}").format(self.quality_name(info.quality)))
+        name = self.quality_name(info.quality)
+        auto = info.requested_quality == "auto"  # the status bar says which mode Auto chose
+        label = self.tr("Quality: Auto ({0})") if auto else self.tr("Quality: {0}")
+        w.quality_label.setText(label.format(name))
         try:
             cfg = load_model_config(info.model_dir)
             w.editor.set_model(str(cfg.qwen_dir), cfg.family)  # the preview splits as this model will
@@ -157,11 +160,13 @@ class ModelsController(QObject):
 
     def quality_name(self, quality: str) -> str:
         """The quality mode as the menu and the status bar name it."""
-        names = {"exact": self.tr("Exact"), "fast": self.tr("Fast"), "draft": self.tr("Draft")}
+        names = {"auto": self.tr("Auto"), "exact": self.tr("Exact"), "fast": self.tr("Fast"), "draft": self.tr("Draft")}
         return names.get(quality, quality)
 
     def quality_tooltip(self, quality: str) -> str:
         tips = {
+            "auto": self.tr("Exact on a graphics card; on the processor, the best mode this computer has been "
+                            "measured to play without gaps (Draft until Fast or Exact has been measured live)."),
             "exact": self.tr("The original model's computation: the reference sound, and the slowest."),
             "fast": self.tr("Faster: on the CPU the speech model runs in 8-bit integers, and streamed audio is "
                             "computed only where it is new. The voice can differ slightly from Exact; loading takes "
@@ -180,7 +185,8 @@ class ModelsController(QObject):
         if quality not in QUALITIES:
             raise ValueError(f"quality must be one of {QUALITIES}, got {quality!r}")
         w.quality_actions[quality].setChecked(True)
-        if quality == w.settings.quality and (w.model_info is None or w.model_info.quality == quality):
+        info = w.model_info
+        if quality == w.settings.quality and (info is None or info.requested_quality == quality):
             return  # nothing changes (with no model, the next load uses the setting anyway)
         w.settings.quality = quality
         w.settings.sync()

@@ -43,8 +43,11 @@ os.environ["ALSA_CONFIG_PATH"] = str(NULL_ALSA_CONF)
 MIC.write_bytes(b"")
 
 from app.engine_thread import Chunk, ModelInfo, SpeakRequest, SynthesisStats  # noqa: E402
+from app.eta import rtf_key  # noqa: E402
 from app.main import keep_singletons_alive  # noqa: E402
 from app.settings import AppPaths, Settings  # noqa: E402
+from cosycore.config import QUALITY_MODES  # noqa: E402
+from cosycore.perf import resolve_quality  # noqa: E402
 from cosycore.voices import Voice  # noqa: E402
 
 SR = 24000
@@ -196,6 +199,8 @@ class FakeEngine(QObject):
         self._timer.timeout.connect(self._emit_next)
         self.model_info: ModelInfo | None = None
         self.loads: list[tuple[str, str, str]] = []  # (model folder, device, quality) of each load_model call
+        self.torch_threads: int | None = None
+        self.rtf_lookup = None  # set by the Performance menu, as on the real engine thread
         self.shut_down = False
         self.refreshed: list[str] = []  # names of voices refresh_voice was asked for
 
@@ -209,9 +214,14 @@ class FakeEngine(QObject):
         self.loads.append((str(model_dir), device, quality))
         self.load_started.emit(str(model_dir))
         self.load_progress.emit(50, "Loading weights")
-        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01, quality)
+        chosen = resolve_quality(quality, "cpu", {q: self.rtf_lookup(rtf_key(model_dir, "cpu", q))
+                                                  for q in QUALITY_MODES} if self.rtf_lookup else None)
+        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01, chosen, quality)
         QTimer.singleShot(0, lambda: self.model_loaded.emit(self.model_info))
         return self._next
+
+    def set_threads(self, threads: int | None) -> None:
+        self.torch_threads = threads
 
     def speak(self, request: SpeakRequest) -> int:
         self._next += 1

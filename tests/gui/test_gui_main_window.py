@@ -236,8 +236,8 @@ def test_expected_seconds() -> None:
 
 def test_draft_in_the_quality_menu_reloads_the_model(qtbot, window: MainWindow, tiny_cv2_model: Path) -> None:
     w = window
-    assert w.engine.loads == [(str(tiny_cv2_model), "auto", "exact")]
-    assert w.quality_label.text() == "Quality: Exact" and w.quality_actions["exact"].isChecked()
+    assert w.engine.loads == [(str(tiny_cv2_model), "auto", "auto")]
+    assert w.quality_label.text() == "Quality: Auto (Draft)" and w.quality_actions["auto"].isChecked()
     assert all(a.toolTip() and a.isCheckable() for a in w.quality_actions.values())
     assert w.quality_actions["draft"].actionGroup().isExclusive()
     with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
@@ -250,6 +250,33 @@ def test_draft_in_the_quality_menu_reloads_the_model(qtbot, window: MainWindow, 
     assert w.stack.currentWidget() is w.studio
     w.quality_actions["draft"].trigger()  # the same again: nothing to reload
     assert len(w.engine.loads) == 2
+
+
+def test_auto_quality_follows_the_measured_speed(qtbot, window: MainWindow, tiny_cv2_model: Path) -> None:
+    w = window
+    w.settings.set_measured_rtf(rtf_key(tiny_cv2_model, "cpu", "exact"), 2.5)  # not live
+    w.settings.set_measured_rtf(rtf_key(tiny_cv2_model, "cpu", "fast"), 0.6)  # live: Auto takes it
+    with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
+        w.quality_actions["exact"].trigger()
+    with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
+        w.quality_actions["auto"].trigger()
+    assert w.engine.loads[-1][2] == "auto" and w.model_info.quality == "fast"
+    assert w.quality_label.text() == "Quality: Auto (Fast)"
+    loads = len(w.engine.loads)
+    w.quality_actions["auto"].trigger()  # the same again: nothing to reload
+    assert len(w.engine.loads) == loads
+
+
+def test_performance_menu_sets_the_threads(qtbot, window: MainWindow) -> None:
+    w = window
+    actions = w.performance_menu.actions
+    assert actions[0].isChecked() and actions[0].actionGroup().isExclusive()
+    assert all(a.toolTip() for a in actions.values())
+    actions[1].trigger()  # Settings > Performance > Threads: 1
+    assert w.settings.threads == 1 and w.engine.torch_threads == 1 and actions[1].isChecked()
+    assert w.engine.loads[-1:] == w.engine.loads[:1]  # applies from the next take: no reload
+    actions[0].trigger()
+    assert w.settings.threads == 0 and w.engine.torch_threads is None
 
 
 def test_quality_change_stops_the_running_take_before_reloading(qtbot, window: MainWindow) -> None:
@@ -276,7 +303,7 @@ def test_time_left_in_the_hud_from_the_measured_rtf(qtbot, window: MainWindow) -
     w.controls.set_mode("cross_lingual")
     text = "Hello there. How are you today?"  # 31 characters: about 2.07 s of speech
     w.editor.set_text(text)
-    key = rtf_key(w.model_info.model_dir, "cpu", "exact")
+    key = rtf_key(w.model_info.model_dir, "cpu", "draft")  # the mode Auto chose: its speed is what was measured
     assert w.settings.measured_rtf(key) is None
 
     with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):

@@ -99,9 +99,9 @@ def test_home_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_quality_round_trips_and_matches_the_engine(tmp_path: Path) -> None:
     from cosycore.perf import QUALITY_MODES
 
-    assert QUALITIES == QUALITY_MODES  # the settings list is a copy, kept so that settings need no torch
+    assert ("auto", *QUALITY_MODES) == QUALITIES
     s = Settings(_store(tmp_path), _paths(tmp_path))
-    assert s.quality == "exact"
+    assert s.quality == "auto"  # the default: exact on a GPU, the best live mode on a CPU
     s.quality = "draft"
     s.sync()
     assert Settings(_store(tmp_path), _paths(tmp_path)).quality == "draft"
@@ -109,7 +109,20 @@ def test_quality_round_trips_and_matches_the_engine(tmp_path: Path) -> None:
         s.quality = "turbo"
     store = _store(tmp_path)
     store.setValue("model/quality", "turbo")  # hand-edited
-    assert Settings(store, _paths(tmp_path)).quality == "exact"
+    assert Settings(store, _paths(tmp_path)).quality == "auto"
+
+
+def test_threads_round_trip(tmp_path: Path) -> None:
+    s = Settings(_store(tmp_path), _paths(tmp_path))
+    assert s.threads == 0  # automatic
+    s.threads = 1
+    s.sync()
+    assert Settings(_store(tmp_path), _paths(tmp_path)).threads == 1
+    with pytest.raises(ValueError):
+        s.threads = -1
+    store = _store(tmp_path)
+    store.setValue("perf/threads", "many")  # hand-edited
+    assert Settings(store, _paths(tmp_path)).threads == 0
 
 
 def test_text_reading_round_trips(tmp_path: Path) -> None:
