@@ -110,14 +110,16 @@ class TimedFlow:
         self.flow = flow
         self.device = device
         self.seconds = 0.0
+        self.cpu_seconds = 0.0  # CPU time of the calling thread (with 1 torch thread: all of the work)
         self.calls: list[tuple[int, float]] = []  # (new frames, seconds) per call
 
     def _timed(self, fn: Callable[..., torch.Tensor], *args: Any, **kwargs: Any) -> torch.Tensor:
         sync(self.device)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         mel = fn(*args, **kwargs)
         sync(self.device)
         dt = time.perf_counter() - t0
+        self.cpu_seconds += time.thread_time() - c0
         self.seconds += dt
         self.calls.append((int(mel.shape[2]), dt))
         return mel
@@ -136,12 +138,14 @@ class TimedVocoder:
         self.inner = inner
         self.device = device
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
         sync(self.device)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         audio = self.inner.push(mel, finalize=finalize)
         sync(self.device)
+        self.cpu_seconds += time.thread_time() - c0
         self.seconds += time.perf_counter() - t0
         return audio
 
@@ -217,10 +221,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     first_audio: float | None = None
     samples = 0
     cache_peak = 0
-    lm_times = {"prefill_s": 0.0, "decode_s": 0.0}
+    lm_times = {"prefill_s": 0.0, "decode_s": 0.0, "cpu_s": 0.0}
 
     def decode() -> Iterator[int]:
         """The LM: prefill, then one sampled token per step (on the producer thread with --overlap)."""
+        c0 = time.thread_time()
         t0 = time.perf_counter()
         lm_input = lm.build_lm_input(text_ids, inputs.prompt_text_ids, inputs.prompt_speech)
         kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev, dtype=lm_input.dtype, static=static_cache)
@@ -237,6 +242,7 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                 h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], kv)
             sync(dev)
             lm_times["decode_s"] += time.perf_counter() - t0
+            lm_times["cpu_s"] = time.thread_time() - c0
             yield tok
 
     @contextlib.contextmanager
@@ -282,6 +288,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         "flow_s": timed_flow.seconds,
         "vocoder_s": timed_voc.seconds,
         "flow_calls": float(len(timed_flow.calls)),
+        # CPU seconds of each stage's own thread: with one torch thread per stage, what the stage
+        # costs on an idle core even when the machine is busy (a rough quiet estimate)
+        "llm_cpu_s": lm_times["cpu_s"],
+        "flow_cpu_s": timed_flow.cpu_seconds,
+        "vocoder_cpu_s": timed_voc.cpu_seconds,
         "flow_cache_peak_mb": cache_peak / 1e6,
     }
 
@@ -425,7 +436,7 @@ def scenario_profile(args: argparse.Namespace, dev: torch.device) -> dict[str, A
 
 def summary(res: dict[str, float]) -> str:
     keys = ("time_to_first_audio_s", "rtf", "llm_tokens_per_s", "frontend_s", "llm_prefill_s", "llm_decode_s",
-            "flow_s", "vocoder_s", "audio_s", "flow_cache_peak_mb")
+            "flow_s", "vocoder_s", "audio_s", "flow_cache_peak_mb", "llm_cpu_s", "flow_cpu_s", "vocoder_cpu_s")
     return ", ".join(f"{k}={res[k]:.3f}" for k in keys)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -39,7 +40,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 import numpy as np
 import torch
@@ -47,6 +48,7 @@ import torch
 from .cancel import cancel_scope, scoped
 from .config import Family, TextReading
 from .errors import CosyError, EngineError, InputError, ModelLoadError
+from .flow.cache import FlowCache
 from .frontend import text_reading as readings
 from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
@@ -72,7 +74,7 @@ from .model import CosyModel, SynthesisKnobs
 from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
 from .speed import MAX_SPEED, MIN_SPEED
 from .threads import run_ahead, set_torch_threads, stage_threads
-from .token2wav import Token2WavStream
+from .token2wav import Token2WavStream, prompt_flow_cache
 from .voices import Voice
 
 logger = logging.getLogger(__name__)
@@ -402,6 +404,15 @@ def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: s
 # --------------------------------------------------------------------------------------------
 
 
+def _tensor_digest(*tensors: torch.Tensor) -> str:
+    """A content hash of a few tensors (a prompt: its speech tokens, mel and speaker embedding)."""
+    h = hashlib.sha256()
+    for t in tensors:
+        h.update(str((tuple(t.shape), t.dtype)).encode())
+        h.update(t.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
 def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
     """``(item, is_last)`` pairs, looking one item ahead."""
     it = iter(items)
@@ -657,6 +668,7 @@ class Engine:
         self.speaker_encoder = SpeakerEncoderONNX(model_path / "campplus.onnx", device=onnx_device)
         self._cancel_lock = threading.Lock()
         self._cancel_count = 0
+        self._prompt_cache_entry: tuple[tuple[Any, ...], FlowCache] | None = None  # (key, states): one voice
         self.last_warnings: tuple[str, ...] = ()
         logger.info("engine ready: %s on %s", self.cfg.family, self.model.device)
 
@@ -817,6 +829,9 @@ class Engine:
                     break
                 t2w = self.model.token2wav_stream(base.flow_prompt_speech, base.prompt_feat, base.embedding,
                                                   knobs=knobs, generator=g_voc)
+                t2w.cache_limit_bytes = int(self.perf.flow_cache_mb * 1e6)
+                if req.stream and self.perf.flow_cache != "off" and self.perf.prompt_cache:
+                    t2w.prompt_cache = self._prompt_flow_cache(t2w)  # on the first segment, while the LM runs
                 tokens = state.take_tokens(seg.tokens)
                 for audio, seg_end in _segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
                                                      state=state):
@@ -837,6 +852,23 @@ class Engine:
             set_torch_threads(threads_before)
         if state.cancelled():
             logger.info("request stopped after %d chunks (cancelled)", state.chunk_index)
+
+    def _prompt_flow_cache(self, t2w: Token2WavStream) -> FlowCache | None:
+        """The prompt frames' flow states for this stream's prompt and flow settings (kept for one
+        prompt: the voice in use; computed on first use, dropped if larger than the cache bound)."""
+        key = (_tensor_digest(t2w.prompt_token, t2w.prompt_feat, t2w.embedding), t2w.n_steps, t2w.cfg_rate,
+               t2w.flow_autocast)
+        if self._prompt_cache_entry is not None and self._prompt_cache_entry[0] == key:
+            return self._prompt_cache_entry[1]
+        self._prompt_cache_entry = None  # the old voice's states go before the new ones are made
+        flow: Any = self.model.flow
+        cache = prompt_flow_cache(flow, t2w.prompt_token, t2w.prompt_feat, t2w.embedding, schedule=t2w.schedule,
+                                  n_steps=t2w.n_steps, cfg_rate=t2w.cfg_rate, autocast=t2w.flow_autocast)
+        if cache is None or cache.nbytes() > int(self.perf.flow_cache_mb * 1e6):
+            return None
+        self._prompt_cache_entry = (key, cache)
+        logger.info("cached the prompt's flow states: %d tokens, %.0f MB", cache.tokens, cache.nbytes() / 1e6)
+        return cache
 
     @property
     def overlaps(self) -> bool:

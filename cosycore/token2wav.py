@@ -27,6 +27,18 @@ Flow cache modes (``Token2WavStream.flow_cache``):
   to the frames of the last segment only up to the end of its own 50-frame (25-token) chunk. The
   look-ahead of the last tokens is zero padding in both. README "Performance" gives the measured
   mel difference. A stream that emitted nothing before ``finish()`` uses the exact final call.
+
+With a cache mode, a stream may start from ``prompt_cache``, the prompt's own frames computed once
+per voice and flow setting (:func:`prompt_flow_cache`): its first call then runs over the new frames
+and the last partial chunk of the prompt only.
+
+Memory bound: ``cache_limit_bytes`` (the engine's default is 512 MB, ``PerfOptions.flow_cache_mb``).
+When a streamed call leaves the cache above it, the cache is dropped and the rest of the stream
+runs as ``"off"`` does: every later streamed call re-runs the flow over the whole prefix (the
+original's cost, growing with the length) and the final call is the exact one. The audio stays
+correct and memory stays bounded; only the speed falls back. The cache needs about 4.6 MB per mel
+frame in the exact flow settings (10 steps with CFG) and a fifth of that in draft settings, so the
+default bound holds about 2 s of frames (prompt included) in fast mode and about 20 s in draft.
 """
 
 from __future__ import annotations
@@ -140,6 +152,8 @@ class Token2WavStream:
     stretch: MelStretchStream | None = None  # speed change while streaming (cosycore.speed)
     flow_cache: FlowCacheMode = "off"  # "off" = exact; see the module docstring
     flow_autocast: torch.dtype | None = None  # e.g. torch.bfloat16: approximate, faster estimator
+    prompt_cache: FlowCache | None = None  # the prompt's frames, cached (prompt_flow_cache); cloned, never changed
+    cache_limit_bytes: int | None = None  # past this the flow cache is dropped (module docstring); None: no bound
     record_calls: bool = False
     tokens: list[int] = field(default_factory=list)
     token_offset: int = 0
@@ -154,6 +168,7 @@ class Token2WavStream:
         if self.flow_cache not in FLOW_CACHE_MODES:
             raise ValueError(f"flow_cache must be one of {', '.join(FLOW_CACHE_MODES)}, got {self.flow_cache!r}")
         self.cache: FlowCache | None = None  # created by the first cached call, dropped at the end
+        self.cache_overflowed = False  # the cache outgrew cache_limit_bytes: later calls run uncached
 
     # -- input --------------------------------------------------------------------------------
     def accept(self, token: int) -> bool:
@@ -195,7 +210,7 @@ class Token2WavStream:
         return {} if self.flow_autocast is None else {"autocast": self.flow_autocast}
 
     def _cached(self, *, streaming: bool) -> bool:
-        if self.flow_cache == "off" or not streaming:
+        if self.flow_cache == "off" or not streaming or self.cache_overflowed:
             return False
         if not hasattr(self.flow, "inference_cached"):
             raise TypeError(f"flow_cache={self.flow_cache!r} needs a flow with inference_cached()")
@@ -223,7 +238,7 @@ class Token2WavStream:
     def _run_cached_flow(self, end: int, *, finalize: bool) -> torch.Tensor:
         flow: CachedFlowLike = self.flow  # type: ignore[assignment]  # checked by _cached
         if self.cache is None:
-            self.cache = FlowCache()
+            self.cache = self.prompt_cache.clone() if self.prompt_cache is not None else FlowCache()
         cached_before = self.cache.tokens
         new = flow.inference_cached(
             self._token_tensor(end),
@@ -246,6 +261,11 @@ class Token2WavStream:
             self.calls.append(FlowCall(end, self.token_offset, True, finalize, new.detach().clone()))
         if finalize:
             self.cache = None  # free the keys/values as soon as the stream ends
+        elif self.cache_limit_bytes is not None and self.cache.nbytes() > self.cache_limit_bytes:
+            logger.info("flow cache at %.0f MB passed its %.0f MB bound after %d tokens; later calls of this "
+                        "stream run uncached", self.cache.nbytes() / 1e6, self.cache_limit_bytes / 1e6, end)
+            self.cache = None
+            self.cache_overflowed = True
         return new
 
     def _stream_chunk(self) -> np.ndarray:
@@ -285,6 +305,32 @@ class Token2WavStream:
                 raise ValueError("speed != 1 on the final flow call needs a stream that emitted nothing yet")
             mel = stretch_mel(mel, speed)
         return self.vocoder.push(mel, finalize=True)
+
+
+def prompt_flow_cache(flow: CachedFlowLike, prompt_token: torch.Tensor, prompt_feat: torch.Tensor,
+                      embedding: torch.Tensor, *, schedule: StreamSchedule, n_steps: int | None = None,
+                      cfg_rate: float | None = None, autocast: torch.dtype | None = None) -> FlowCache | None:
+    """The flow states of a prompt's own frames, for streams with that prompt to start from.
+
+    Under the chunk masks a frame sees only its own and earlier chunks, and the fixed noise depends
+    on the absolute frame, so the states of the prompt's first ``E`` tokens do not depend on what is
+    generated after them, as long as ``E`` ends on a chunk and its ``lookahead`` tokens are prompt
+    tokens too: ``E`` is the largest multiple of ``schedule.chunk`` up to ``P - lookahead``. None when
+    that is 0 (a prompt shorter than a chunk and its look-ahead). The first streamed call of a stream
+    given this (``Token2WavStream.prompt_cache``) then runs only over the remaining prompt frames and
+    the new ones; its frames equal the uncached call's up to float rounding, like every cached call.
+    """
+    p = int(prompt_token.shape[1])
+    end = (p - schedule.lookahead) // schedule.chunk * schedule.chunk
+    if end <= 0:
+        return None
+    cache = FlowCache()
+    ratio = prompt_feat.shape[1] // max(1, p)
+    # The first `end` prompt tokens as "prompt", their look-ahead tokens as the call's tokens.
+    flow.inference_cached(prompt_token[:, end : end + schedule.lookahead], prompt_token[:, :end],
+                          prompt_feat[:, : ratio * end], embedding, cache=cache, finalize=False,
+                          n_steps=n_steps, cfg_rate=cfg_rate, **({} if autocast is None else {"autocast": autocast}))
+    return cache
 
 
 def stretch_mel(mel: torch.Tensor, speed: float) -> torch.Tensor:

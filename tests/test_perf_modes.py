@@ -7,6 +7,7 @@ All run on the tiny conformance models with one torch thread.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from cosycore.lm.quant import int8_per_channel, logit_agreement
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, warm_up
-from cosycore.token2wav import StreamSchedule, Token2WavStream
+from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -203,7 +204,7 @@ def test_flow_cache_refuses_a_call_off_the_chunk_grid(flow: FlowModel) -> None:
         flow.inference_cached(tok[:, :30], pt, feat, emb, cache=FlowCache(), finalize=False)
 
 
-def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int) -> Token2WavStream:
+def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int, **options) -> Token2WavStream:
     tok, pt, feat, emb = _flow_inputs(prompt, generated, seed=3)
 
     class _NoVocoder:
@@ -211,7 +212,7 @@ def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int) -> Toke
             return np.zeros(mel.shape[2], dtype=np.float32)
 
     stream = Token2WavStream(flow=flow, vocoder=_NoVocoder(), prompt_token=pt, prompt_feat=feat, embedding=emb,
-                             flow_cache=mode, record_calls=True)  # type: ignore[arg-type]
+                             flow_cache=mode, record_calls=True, **options)  # type: ignore[arg-type]
     for t in tok[0].tolist():
         list(stream.push(t))
     stream.finish()
@@ -232,6 +233,43 @@ def test_stream_cache_modes_against_the_exact_stream(flow: FlowModel) -> None:
     last = full.calls[-1]
     assert last.streaming and last.finalize and last.mel is not None
     assert exact.calls[-1].mel is not None and last.mel.shape == exact.calls[-1].mel.shape
+
+
+@pytest.mark.parametrize(("prompt", "cached"), [(60, 50), (53, 50), (77, 50), (27, 0)])
+def test_prompt_template_gives_the_same_stream(flow: FlowModel, prompt: int, cached: int) -> None:
+    _, pt, feat, emb = _flow_inputs(prompt, 200, seed=3)  # the inputs _run_stream uses
+    template = prompt_flow_cache(flow, pt, feat, emb, schedule=StreamSchedule())
+    if not cached:  # 27 tokens: the first chunk's look-ahead would be generated tokens
+        assert template is None
+        return
+    assert template is not None and template.tokens == cached and template.frames == 2 * cached
+    size = template.nbytes()
+    plain = _run_stream(flow, "chunks", prompt, 200)
+    warm = _run_stream(flow, "chunks", prompt, 200, prompt_cache=template)
+    again = _run_stream(flow, "full", prompt, 200, prompt_cache=template)
+    assert template.tokens == cached and template.nbytes() == size  # streams work on clones
+    assert len(plain.calls) == len(warm.calls) >= 3
+    for a, b, c in zip(plain.calls, warm.calls, again.calls):
+        assert a.token_end == b.token_end == c.token_end
+        torch.testing.assert_close(b.mel, a.mel, atol=CACHE_ATOL, rtol=0)
+    for a, c in zip(plain.calls[:-1], again.calls[:-1]):
+        torch.testing.assert_close(c.mel, a.mel, atol=CACHE_ATOL, rtol=0)
+    assert torch.equal(warm.calls[-1].mel, plain.calls[-1].mel)  # "chunks": the exact final call either way
+
+
+def test_flow_cache_past_its_bound_falls_back_to_uncached_calls(flow: FlowModel) -> None:
+    exact = _run_stream(flow, "off", 23, 200)
+    probe = _run_stream(flow, "full", 23, 60)  # one streamed call: how large the cache is after it
+    first_call = probe.calls[0]
+    assert first_call.streaming
+    bounded = _run_stream(flow, "full", 23, 200, cache_limit_bytes=1)
+    assert bounded.cache_overflowed and bounded.cache is None
+    assert [c.token_end for c in bounded.calls] == [c.token_end for c in exact.calls]
+    torch.testing.assert_close(bounded.calls[0].mel, exact.calls[0].mel, atol=CACHE_ATOL, rtol=0)  # cached
+    for a, b in zip(exact.calls[1:], bounded.calls[1:]):  # after the first call: uncached, as "off"
+        assert torch.equal(b.mel, a.mel) and b.streaming == a.streaming
+    roomy = _run_stream(flow, "full", 23, 200, cache_limit_bytes=10**12)
+    assert not roomy.cache_overflowed and roomy.calls[-1].streaming  # within the bound: the cached final call
 
 
 def test_full_cache_without_streamed_chunks_uses_the_exact_final_call(flow: FlowModel) -> None:
@@ -354,6 +392,13 @@ def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
     audio = _engine_audio(draft, voice)
     assert audio.shape == reference.shape and np.isfinite(audio).all()
     assert not np.array_equal(audio, reference)  # 4 steps without CFG: another mel
+
+    # The voice's prompt frames were cached by the first request and serve the next one.
+    entry = draft._prompt_cache_entry
+    assert entry is not None and entry[1].tokens > 0
+    assert np.array_equal(_engine_audio(draft, voice), audio) and draft._prompt_cache_entry is entry
+    draft.perf = replace(draft.perf, prompt_cache=False)
+    np.testing.assert_allclose(_engine_audio(draft, voice), audio, atol=1e-4, rtol=0)  # float rounding only
 
 
 def test_frontend_warm_up_keeps_librosa_off_the_first_request(

@@ -16,7 +16,9 @@ the CosyVoice2 estimator and 3.6 MB for the Fun-CosyVoice3 DiT with the release'
 CFG, a fifth of that with 4 steps and no CFG).
 
 Ownership: one cache per stream, created and held by :class:`~cosycore.token2wav.Token2WavStream`,
-never stored on a model. Shapes: B = batch (2 with CFG), H = heads, d = head width, S = capacity.
+never stored on a model. A stream may start from a clone of a prompt template (the prompt's own
+frames, computed once per voice and flow setting: :func:`cosycore.token2wav.prompt_flow_cache`).
+Shapes: B = batch (2 with CFG), H = heads, d = head width, S = capacity.
 """
 
 from __future__ import annotations
@@ -74,6 +76,14 @@ class KVBuffer:
             return 0
         return self.k.nbytes + self.v.nbytes
 
+    def clone(self) -> KVBuffer:
+        """An independent copy (the copy's appends never touch this buffer)."""
+        out = KVBuffer()
+        if self.k is not None and self.v is not None:
+            out.k, out.v = self.k.clone(), self.v.clone()
+        out.length = self.length
+        return out
+
 
 class StepCache:
     """Layer states of one network pass (the encoder, or the estimator at one ODE step).
@@ -111,6 +121,13 @@ class StepCache:
     def nbytes(self) -> int:
         return sum(b.nbytes() for b in self._kv.values()) + sum(t.nbytes for t in self._history.values())
 
+    def clone(self) -> StepCache:
+        out = StepCache()
+        out.start = self.start
+        out._kv = {m: b.clone() for m, b in self._kv.items()}
+        out._history = {m: t.clone() for m, t in self._history.items()}
+        return out
+
 
 @dataclass
 class FlowCache:
@@ -146,3 +163,12 @@ class FlowCache:
     def nbytes(self) -> int:
         """Memory held by the cached states."""
         return self.encoder.nbytes() + sum(s.nbytes() for s in self.steps)
+
+    def clone(self) -> FlowCache:
+        """An independent copy: a stream can continue from it while this one stays as it is
+        (a voice's prompt states, reused by every request with that voice)."""
+        if self.finished:
+            raise ValueError("a finished flow cache cannot be continued, so it is not cloned")
+        return FlowCache(tokens=self.tokens, frames=self.frames, n_steps=self.n_steps, cfg_rate=self.cfg_rate,
+                         autocast=self.autocast, finished=False, encoder=self.encoder.clone(),
+                         steps=[s.clone() for s in self.steps])
