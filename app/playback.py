@@ -36,19 +36,50 @@ MAX_PREROLL = 20.0
 PREROLL_MARGIN = 1.15  # safety factor on the computed starvation-free pre-roll
 
 
+# Streamed chunk lengths of the release schedule: 25, 50, then 100 speech tokens at 25 tokens per
+# second (the first also carries the prompt's padding, which only helps); the last one repeats.
+STREAM_CHUNK_SECONDS = (1.0, 2.0, 4.0)
+
+
+def hop_growth_need(rtf: float, expected_seconds: float) -> float:
+    """Pre-roll that the growing chunks of a streamed take need at real-time factor ``rtf``.
+
+    Chunk ``i`` (lengths ``d``, cumulative ``D``) is ready about ``rtf * (D_i - d_1)`` after the first
+    one and starts playing ``P + D_(i-1)`` after it, so ``P >= rtf * (D_i - d_1) - D_(i-1)`` for every
+    chunk of the take. Below real time the worst chunk is the one after the last doubling: at an RTF
+    of 0.9 the third chunk (4 s) is ready 5.4 s after the first, but the first two play for only 3 s.
+    """
+    need = 0.0
+    made = played = 0.0  # D_i - d_1 and D_(i-1)
+    i = 0
+    while played < expected_seconds:
+        d = min(STREAM_CHUNK_SECONDS[min(i, len(STREAM_CHUNK_SECONDS) - 1)], expected_seconds - played)
+        if i:
+            made += d
+            need = max(need, rtf * made - played)
+        played += d
+        i += 1
+    return need
+
+
 def preroll_seconds(rtf: float | None, expected_seconds: float) -> float:
     """Seconds of audio to buffer before playing so that a take of ``expected_seconds`` plays without gaps.
 
     With a real-time factor ``rtf`` (synthesis seconds per audio second) above 1, the remaining
     ``D - P`` seconds take ``(D - P) * rtf`` to make while ``D`` seconds play, so ``P`` must be at least
-    ``D * (1 - 1 / rtf)``. Below 1 the engine outruns playback and a small jitter margin is enough.
+    ``D * (1 - 1 / rtf)``. Streamed chunks also grow (1, 2, 4 s), so even below real time the next
+    chunk can take longer to make than the audio before it lasts (:func:`hop_growth_need`); at an RTF
+    of 0.5 or less it never does, and a small jitter margin is enough.
     """
     if rtf is None or not np.isfinite(rtf) or rtf <= 0:
         return DEFAULT_PREROLL
-    if rtf <= 1.0:
+    expected = max(0.0, expected_seconds)
+    need = hop_growth_need(rtf, expected)
+    if rtf > 1.0:
+        need = max(need, expected * (1.0 - 1.0 / rtf))
+    if need <= 0:
         return MIN_PREROLL
-    need = max(0.0, expected_seconds) * (1.0 - 1.0 / rtf) * PREROLL_MARGIN
-    return float(min(MAX_PREROLL, max(MIN_PREROLL, need + MIN_PREROLL)))
+    return float(min(MAX_PREROLL, max(MIN_PREROLL, need * PREROLL_MARGIN + MIN_PREROLL)))
 
 
 class RingBuffer:

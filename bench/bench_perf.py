@@ -44,6 +44,7 @@ import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -255,8 +256,14 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     set_torch_threads(per_stage)
     with torch.inference_mode():
         sync(dev)
-        tokens = run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread) if overlap else decode()
+        lm_done = threading.Event()
+        tokens = (run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done)
+                  if overlap else decode())
+        boost = overlap and final_threads and per_stage < threads
         for tok in tokens:
+            if boost and lm_done.is_set():
+                set_torch_threads(threads)  # the LM has finished: token2wav gets every thread (as the engine)
+                boost = False
             if stream:
                 for audio in t2w.push(tok):
                     if audio.size and first_audio is None:
@@ -268,8 +275,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                 t2w.accept(tok)
         if t2w.cache is not None:
             cache_peak = max(cache_peak, t2w.cache.nbytes())
-        if overlap and final_threads:
-            set_torch_threads(threads)  # the LM has finished: the final flow call gets every thread
+        if boost:
+            set_torch_threads(threads)
         tail = t2w.finish()
         if tail.size and first_audio is None:
             first_audio = time.perf_counter() - t_start
@@ -345,7 +352,7 @@ THREAD_VARIANTS = {
     "1 thread": (1, False, False),
     "2 threads": (2, False, False),
     "overlap 1+1": (2, True, False),
-    "overlap 1+1, final 2": (2, True, True),
+    "overlap 1+1, then 2": (2, True, True),
 }
 
 
@@ -722,7 +729,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--overlap", action="store_true",
                     help="request: the LM decodes on its own thread, threads // 2 torch threads per stage")
     ap.add_argument("--final-threads", action="store_true",
-                    help="request with --overlap: the final flow call gets every thread once the LM is done")
+                    help="request with --overlap: token2wav gets every thread once the LM is done")
     ap.add_argument("--variants", nargs="*", choices=list(THREAD_VARIANTS), default=None,
                     help="busy: the thread layouts to compare (default: all)")
     ap.add_argument("--busy", type=int, default=0, metavar="N",

@@ -906,10 +906,16 @@ class Engine:
             with torch.inference_mode(), cancel_scope(state.cancelled):
                 yield
 
-        stream = run_ahead(events, capacity=LM_AHEAD_TOKENS, name="cosy-lm", context=lm_thread)
+        lm_done = threading.Event()
+        stream = run_ahead(events, capacity=LM_AHEAD_TOKENS, name="cosy-lm", context=lm_thread, done=lm_done)
+        boost = self.perf.tail_threads and per_stage < self.threads
 
         def tokens() -> Iterator[int]:
+            nonlocal boost
             for kind, value in stream:
+                if boost and lm_done.is_set():
+                    set_torch_threads(self.threads)  # the LM has finished: token2wav gets every thread
+                    boost = False
                 if kind == "end":
                     return
                 yield value  # type: ignore[misc]

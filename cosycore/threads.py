@@ -157,8 +157,8 @@ class _Channel(Generic[T]):
 
 
 def run_ahead(make: Callable[[], Iterable[T]], *, capacity: int = 256, name: str = "cosy-producer",
-              context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None
-              ) -> Generator[T, None, None]:
+              context: Callable[[], contextlib.AbstractContextManager[Any]] | None = None,
+              done: threading.Event | None = None) -> Generator[T, None, None]:
     """Iterate ``make()`` on a thread of its own, up to ``capacity`` items ahead of the caller.
 
     Returns a generator for the caller's thread. The producer runs inside ``context()`` (for
@@ -166,7 +166,8 @@ def run_ahead(make: Callable[[], Iterable[T]], *, capacity: int = 256, name: str
     producer is raised to the caller after the items made before it. When the caller stops early
     (``close()``, an exception, garbage collection), the producer is told to stop at its next item,
     its iterator is closed on its own thread, and the call waits for it to finish, so nothing it
-    holds outlives the request.
+    holds outlives the request. ``done`` is set when the producer has made its last item (or failed),
+    possibly while the caller still has items to take.
     """
     channel: _Channel[T] = _Channel(capacity)
 
@@ -187,6 +188,8 @@ def run_ahead(make: Callable[[], Iterable[T]], *, capacity: int = 256, name: str
             error = e
         finally:
             channel.end(error)
+            if done is not None:
+                done.set()
 
     def consume() -> Generator[T, None, None]:
         worker = threading.Thread(target=produce, name=name, daemon=True)

@@ -14,6 +14,7 @@ from app.playback import (
     PlayState,
     RingBuffer,
     _Feed,
+    hop_growth_need,
     list_devices,
     preroll_seconds,
 )
@@ -38,8 +39,15 @@ def test_ring_buffer_wraps_and_refuses_overflow() -> None:
 def test_preroll_follows_the_real_time_factor() -> None:
     assert preroll_seconds(None, 10.0) > MIN_PREROLL  # nothing measured yet: a safe default
     assert preroll_seconds(0.3, 10.0) == MIN_PREROLL  # faster than real time
-    # RTF 2: half of a 10 s take must be buffered before playing, or playback overtakes synthesis.
-    assert 5.0 <= preroll_seconds(2.0, 10.0) <= 6.5
+    # 10 s at RTF 2 in chunks of 1, 2, 4, 3 s: the last is ready 2 * 9 s after the first, which with
+    # the 7 s before it plays must start 11 s late (a margin on top).
+    assert hop_growth_need(2.0, 10.0) == pytest.approx(11.0)
+    assert 11.0 <= preroll_seconds(2.0, 10.0) <= 13.0
+    # Below real time the growing chunks still need a pre-roll: at 0.9 the 4 s chunk is ready 5.4 s
+    # after the first, when 1 + 2 s have played; at 0.5 or less never.
+    assert hop_growth_need(0.9, 20.0) == pytest.approx(2.4)
+    assert preroll_seconds(0.9, 20.0) > 2.4 and preroll_seconds(0.5, 20.0) == MIN_PREROLL
+    assert preroll_seconds(0.9, 1.0) == MIN_PREROLL  # one chunk: nothing to wait for
     assert preroll_seconds(2.0, 20.0) > preroll_seconds(2.0, 10.0)
     assert preroll_seconds(100.0, 3600.0) == 20.0  # capped
 

@@ -1,0 +1,117 @@
+"""Previous against now, quiet against busy: the README's quality-mode figures in one command.
+
+    .venv/bin/python bench/bench_compare.py --baseline-commit 22f8a14 --out /tmp/compare.jsonl
+
+For each family and quality mode (in priority order) it runs ``bench_perf.py request`` of this
+checkout ("now": the engine's settings for the mode, with its default threading) and of the
+baseline commit ("previous", checked out into a temporary ``git worktree`` and run with its own
+bench and the flags its README gave for the mode), each once quiet and once with a competing
+spin process on one core (``bench/busy.py``; the spinner runs for the whole process, model build
+included). Each process reports its first (cold) request and the median of the later ones; every
+result is appended to ``--out`` as one JSON line as soon as it is there, so an interrupted run keeps
+what it measured. A process that runs past ``--timeout`` is recorded as timed out (the figure is
+then "more than" the limit). Nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from busy import Spinner
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The baseline README's "Reproduce the CPU figures" flags of each mode, without --warmup (a load-time
+# cost: the later requests, which are what is compared, do not depend on it).
+PREVIOUS_FLAGS = {
+    "exact": [],
+    "fast": ["--quant", "int8", "--flow-cache", "chunks"],
+    "draft": ["--quant", "int8", "--draft", "--bf16", "--flow-cache", "full"],
+}
+
+
+@contextlib.contextmanager
+def baseline_tree(commit: str) -> Iterator[Path]:
+    """``commit`` checked out into a temporary worktree (removed afterwards)."""
+    tmp = Path(tempfile.mkdtemp(prefix="cosy-baseline-"))
+    tree = tmp / "tree"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), commit], check=True,
+                   capture_output=True)
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False,
+                       capture_output=True)
+        with contextlib.suppress(OSError):
+            tmp.rmdir()
+
+
+def run_bench(tree: Path, args: list[str], *, env: dict[str, str], busy: bool, timeout: float) -> dict:
+    """One ``bench_perf.py`` process in ``tree``; its JSON report, or a record of how it failed."""
+    out = Path(tempfile.mkstemp(suffix=".json")[1])
+    cmd = [sys.executable, str(tree / "bench" / "bench_perf.py"), *args, "--json", str(out)]
+    t0 = time.perf_counter()
+    try:
+        with Spinner(1 if busy else 0):
+            proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0:
+            return {"error": proc.stderr[-2000:], "wall_s": time.perf_counter() - t0}
+        return {**json.loads(out.read_text()), "wall_s": time.perf_counter() - t0}
+    except subprocess.TimeoutExpired:
+        return {"timed_out_after_s": timeout}
+    finally:
+        out.unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--baseline-commit", required=True, help="the commit before the work measured")
+    ap.add_argument("--out", type=Path, required=True, help="JSON lines, one per measurement")
+    ap.add_argument("--families", nargs="+", default=["cosyvoice2", "cosyvoice3"])
+    ap.add_argument("--qualities", nargs="+", default=["draft", "fast", "exact"])
+    ap.add_argument("--which", nargs="+", default=["now", "previous"])
+    ap.add_argument("--loads", nargs="+", default=["quiet", "busy"])
+    ap.add_argument("--audio-seconds", type=float, default=5.0)
+    ap.add_argument("--runs", type=int, default=3, help="requests per process (the first is reported as cold)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=400.0, help="seconds per bench process")
+    args = ap.parse_args(argv)
+    with baseline_tree(args.baseline_commit) as base:
+        for family in args.families:
+            for quality in args.qualities:
+                for which in args.which:
+                    for load in args.loads:
+                        tree = REPO if which == "now" else base
+                        env = {**os.environ, "PYTHONPATH": str(tree)}
+                        common = ["request", "--family", family, "--threads", str(args.threads),
+                                  "--audio-seconds", str(args.audio_seconds), "--runs", str(args.runs)]
+                        if which == "now":
+                            flags = ["--quality", quality, "--overlap"]
+                            env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                        else:
+                            flags = PREVIOUS_FLAGS[quality]
+                            env.pop("OMP_WAIT_POLICY", None)  # the baseline left OpenMP's default
+                        print(f"{family} {quality} {which} {load} ...", flush=True)
+                        res = run_bench(tree, common + flags, env=env, busy=load == "busy", timeout=args.timeout)
+                        record = {"family": family, "quality": quality, "which": which, "load": load,
+                                  "flags": flags, "result": res}
+                        with args.out.open("a", encoding="utf-8") as f:
+                            f.write(json.dumps(record, default=str) + "\n")
+                        later = res.get("results", {}).get("median_later_requests", {})
+                        print(f"  first audio {later.get('time_to_first_audio_s')}, RTF {later.get('rtf')}, "
+                              f"{'timed out' if 'timed_out_after_s' in res else ''}{res.get('error', '')[-300:]}",
+                              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
