@@ -69,9 +69,10 @@ from cosycore.model import CosyModel, resolve_device
 from cosycore.perf import DRAFT_FLOW, EXACT_FLOW, FlowSettings, quality_options, warm_up, warm_up_frontend
 from cosycore.testing.presets import release_config
 from cosycore.threads import run_ahead, set_torch_threads, stage_threads
-from cosycore.token2wav import FLOW_CACHE_MODES, StreamSchedule, Token2WavStream
+from cosycore.token2wav import FLOW_CACHE_MODES, StreamSchedule, Token2WavStream, prompt_flow_cache
 
 ENDOFPROMPT_ID = 151646
+PROMPT_TEMPLATES: dict[tuple[Any, ...], Any] = {}  # the prompt frames' flow states of the last voice
 TEXT = ("The quick brown fox jumps over the lazy dog, and then it runs away! It is ten thirty in the "
         "morning, and the temperature is three degrees.")
 
@@ -183,12 +184,16 @@ def make_inputs(family: str, prompt_s: float, seed: int = 4) -> RequestInputs:
 
 def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_tokens: int, stream: bool,
                 flow: FlowSettings, flow_cache: str, seed: int = 0, static_cache: bool = False,
-                overlap: bool = False, threads: int | None = None, final_threads: bool = False) -> dict[str, float]:
+                overlap: bool = False, threads: int | None = None, final_threads: bool = False,
+                cache_mb: float | None = None, prompt_cache: bool = False) -> dict[str, float]:
     """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated.
 
     ``overlap``: the LM decodes on a thread of its own, ``threads // 2`` torch threads per stage, as
-    the engine does (:mod:`cosycore.threads`); ``final_threads`` gives the final flow call all
-    ``threads`` once the LM is done. The stage seconds then overlap in time.
+    the engine does (:mod:`cosycore.threads`); ``final_threads`` gives token2wav all ``threads``
+    once the LM is done (the engine's ``PerfOptions.tail_threads``). The stage seconds then overlap
+    in time. ``cache_mb`` bounds the flow cache and ``prompt_cache`` starts the stream from the prompt
+    frames' cached states, computed on the first request with this prompt and flow setting (the
+    engine's ``flow_cache_mb`` and ``prompt_cache``).
     """
     threads = threads or torch.get_num_threads()
     dev = model.device
@@ -216,7 +221,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         drop_silent_runs=False, n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
         flow_cache=flow_cache,  # type: ignore[arg-type]
         flow_autocast=flow.autocast,
+        cache_limit_bytes=None if cache_mb is None else int(cache_mb * 1e6),
     )
+    template_key = (id(model), tuple(inputs.prompt_speech), flow.n_steps, flow.cfg_rate, flow.autocast)
+    want_template = prompt_cache and stream and flow_cache != "off"
+    template_s = 0.0
     sampler = RasSampler.from_config(cfg.llm)
     gen = torch.Generator(device=dev).manual_seed(seed)
     first_audio: float | None = None
@@ -261,6 +270,16 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                   if overlap else decode())
         boost = overlap and final_threads and per_stage < threads
         for tok in tokens:
+            if want_template:  # as the engine: on the first token, while the LM goes on (kept per voice)
+                want_template = False
+                if template_key not in PROMPT_TEMPLATES:
+                    c0 = time.perf_counter()
+                    PROMPT_TEMPLATES.clear()
+                    PROMPT_TEMPLATES[template_key] = prompt_flow_cache(
+                        model.flow, t2w.prompt_token, t2w.prompt_feat, t2w.embedding, schedule=t2w.schedule,
+                        n_steps=flow.n_steps, cfg_rate=flow.cfg_rate, autocast=flow.autocast)
+                    template_s = time.perf_counter() - c0
+                t2w.prompt_cache = PROMPT_TEMPLATES[template_key]
             if boost and lm_done.is_set():
                 set_torch_threads(threads)  # the LM has finished: token2wav gets every thread (as the engine)
                 boost = False
@@ -295,6 +314,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         "flow_s": timed_flow.seconds,
         "vocoder_s": timed_voc.seconds,
         "flow_calls": float(len(timed_flow.calls)),
+        "prompt_cache_s": template_s,  # computing the prompt's flow states (first request of a voice only)
+        "flow_cache_overflowed": float(t2w.cache_overflowed),
         # CPU seconds of each stage's own thread: with one torch thread per stage, what the stage
         # costs on an idle core even when the machine is busy (a rough quiet estimate)
         "llm_cpu_s": lm_times["cpu_s"],
@@ -327,7 +348,8 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
             for i in range(args.runs):
                 res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=not args.offline, flow=flow,
                                   flow_cache=args.flow_cache, seed=i, static_cache=args.compile,
-                                  overlap=args.overlap, threads=threads, final_threads=args.final_threads)
+                                  overlap=args.overlap, threads=threads, final_threads=args.final_threads,
+                                  cache_mb=args.flow_cache_mb, prompt_cache=bool(args.prompt_cache))
                 runs.append(res)
                 print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
         set_torch_threads(threads)
@@ -338,6 +360,7 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
                      "flow_autocast": str(flow.autocast),
                      "flow_cache": args.flow_cache, "warmup": args.warmup, "stream": not args.offline,
                      "quality": args.quality, "overlap": args.overlap, "final_threads": args.final_threads,
+                     "flow_cache_mb": args.flow_cache_mb, "prompt_cache": args.prompt_cache,
                      "busy_spinners": args.busy,
                      "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds},
         "load_s": load_s,
@@ -388,7 +411,8 @@ def scenario_busy(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]
                     with Spinner(spinners if load == "busy" else 0):
                         res = run_request(model, inputs, tokenizer, n_tokens=n_tokens, stream=True, flow=flow,
                                           flow_cache=args.flow_cache, seed=rnd, overlap=overlap, threads=threads,
-                                          final_threads=final)
+                                          final_threads=final, cache_mb=args.flow_cache_mb,
+                                          prompt_cache=bool(args.prompt_cache))
                     print(f"round {rnd} {name} {load}: " + summary(res), flush=True)
                     if rnd:
                         results[name][load].append(res)
@@ -692,6 +716,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     if not args.quality:
         return
     opts = quality_options(args.quality, dev)
+    args.flow_cache_mb = opts.flow_cache_mb if args.flow_cache_mb is None else args.flow_cache_mb
+    args.prompt_cache = opts.prompt_cache if args.prompt_cache is None else args.prompt_cache
     args.quant = opts.llm_quant
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
@@ -726,6 +752,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quality", choices=QUALITY_MODES, default=None,
                     help="request: the engine's options of this quality mode (overrides --quant/--draft/--bf16/"
                          "--flow-cache)")
+    ap.add_argument("--flow-cache-mb", type=float, default=None,
+                    help="request: bound of the flow cache (default: none; --quality: the engine's 512)")
+    ap.add_argument("--prompt-cache", action=argparse.BooleanOptionalAction, default=None,
+                    help="request: start streams from the prompt frames' cached flow states (--quality: on)")
     ap.add_argument("--overlap", action="store_true",
                     help="request: the LM decodes on its own thread, threads // 2 torch threads per stage")
     ap.add_argument("--final-threads", action="store_true",
