@@ -1,8 +1,8 @@
 """Settings › Performance: how many CPU threads synthesis uses.
 
-Automatic (the default) uses every core; on a CPU the speech LM and the audio decoder then run side
-by side with half of them each, and waiting threads sleep instead of spinning, which keeps takes
-live when another program keeps a core busy (README: Performance). A choice is stored in the
+Automatic (the default) uses every core; waiting threads sleep instead of spinning, which keeps
+takes going when another program keeps a core busy, and from 4 cores on the speech LM and the audio
+decoder run side by side with half of them each (README: Performance). A choice is stored in the
 settings and applies from the next take (no reload).
 
 The menu also hands the engine thread the settings' measured real-time factors, which Auto quality
@@ -37,8 +37,9 @@ class PerformanceMenu(QObject):
         for n in choices:
             if n == 0:
                 label = self.tr("Threads: automatic ({0})").format(cores)
-                tip = self.tr("Use every core. The speech model and the audio decoder run side by side, and "
-                              "waiting threads sleep, so a busy computer slows a take down gently.")
+                tip = self.tr("Use every core. Waiting threads sleep instead of spinning, so a busy computer "
+                              "slows a take down gently; from 4 cores on, the speech model and the audio decoder "
+                              "also run side by side.")
             else:
                 label = self.tr("Threads: {0}").format(n)
                 tip = self.tr("Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.").format(

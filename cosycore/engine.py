@@ -73,7 +73,7 @@ from .lm.kv_cache import KVCache
 from .model import CosyModel, SynthesisKnobs
 from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
 from .speed import MAX_SPEED, MIN_SPEED
-from .threads import run_ahead, set_torch_threads, stage_threads
+from .threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
 from .token2wav import Token2WavStream, prompt_flow_cache
 from .voices import Voice
 
@@ -817,7 +817,9 @@ class Engine:
                                flow_cache=self.perf.flow_cache, flow_autocast=self.perf.flow.autocast)
         segments = self._segments(req, base, g_llm)
         threads_before = torch.get_num_threads()
-        if self.overlaps:
+        # Streamed text (bistream) stays on this thread: its text iterator is the caller's and may block,
+        # which would hold up a cancel waiting for the LM thread.
+        if self.overlaps and not req.is_bistream:
             segments = self._run_ahead(segments, state)
         else:
             set_torch_threads(self.threads)
@@ -873,7 +875,7 @@ class Engine:
     @property
     def overlaps(self) -> bool:
         """Whether the LM decodes on a thread of its own while token2wav runs on the caller's (CPU only)."""
-        return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= 2
+        return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= OVERLAP_MIN_THREADS
 
     def _run_ahead(self, segments: Iterator[_Segment], state: _RequestState) -> Iterator[_Segment]:
         """The segments with their LM tokens decoded on a producer thread, ahead of token2wav.

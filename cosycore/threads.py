@@ -13,9 +13,10 @@ The policy chosen here (measured with ``bench/bench_busy.py``, README "Performan
   OpenMP runtime when torch's library loads, so it must be in the environment before ``import
   torch``; :func:`prefer_passive_wait` does that for the CLI and the app (it never overrides a value
   the user set);
-* the speech LM and token2wav (flow + vocoder) run on two threads of their own, each with
-  ``threads // 2`` torch threads (:func:`stage_threads`), so that a request costs its slower stage
-  instead of the sum of both, and neither stage's threads wait on the other's;
+* from :data:`OVERLAP_MIN_THREADS` threads on, the speech LM and token2wav (flow + vocoder) run on
+  two threads of their own, each with ``threads // 2`` torch threads (:func:`stage_threads`), so
+  that a request costs its slower stage instead of the sum of both; below that they take turns on
+  every thread, as before;
 * :func:`run_ahead` is the hand-over between the two: a bounded queue, no polling, and a stop that
   reaches the producer when the consumer goes away (cancel, an error, or an early close).
 """
@@ -35,6 +36,10 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# The LM and token2wav overlap from this many threads on: each stage then keeps at least two. On two
+# cores a stage on one thread lost more than the overlap won (the int8 LM decodes 1.4-1.6x slower on
+# one thread; README "Performance"), so there both run one after the other on every thread.
+OVERLAP_MIN_THREADS = 4
 WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 PASSIVE = "PASSIVE"
 THREADS_ENV = "COSY_THREADS"  # overrides the default thread count of the CLI and the app

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+import cosycore.engine as engine_module
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.voices import Voice
 
@@ -26,6 +27,7 @@ def clip(espeak_wav: Path) -> tuple[np.ndarray, int]:
 
 
 def _overlapping(engine: Engine, on: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine_module, "OVERLAP_MIN_THREADS", 2)  # one torch thread per stage on the tiny models
     monkeypatch.setattr(engine, "threads", 2 if on else 1)
     monkeypatch.setattr(engine, "perf", replace(engine.perf, overlap=on))
     assert engine.overlaps is on
@@ -98,3 +100,12 @@ def test_an_lm_error_reaches_the_caller(cv2_engine: Engine, clip, monkeypatch: p
     with pytest.raises(RuntimeError, match="LM broke"):
         list(cv2_engine.synthesize(req))
     assert not _lm_threads()
+
+
+def test_overlap_starts_at_two_threads_per_stage(cv2_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cv2_engine, "perf", replace(cv2_engine.perf, overlap=True))
+    for threads, overlaps in ((1, False), (2, False), (3, False), (4, True), (8, True)):
+        monkeypatch.setattr(cv2_engine, "threads", threads)
+        assert cv2_engine.overlaps is overlaps
+    monkeypatch.setattr(cv2_engine, "perf", replace(cv2_engine.perf, overlap=False))
+    assert not cv2_engine.overlaps
