@@ -72,9 +72,56 @@ def run_bench(tree: Path, args: list[str], *, env: dict[str, str], busy: bool, t
         out.unlink(missing_ok=True)
 
 
+def _figure(record: dict | None, key: str) -> str:
+    if record is None:
+        return "pending"
+    res = record["result"]
+    if "timed_out_after_s" in res:
+        return f"> {res['timed_out_after_s']:.0f} s (timed out)"
+    later = res.get("results", {}).get("median_later_requests")
+    if not later:
+        return "failed"
+    return f"{later[key]:.2f}" if key == "rtf" else f"{later[key]:.2f} s"
+
+
+def summarize(path: Path) -> str:
+    """A Markdown table per family from the JSON lines (the last record of each cell wins)."""
+    cells: dict[tuple[str, str, str, str], dict] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            cells[(r["family"], r["quality"], r["which"], r["load"])] = r
+    out = []
+    for family in dict.fromkeys(k[0] for k in cells):
+        qualities = [q for q in ("exact", "fast", "draft") if any(k[:2] == (family, q) for k in cells)]
+        out.append(f"| {family}, 2 cores | " + " | ".join(qualities) + " |")
+        out.append("|---" * (len(qualities) + 1) + "|")
+        for key, label in (("time_to_first_audio_s", "first audio"), ("rtf", "real-time factor")):
+            for load in ("quiet", "busy"):
+                row = [f"{_figure(cells.get((family, q, 'previous', load)), key)} → "
+                       f"**{_figure(cells.get((family, q, 'now', load)), key)}**" for q in qualities]
+                out.append(f"| {label}, {load}: previous → now | " + " | ".join(row) + " |")
+        for key, label in (("time_to_first_audio_s", "first audio"), ("rtf", "real-time factor")):
+            row = []
+            for q in qualities:
+                ratios = []
+                for which in ("previous", "now"):
+                    quiet, busy = (cells.get((family, q, which, load)) for load in ("quiet", "busy"))
+                    try:
+                        a = quiet["result"]["results"]["median_later_requests"][key]  # type: ignore[index]
+                        b = busy["result"]["results"]["median_later_requests"][key]  # type: ignore[index]
+                        ratios.append(f"{b / a:.2f}×")
+                    except (KeyError, TypeError):
+                        ratios.append("–")
+                row.append(" → ".join(ratios))
+            out.append(f"| {label}, busy / quiet: previous → now | " + " | ".join(row) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--baseline-commit", required=True, help="the commit before the work measured")
+    ap.add_argument("--baseline-commit", default="", help="the commit before the work measured")
     ap.add_argument("--out", type=Path, required=True, help="JSON lines, one per measurement")
     ap.add_argument("--families", nargs="+", default=["cosyvoice2", "cosyvoice3"])
     ap.add_argument("--qualities", nargs="+", default=["draft", "fast", "exact"])
@@ -82,9 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--loads", nargs="+", default=["quiet", "busy"])
     ap.add_argument("--audio-seconds", type=float, default=5.0)
     ap.add_argument("--runs", type=int, default=3, help="requests per process (the first is reported as cold)")
+    ap.add_argument("--busy-runs", type=int, default=None, help="requests per busy process (default: --runs)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=400.0, help="seconds per bench process")
+    ap.add_argument("--summarize", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
+    if args.summarize:
+        print(summarize(args.out))
+        return 0
     with baseline_tree(args.baseline_commit) as base:
         for family in args.families:
             for quality in args.qualities:
@@ -92,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
                     for load in args.loads:
                         tree = REPO if which == "now" else base
                         env = {**os.environ, "PYTHONPATH": str(tree)}
+                        runs = args.busy_runs if load == "busy" and args.busy_runs else args.runs
                         common = ["request", "--family", family, "--threads", str(args.threads),
-                                  "--audio-seconds", str(args.audio_seconds), "--runs", str(args.runs)]
+                                  "--audio-seconds", str(args.audio_seconds), "--runs", str(runs)]
                         if which == "now":
                             flags = ["--quality", quality, "--overlap"]
                             env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
