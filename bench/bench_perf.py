@@ -668,6 +668,70 @@ def scenario_draft(args: argparse.Namespace, dev: torch.device) -> dict[str, Any
 
 
 # --------------------------------------------------------------------------------------------
+# mel-diff: each quality mode's streamed mel against the exact stream's, same tokens
+# --------------------------------------------------------------------------------------------
+
+
+class _NullVocoder:
+    def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
+        return np.zeros(0, dtype=np.float32)
+
+
+def scenario_mel_diff(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    """The same speech tokens streamed through token2wav with each mode's flow settings, as the
+    engine runs them (flow cache, its bound, the prompt frames' cached states), against exact.
+
+    Only the flow differs between the modes here (the tokens are fixed): fast's differences come from
+    the cache, draft's from its 4-step flow without CFG. Reports max and rms difference of the whole
+    streamed mel and of its streamed part (every chunk before the final call).
+    """
+    model = load_or_build(args, dev)
+    cfg = model.cfg
+    tok, ptok, feat, emb = flow_case(model, args.prompt_seconds, args.audio_seconds)
+    mels: dict[str, tuple[torch.Tensor, int]] = {}
+    out: dict[str, Any] = {"family": cfg.family, "model": str(args.model_dir or "random full-size"),
+                           "audio_seconds": args.audio_seconds, "prompt_seconds": args.prompt_seconds}
+    for quality in QUALITY_MODES:
+        opts = quality_options(quality, dev)
+        schedule = StreamSchedule(chunk=cfg.chunk_size, lookahead=cfg.flow.pre_lookahead_len)
+        flow = opts.flow
+        stream = Token2WavStream(
+            flow=model.flow, vocoder=_NullVocoder(), prompt_token=ptok, prompt_feat=feat, embedding=emb,
+            token_mel_ratio=cfg.token_mel_ratio, schedule=schedule, n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
+            flow_cache=opts.flow_cache, flow_autocast=flow.autocast, record_calls=True,
+            cache_limit_bytes=int(opts.flow_cache_mb * 1e6))
+        with torch.inference_mode():
+            if opts.flow_cache != "off" and opts.prompt_cache:
+                stream.prompt_cache = prompt_flow_cache(model.flow, ptok, feat, emb, schedule=schedule,
+                                                        n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
+                                                        autocast=flow.autocast)
+            t0 = time.perf_counter()
+            for t in tok[0].tolist():
+                list(stream.push(t))
+            stream.finish()
+            seconds = time.perf_counter() - t0
+        calls = [c.mel for c in stream.calls if c.mel is not None]
+        streamed = sum(int(c.shape[2]) for c in calls[:-1])
+        mels[quality] = (torch.cat(calls, dim=2), streamed)
+        print(f"{quality}: {len(calls)} flow calls, {seconds:.1f} s, cache fell back: {stream.cache_overflowed}",
+              flush=True)
+        out[f"{quality}_calls"] = len(calls)
+        out[f"{quality}_cache_fell_back"] = stream.cache_overflowed
+    ref, ref_streamed = mels["exact"]
+    for quality in QUALITY_MODES[1:]:
+        mel, streamed = mels[quality]
+        assert mel.shape == ref.shape and streamed == ref_streamed
+        whole = mel_difference(mel, ref)
+        part = mel_difference(mel[:, :, :streamed], ref[:, :, :streamed])
+        res = {"mel_max_abs_diff": whole["mel_max_abs_diff"], "mel_rms_diff": whole["mel_rms_diff"],
+               "streamed_max_abs_diff": part["mel_max_abs_diff"], "streamed_rms_diff": part["mel_rms_diff"],
+               "exact_mel_rms": whole["exact_mel_rms"]}
+        print(f"{quality} against exact: " + ", ".join(f"{k}={v:.3g}" for k, v in res.items()), flush=True)
+        out[quality] = res
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 # precision: matmul precision and autocast on the flow
 # --------------------------------------------------------------------------------------------
 
@@ -735,7 +799,7 @@ def flow_settings(args: argparse.Namespace) -> FlowSettings:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("scenario", choices=["request", "busy", "llm-speed", "llm-accuracy", "draft", "precision",
-                                         "profile"])
+                                         "profile", "mel-diff"])
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -799,7 +863,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios: dict[str, Callable[[argparse.Namespace, torch.device], dict[str, Any]]] = {
         "request": scenario_request, "llm-speed": scenario_llm_speed, "llm-accuracy": scenario_llm_accuracy,
         "draft": scenario_draft, "precision": scenario_precision, "profile": scenario_profile,
-        "busy": scenario_busy,
+        "busy": scenario_busy, "mel-diff": scenario_mel_diff,
     }
     results = scenarios[args.scenario](args, dev)
     report = {
