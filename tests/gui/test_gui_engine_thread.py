@@ -11,6 +11,7 @@ from conftest import SR, speechlike
 from PySide6.QtCore import QThread
 
 from app.engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
+from app.eta import rtf_key
 from cosycore.voices import Voice
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
@@ -202,5 +203,21 @@ def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: V
         with qtbot.waitSignal(thread.synthesis_finished, timeout=120_000) as blocker:
             thread.speak(SpeakRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
         assert blocker.args[0].audio_seconds > 0
+    finally:
+        assert thread.shutdown()
+
+
+def test_auto_quality_chooses_from_the_measured_speeds(qtbot, tiny_cv2_model: Path) -> None:
+    thread = EngineThread(torch_threads=1)
+    measured = {rtf_key(tiny_cv2_model, "cpu", "exact"): 0.4}  # exact measured live on this CPU
+    thread.rtf_lookup = measured.get
+    try:
+        with qtbot.waitSignal(thread.model_loaded, timeout=120_000) as blocker:
+            thread.load_model(tiny_cv2_model, "cpu", quality="auto")
+        info = blocker.args[0]
+        assert (info.quality, info.requested_quality) == ("exact", "auto")
+        assert thread._engine.threads == 1 and thread._engine.info().requested_quality == "auto"
+        thread.set_threads(2)  # Settings > Performance: the loaded engine takes it from its next take
+        assert thread._engine.threads == 2 and thread.torch_threads == 2
     finally:
         assert thread.shutdown()
