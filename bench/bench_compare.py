@@ -28,6 +28,8 @@ from pathlib import Path
 
 from busy import Spinner
 
+from cosycore.threads import OVERLAP_MIN_THREADS
+
 REPO = Path(__file__).resolve().parents[1]
 
 # The baseline README's "Reproduce the CPU figures" flags of each mode, without --warmup (a load-time
@@ -148,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                         common = ["request", "--family", family, "--threads", str(args.threads),
                                   "--audio-seconds", str(args.audio_seconds), "--runs", str(runs)]
                         if which == "now":
-                            flags = ["--quality", quality, "--overlap"]
+                            flags = ["--quality", quality]
+                            if args.threads >= OVERLAP_MIN_THREADS:  # as the engine decides
+                                flags.append("--overlap")
                             env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                         else:
                             flags = PREVIOUS_FLAGS[quality]
