@@ -79,7 +79,7 @@ def _figure(record: dict | None, key: str) -> str:
         return "pending"
     res = record["result"]
     if "timed_out_after_s" in res:
-        return f"> {res['timed_out_after_s']:.0f} s (timed out)"
+        return f"timed out (process > {res['timed_out_after_s']:.0f} s)"
     later = res.get("results", {}).get("median_later_requests")
     if not later:
         return "failed"
