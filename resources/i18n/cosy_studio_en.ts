@@ -389,6 +389,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Quality: Auto ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Model loaded in {0:.1f} s</source>
         <translation type="unfinished"></translation>
     </message>
@@ -406,6 +410,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Draft</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exact on a graphics card; on the processor, the best mode this computer has been measured to play without gaps (Draft until Fast or Exact has been measured live).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -633,6 +645,29 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Choose where models are downloaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PerformanceMenu</name>
+    <message>
+        <source>&amp;Performance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threads: automatic ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use every core. Waiting threads sleep instead of spinning, so a busy computer slows a take down gently; from 4 cores on, the speech model and the audio decoder also run side by side.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threads: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

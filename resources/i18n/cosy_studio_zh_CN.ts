@@ -390,6 +390,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>质量：{0}</translation>
     </message>
     <message>
+        <source>Quality: Auto ({0})</source>
+        <translation>质量：自动（{0}）</translation>
+    </message>
+    <message>
         <source>Model loaded in {0:.1f} s</source>
         <translation>模型已加载，用时 {0:.1f} 秒</translation>
     </message>
@@ -408,6 +412,14 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Draft</source>
         <translation>草稿</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Exact on a graphics card; on the processor, the best mode this computer has been measured to play without gaps (Draft until Fast or Exact has been measured live).</source>
+        <translation>有显卡时用精确；只用处理器时，选用本机实测能不间断播放的最佳模式（在快速或精确被测得可实时播放之前用草稿）。</translation>
     </message>
     <message>
         <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
@@ -635,6 +647,29 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Choose where models are downloaded</source>
         <translation>选择模型的下载位置</translation>
+    </message>
+</context>
+<context>
+    <name>PerformanceMenu</name>
+    <message>
+        <source>&amp;Performance</source>
+        <translation>性能(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Threads: automatic ({0})</source>
+        <translation>线程：自动（{0}）</translation>
+    </message>
+    <message>
+        <source>Use every core. Waiting threads sleep instead of spinning, so a busy computer slows a take down gently; from 4 cores on, the speech model and the audio decoder also run side by side.</source>
+        <translation>使用全部核心。等待中的线程休眠而不空转，因此电脑繁忙时合成只会平缓变慢；4 核及以上时，语音模型与音频解码器还会并行运行。</translation>
+    </message>
+    <message>
+        <source>Threads: {0}</source>
+        <translation>线程：{0}</translation>
+    </message>
+    <message>
+        <source>Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.</source>
+        <translation>合成使用 {1} 个核心中的 {0} 个；用得越少，留给其他程序的越多。</translation>
     </message>
 </context>
 <context>
