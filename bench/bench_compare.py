@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=400.0, help="seconds per bench process")
     ap.add_argument("--summarize", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
+    # A terminated run still removes its baseline worktree and stops its spinner (the finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.summarize:
         print(summarize(args.out))
         return 0
