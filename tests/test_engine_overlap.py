@@ -12,6 +12,7 @@ import soundfile as sf
 
 import cosycore.engine as engine_module
 from cosycore.engine import Engine, SynthesisRequest
+from cosycore.errors import CosyError
 from cosycore.voices import Voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -97,8 +98,10 @@ def test_an_lm_error_reaches_the_caller(cv2_engine: Engine, clip, monkeypatch: p
     monkeypatch.setattr(cv2_engine.model.llm, "generate", failing)
     req = SynthesisRequest("Hello there.", mode="zero_shot", voice=voice, seed=3, stream=True, min_tokens=60,
                            max_tokens=60)
-    with pytest.raises(RuntimeError, match="LM broke"):
+    with pytest.raises(CosyError) as raised:  # the engine's boundary types every error
         list(cv2_engine.synthesize(req))
+    cause = raised.value.__cause__
+    assert isinstance(cause, RuntimeError) and str(cause) == "LM broke"
     assert not _lm_threads()
 
 
