@@ -95,6 +95,8 @@ def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> N
     from cosycore import engine as engine_module
 
     w = window
+    w.choose_quality("exact")  # the default is Auto, which picks draft on this CPU until a mode is measured
+    qtbot.waitUntil(lambda: w.model_info is not None and w.model_info.quality == "exact", timeout=10000)
     actions = w.text_reading_actions
     assert list(actions) == ["", "original", "improved"]
     assert actions[""].isChecked() and actions[""].actionGroup().isExclusive()
