@@ -10,18 +10,16 @@ of :func:`cosycore.features.load_audio` (missing, empty, truncated WAV, no sampl
 
 from __future__ import annotations
 
-import io
 import logging
 import math
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import soundfile as sf
 
 from ..errors import InputError
-from .features import AudioSource, _check_not_truncated, _remaining_bytes, _source_name
+from .features import AudioSource, checked_source
 
 logger = logging.getLogger(__name__)
 
@@ -71,18 +69,7 @@ def read_audio_head(source: AudioSource, max_seconds: float) -> tuple[np.ndarray
     format does not say)``. Raises :class:`InputError` naming the file when it is missing, empty,
     truncated, not audio, has an absurd rate or channel count, holds no samples or NaN/inf samples.
     """
-    name = _source_name(source)
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"audio file '{name}' does not exist or is not a file.")
-        if path.stat().st_size == 0:
-            raise InputError(f"audio file '{name}' is empty (0 bytes).")
-    elif not getattr(source, "seekable", lambda: False)():
-        source = io.BytesIO(source.read())  # the truncation check and libsndfile both seek
-    if not isinstance(source, (str, os.PathLike)) and _remaining_bytes(source) == 0:
-        raise InputError(f"audio stream '{name}' is empty (0 bytes).")
-    _check_not_truncated(source, name)
+    source, name = checked_source(source)
     total: float | None = None
     try:
         with sf.SoundFile(source) as fh:

@@ -374,11 +374,10 @@ def _decode(source: AudioSource, name: str) -> tuple[np.ndarray, int]:
             ) from e
 
 
-def load_audio(source: AudioSource) -> tuple[np.ndarray, int]:
-    """Decode a file (path or binary file object) to mono float32 samples [N] and its sample rate.
+def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
+    """``source`` ready for libsndfile (seekable) and its name for messages.
 
-    Channels are averaged. Raises :class:`InputError` naming the file when it is missing, empty,
-    truncated, not audio, holds no samples, or holds NaN/inf samples.
+    Raises :class:`InputError` when it is missing, not a file, empty or truncated.
     """
     name = _source_name(source)
     if isinstance(source, (str, os.PathLike)):
@@ -392,6 +391,16 @@ def load_audio(source: AudioSource) -> tuple[np.ndarray, int]:
     if not isinstance(source, (str, os.PathLike)) and _remaining_bytes(source) == 0:
         raise InputError(f"audio stream '{name}' is empty (0 bytes).")
     _check_not_truncated(source, name)
+    return source, name
+
+
+def load_audio(source: AudioSource) -> tuple[np.ndarray, int]:
+    """Decode a file (path or binary file object) to mono float32 samples [N] and its sample rate.
+
+    Channels are averaged. Raises :class:`InputError` naming the file when it is missing, empty,
+    truncated, not audio, holds no samples, or holds NaN/inf samples.
+    """
+    source, name = checked_source(source)
     data, sr = _decode(source, name)  # [N, C]
     if data.shape[0] == 0:
         raise InputError(f"audio file '{name}' contains no samples.")
