@@ -10,17 +10,22 @@ The desktop app and the command line both use this module and nothing below it:
 
 A request goes through these steps, each a small function:
 
-1. :func:`validate_request` checks the fields against the mode (pure; raises :class:`InputError`);
+1. :func:`~cosycore.request.validate_request` checks the fields against the mode (pure; raises :class:`InputError`);
 2. the prompt's features come from a saved :class:`~cosycore.voices.Voice` (no extraction) or are
    extracted from the recording (:func:`cosycore.frontend.prompt.extract_prompt`);
-3. :func:`plan_mode` decides what the speech LM sees around every sentence (spec §5.8/§5.9) and
-   :func:`model_inputs` turns a plan, the prompt and one sentence's ids into model-level inputs;
+3. :func:`~cosycore.mode_plan.plan_mode` decides what the speech LM sees around every sentence (spec §5.8/§5.9) and
+   :func:`~cosycore.mode_plan.model_inputs` turns a plan, the prompt and one sentence's ids into model-level inputs;
 4. the text is normalised and split lazily in the request's text reading (:mod:`cosycore.frontend.text_reading`:
    the original's ``text_normalize``, or :func:`cosycore.frontend.text.iter_sentences`), so the first
    sentence is spoken before the rest of a long text is read; an iterable of text pieces instead of
    a string selects bistream decoding (:meth:`cosycore.lm.speech_lm.SpeechLM.generate_bistream`);
 5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
    out as :class:`AudioChunk` objects.
+
+The parts live in modules of their own, and every public name is importable from here too:
+:mod:`cosycore.request` (the request, its chunks and its checks), :mod:`cosycore.mode_plan` (mode
+planning and the text path), :mod:`cosycore.segments` (the state of one running request) and
+:mod:`cosycore.failures` (the error boundary's messages).
 
 The engine owns the model weights and nothing per request except the cancel counter; every request
 builds its own KV cache, token buffers and vocoder state. ``synthesize`` is meant to run on one
@@ -29,149 +34,103 @@ thread at a time (the app's engine thread); :meth:`Engine.cancel` may be called 
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import hashlib
 import logging
-import os
-import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any
 
 import numpy as np
 import torch
 
 from .cancel import cancel_scope, scoped
 from .config import Family, TextReading
-from .errors import CosyError, EngineError, InputError, ModelLoadError
+from .errors import CosyError, InputError, ModelLoadError
+from .failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
 from .flow.cache import FlowCache
 from .frontend import text_reading as readings
 from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
-from .frontend.text import (
-    DEFAULT_MAX_CHARS,
-    EN_MARKS,
-    MAX_SEGMENT_TOKENS,
-    ZH_MARKS,
-    bound_segments,
-    check_spoken_text,
-    cv2_instruct_prompt,
-    cv3_instruct_prompt,
-    cv3_system_prefix,
-    find_control_markers,
-    is_speakable,
-    iter_chunks,
-    japanese_note,
-    normalize_text,
-)
+from .frontend.text import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
 from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from .lm.kv_cache import KVCache
+from .mode_plan import (
+    RAW_CHUNK_CHARS,
+    ModelInputs,
+    ModePlan,
+    model_inputs,
+    plan_mode,
+    prepare_transcript,
+    spoken_sentences,
+)
 from .model import CosyModel, SynthesisKnobs
 from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
-from .speed import MAX_SPEED, MIN_SPEED
+from .request import (
+    CHARS_PER_SECOND,
+    LANGUAGES,
+    MAX_REQUEST_TOKENS,
+    MODES,
+    SEED_RANGE,
+    AudioChunk,
+    AudioInput,
+    Mode,
+    SynthesisRequest,
+    _too_long,
+    check_utf8,
+    request_transcript,
+    validate_request,
+)
+from .segments import (
+    BISTREAM_SOFT_TOKENS,
+    _RequestState,
+    _Segment,
+    _segment_audio,
+    _StreamedText,
+    _then_mark_last,
+    with_last,
+)
 from .threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
 from .token2wav import Token2WavStream, prompt_flow_cache
 from .voices import Voice
 
+# The parts of the engine live in their own modules; their public names stay importable from here.
+__all__ = [
+    "BISTREAM_SOFT_TOKENS",
+    "CHARS_PER_SECOND",
+    "LANGUAGES",
+    "LM_AHEAD_TOKENS",
+    "MAX_REQUEST_TOKENS",
+    "MODES",
+    "OOM_ADVICE",
+    "RAW_CHUNK_CHARS",
+    "SEED_RANGE",
+    "AudioChunk",
+    "AudioInput",
+    "Engine",
+    "EngineInfo",
+    "Mode",
+    "ModePlan",
+    "ModelInputs",
+    "SynthesisRequest",
+    "as_engine_error",
+    "check_utf8",
+    "model_inputs",
+    "plan_mode",
+    "prepare_transcript",
+    "request_transcript",
+    "spoken_sentences",
+    "validate_request",
+    "with_last",
+]
+
 logger = logging.getLogger(__name__)
 
-Mode = Literal["zero_shot", "cross_lingual", "instruct"]
-MODES: tuple[str, ...] = get_args(Mode)
-AudioInput = str | os.PathLike | np.ndarray | torch.Tensor
-LANGUAGES = (None, "auto", "zh", "en")
-RAW_CHUNK_CHARS = 300  # text_frontend=False: cut only at sentence ends past this many characters
-CHARS_PER_SECOND = 15  # rough speaking rate, for the size estimate in the length message
 LM_AHEAD_TOKENS = 1024  # speech tokens the LM may decode ahead of token2wav (about 40 s of speech)
 _MARKER_TAIL = 32  # characters of the previous bistream piece kept to catch a marker split across pieces
-
-T = TypeVar("T")
-
-
-# --------------------------------------------------------------------------------------------
-# Value objects
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, eq=False)
-class SynthesisRequest:
-    """One synthesis request. Frozen; :func:`validate_request` checks it against its mode."""
-
-    text: str | Iterable[str]  # what to say; an iterable of pieces (e.g. an LLM's reply) selects bistream
-    mode: Mode = "zero_shot"  # "zero_shot", "cross_lingual" or "instruct"
-    prompt_audio: AudioInput | None = None  # recording of the voice: a file path or a waveform in [-1, 1]
-    prompt_sample_rate: int | None = None  # sample rate of a waveform prompt_audio (files carry their own)
-    voice: Voice | None = None  # a saved voice instead of prompt_audio: its features are reused as they are
-    prompt_text: str | None = None  # transcript of the prompt (zero_shot; a saved voice brings its own)
-    instruct_text: str | None = None  # how to speak (instruct mode), e.g. a preset's text
-    speed: float = 1.0  # 0.5 (slow) to 2.0 (fast); works while streaming too
-    seed: int | None = None  # same seed, same speech tokens; None draws a random seed
-    stream: bool = True  # yield audio per hop (about 1, 2, 4 s) instead of once per sentence
-    text_frontend: bool = True  # normalise numbers/symbols and split into sentences; False speaks text as is
-    language: str | None = None  # "zh" or "en" for the text frontend; None detects it
-    text_reading: str | None = None  # "original" or "improved" (frontend.text_reading); None: the engine's
-    min_tokens: int | None = None  # advanced: speech tokens per sentence before eos is allowed
-    max_tokens: int | None = None  # advanced: most speech tokens per sentence (default 20 x its text tokens)
-
-    @property
-    def is_bistream(self) -> bool:
-        return not isinstance(self.text, str)
-
-
-@dataclass(frozen=True, eq=False)
-class AudioChunk:
-    """One piece of a request's audio, as ``synthesize`` yields it. Plain values only."""
-
-    samples: np.ndarray  # float32 [N], mono, in [-1, 1]
-    sample_rate: int  # of samples (24000 for CosyVoice2 / Fun-CosyVoice3)
-    index: int  # position of the chunk in the request: 0, 1, 2, …
-    is_final: bool  # the request's last chunk (absent if the request was cancelled)
-    timing: float  # seconds from the synthesize() call until this chunk was ready
-    tokens: tuple[int, ...]  # speech tokens generated since the previous chunk
-    tokens_so_far: int  # speech tokens generated in the request up to this chunk
-    sentence_index: int  # which text segment the chunk belongs to (0-based)
-    sentence_text: str  # that segment as spoken (normalised); "" for streamed text input
-    sentence_final: bool  # the last chunk of its segment (for subtitles: the segment ends here)
-    start_time: float  # seconds of request audio before this chunk (its start in the utterance)
-    warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know (prompt trimmed, …)
-
-    @property
-    def duration(self) -> float:
-        """Seconds of audio in this chunk."""
-        return self.samples.shape[0] / self.sample_rate
-
-    @property
-    def end_time(self) -> float:
-        return self.start_time + self.duration
-
-
-@dataclass(frozen=True)
-class ModePlan:
-    """What a request puts around each sentence in the speech LM's input (spec §5.8, §5.9).
-
-    The LM input is ``[sos] lm_prompt_text target-text [task_id] (prompt speech tokens)``; the flow
-    always gets the prompt's speech tokens, mel and speaker embedding.
-    """
-
-    mode: Mode  # the request's mode
-    family: Family  # model family the plan is for
-    lm_prompt_text: str  # text before the target text: transcript, instruction or CV3 system prefix
-    lm_prompt_speech: bool  # whether the prompt's speech tokens follow task_id (zero_shot only)
-
-
-@dataclass(frozen=True, eq=False)
-class ModelInputs:
-    """Model-level inputs of one sentence, in the form :class:`~cosycore.lm.speech_lm.SpeechLM` and the flow take."""
-
-    text_ids: tuple[int, ...]  # target text ids
-    prompt_text_ids: tuple[int, ...]  # ids of ModePlan.lm_prompt_text
-    llm_prompt_speech: torch.Tensor  # int32 [1, P] in zero_shot, [1, 0] otherwise
-    flow_prompt_speech: torch.Tensor  # int32 [1, P]
-    prompt_feat: torch.Tensor  # float32 [1, ratio * P, 80]
-    embedding: torch.Tensor  # float32 [1, 192]
 
 
 @dataclass(frozen=True)
@@ -197,213 +156,6 @@ class EngineInfo:
         return sum(n for _, n in self.parameters)
 
 
-# --------------------------------------------------------------------------------------------
-# Request checks and mode planning (pure)
-# --------------------------------------------------------------------------------------------
-
-
-def _too_long(length: int, limit: int, what: str) -> InputError:
-    hours = limit / CHARS_PER_SECOND / 3600
-    return InputError(
-        f"The {what} is {length:,} characters long; one request takes at most {limit:,} (about "
-        f"{hours:.1f} hours of speech). Split it into parts of at most {limit:,} characters and "
-        "synthesise them one after another, or raise the limit (Engine(max_text_chars=...), "
-        "cosycore synth --max-chars) if you really want it as one request."
-    )
-
-
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-MAX_REQUEST_TOKENS = 20 * MAX_SEGMENT_TOKENS  # min_tokens/max_tokens: what one bounded segment can need
-SEED_RANGE = (-(2**63), 2**64 - 1)  # what torch.Generator.manual_seed accepts
-
-
-def check_utf8(text: str, what: str) -> None:
-    """Raise :class:`InputError` if ``text`` holds lone surrogates: bytes that were not valid UTF-8.
-
-    Python decodes undecodable bytes of command-line arguments and standard input (with the
-    ``surrogateescape`` handler) to U+DC80..U+DCFF; the tokenizer cannot encode those.
-    """
-    m = _SURROGATE_RE.search(text)
-    if m is not None:
-        code = ord(m.group(0))
-        byte = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-        raise InputError(
-            f"The {what} is not valid UTF-8 text ({byte} at character {m.start():,}). Save the text as UTF-8, "
-            "or run with a UTF-8 locale (e.g. LANG=C.UTF-8)."
-        )
-
-
-def _check_text_field(text: object, max_chars: int) -> None:
-    if isinstance(text, str):
-        if len(text) > max_chars:
-            raise _too_long(len(text), max_chars, "text")
-        check_utf8(text, "text")
-        check_spoken_text(text, max_chars=max_chars)
-    elif isinstance(text, (bytes, bytearray)) or not isinstance(text, Iterable):
-        raise InputError(
-            f"The text must be a string, or an iterable of strings for streamed input; got {type(text).__name__}."
-        )
-
-
-def _check_prompt_fields(req: SynthesisRequest) -> None:
-    if req.voice is not None and req.prompt_audio is not None:
-        raise InputError("Give either a prompt recording or a saved voice, not both.")
-    if req.voice is None and req.prompt_audio is None:
-        raise InputError(
-            f"{req.mode} mode needs a voice to imitate: give a short recording of it (prompt audio, "
-            "3-10 s of clear speech) or choose a saved voice."
-        )
-    if isinstance(req.prompt_audio, (np.ndarray, torch.Tensor)) and not req.prompt_sample_rate:
-        raise InputError("The prompt audio is a waveform without a sample rate; pass prompt_sample_rate too.")
-
-
-def request_transcript(req: SynthesisRequest) -> str:
-    """The transcript of the prompt: the request's own, else the saved voice's ("" if none)."""
-    if req.prompt_text is not None and req.prompt_text.strip():
-        return req.prompt_text
-    return req.voice.transcript if req.voice is not None else ""
-
-
-def _check_mode_fields(req: SynthesisRequest) -> None:
-    has_instruction = bool(req.instruct_text and req.instruct_text.strip())
-    has_transcript = bool(req.prompt_text and req.prompt_text.strip())
-    if req.mode != "instruct" and has_instruction:
-        raise InputError(
-            f"An instruction only applies to instruct mode; choose mode 'instruct' or remove the "
-            f"instruction (mode is {req.mode!r})."
-        )
-    if req.mode == "zero_shot" and not request_transcript(req).strip():
-        raise InputError(
-            "zero_shot mode needs the transcript of the prompt recording: type exactly what is said in "
-            "it, or use cross_lingual mode, which needs no transcript."
-        )
-    if req.mode == "cross_lingual" and has_transcript:
-        raise InputError(
-            "cross_lingual mode does not use a transcript; remove it, or use zero_shot mode to make use of it."
-        )
-    if req.mode == "instruct":
-        if not has_instruction:
-            raise InputError(
-                "instruct mode needs an instruction, e.g. 'Please speak very happily.' or an instruct preset."
-            )
-        if has_transcript:
-            raise InputError(
-                "instruct mode does not use the prompt's transcript; remove it, or use zero_shot mode."
-            )
-
-
-def _check_number_fields(req: SynthesisRequest) -> None:
-    try:
-        speed = float(req.speed)
-    except (TypeError, ValueError):
-        raise InputError(f"The speed must be a number, not {req.speed!r}.") from None
-    if not MIN_SPEED <= speed <= MAX_SPEED:
-        raise InputError(f"The speed must be between {MIN_SPEED} and {MAX_SPEED} (1.0 is normal); got {req.speed}.")
-    if req.seed is not None and (isinstance(req.seed, bool) or not isinstance(req.seed, int)):
-        raise InputError(f"The seed must be a whole number or None, not {req.seed!r}.")
-    if req.seed is not None and not SEED_RANGE[0] <= req.seed <= SEED_RANGE[1]:
-        raise InputError(f"The seed must be between {SEED_RANGE[0]} and {SEED_RANGE[1]}; got {req.seed}.")
-    for name in ("min_tokens", "max_tokens"):
-        value = getattr(req, name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or not 0 <= value <= MAX_REQUEST_TOKENS):
-            raise InputError(f"{name} must be a whole number from 0 to {MAX_REQUEST_TOKENS} or None, not {value!r}.")
-    if req.min_tokens is not None and req.max_tokens is not None and req.min_tokens > req.max_tokens:
-        raise InputError(f"min_tokens ({req.min_tokens}) is larger than max_tokens ({req.max_tokens}).")
-
-
-def validate_request(req: SynthesisRequest, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
-    """Raise :class:`InputError` (with what to do about it) if ``req`` cannot be carried out as given."""
-    if req.mode not in MODES:
-        raise InputError(f"Unknown mode {req.mode!r}; use one of {', '.join(MODES)}.")
-    if req.language not in LANGUAGES:
-        raise InputError(f"Unknown language {req.language!r}; use 'zh', 'en' or leave it empty to detect.")
-    if req.text_reading is not None:
-        readings.check_text_reading(req.text_reading)
-    _check_number_fields(req)
-    _check_text_field(req.text, max_chars)
-    for what, value in (("transcript", req.prompt_text), ("instruction", req.instruct_text)):
-        if isinstance(value, str):
-            check_utf8(value, what)
-    _check_prompt_fields(req)
-    _check_mode_fields(req)
-
-
-def prepare_transcript(transcript: str, *, text_frontend: bool = True, reading: TextReading = "improved",
-                       family: Family = "cosyvoice2") -> str:
-    """Check a prompt transcript (no markers, something to say) and normalise it (``split=False``)
-    in the given text reading."""
-    text = check_spoken_text(transcript)
-    if not text_frontend:
-        return text.strip()
-    if reading == "improved":
-        return normalize_text(text)
-    return readings.transcript(reading, text, family=family)
-
-
-def plan_mode(mode: Mode, family: Family, *, transcript: str = "", instruction: str = "") -> ModePlan:
-    """The LM-side layout of a request (``transcript`` already prepared, ``instruction`` raw).
-
-    * zero_shot: prompt text = transcript (CosyVoice3: system prefix + transcript), prompt speech on;
-    * cross_lingual: no transcript and no prompt speech; CosyVoice3 puts its system prefix before
-      the target text;
-    * instruct: prompt text = the instruction ending in ``<|endofprompt|>`` (added when missing;
-      CosyVoice3 also gets the system sentence), no prompt speech.
-    """
-    cv3 = family == "cosyvoice3"
-    if mode == "zero_shot":
-        text = (cv3_system_prefix() + transcript) if cv3 else transcript
-        return ModePlan(mode, family, text, True)
-    if mode == "cross_lingual":
-        return ModePlan(mode, family, cv3_system_prefix() if cv3 else "", False)
-    if mode == "instruct":
-        text = cv3_instruct_prompt(instruction) if cv3 else cv2_instruct_prompt(instruction)
-        return ModePlan(mode, family, text, False)
-    raise InputError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
-
-
-def model_inputs(plan: ModePlan, prompt: PromptFeatures, prompt_text_ids: Iterable[int],
-                 text_ids: Iterable[int]) -> ModelInputs:
-    """The model-level inputs of one sentence under ``plan``.
-
-    CosyVoice3's cross-lingual system prefix travels in ``prompt_text_ids``: the LM sees exactly
-    the original's ``[sos] prefix text [task_id]``, but its 2x/20x length limits count the target
-    text only (the original also counts the prefix, which forces about a second of audio even for "Hi.").
-    """
-    tokens = prompt.speech_tokens.reshape(1, -1).to(torch.int32)  # [1, P]
-    return ModelInputs(
-        text_ids=tuple(int(i) for i in text_ids),
-        prompt_text_ids=tuple(int(i) for i in prompt_text_ids),
-        llm_prompt_speech=tokens if plan.lm_prompt_speech else tokens[:, :0],
-        flow_prompt_speech=tokens,
-        prompt_feat=prompt.prompt_mel,
-        embedding=prompt.embedding.reshape(1, -1),
-    )
-
-
-def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: str = "zero_shot",
-                     language: str | None = None, text_frontend: bool = True,
-                     tokenizer: TextTokenizer | None = None) -> Iterator[str]:
-    """The segments :meth:`Engine.synthesize` speaks for ``text``, one LM call each, in order.
-
-    This is the engine's own text path (``cosycore text`` prints it): with the text frontend the
-    text is normalised and split in ``reading`` (:func:`cosycore.frontend.text_reading.sentences`,
-    lengths measured with the model's ``tokenizer``; without one English lengths are estimated from
-    the word count); without it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS`
-    characters.
-    """
-    if text_frontend:  # in the given text reading (cosycore.frontend.text_reading), as a request of ``mode``
-        sentences = readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
-    else:
-        sentences = (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
-    return bound_segments(sentences, tokenizer)  # at most MAX_SEGMENT_TOKENS text tokens each (issue 12)
-
-
-# --------------------------------------------------------------------------------------------
-# Per-request state
-# --------------------------------------------------------------------------------------------
-
-
 def _tensor_digest(*tensors: torch.Tensor) -> str:
     """A content hash of a few tensors (a prompt: its speech tokens, mel and speaker embedding)."""
     h = hashlib.sha256()
@@ -411,194 +163,6 @@ def _tensor_digest(*tensors: torch.Tensor) -> str:
         h.update(str((tuple(t.shape), t.dtype)).encode())
         h.update(t.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()
-
-
-def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
-    """``(item, is_last)`` pairs, looking one item ahead."""
-    it = iter(items)
-    try:
-        current = next(it)
-    except StopIteration:
-        return
-    for following in it:
-        yield current, False
-        current = following
-    yield current, True
-
-
-@dataclass
-class _Segment:
-    """One unit of synthesis: a sentence, or the whole stream of a bistream request."""
-
-    index: int
-    text: str
-    tokens: Iterator[int]  # speech tokens from the LM
-    is_last: bool
-
-
-@dataclass
-class _RequestState:
-    """Everything one running request keeps between chunks. Owned by its generator."""
-
-    engine: Engine
-    ticket: int  # cancel counter value when the request was made
-    started: float  # perf_counter() at the synthesize() call
-    sample_rate: int
-    warnings: tuple[str, ...] = ()
-    chunk_index: int = 0
-    samples_out: int = 0
-    tokens_total: int = 0
-    new_tokens: list[int] = field(default_factory=list)
-
-    def cancelled(self) -> bool:
-        return self.engine.cancel_count != self.ticket
-
-    def take_tokens(self, tokens: Iterator[int]) -> Iterator[int]:
-        """Pass tokens through, recording them for the next chunk; stop quietly on cancel."""
-        for tok in tokens:
-            if self.cancelled():
-                return
-            self.new_tokens.append(tok)
-            self.tokens_total += 1
-            yield tok
-
-    def chunk(self, audio: np.ndarray, seg: _Segment, *, sentence_final: bool) -> AudioChunk:
-        samples = np.ascontiguousarray(audio, dtype=np.float32).reshape(-1)
-        if not np.isfinite(samples).all():  # never played, never written
-            bad = int(np.count_nonzero(~np.isfinite(samples)))
-            raise EngineError(
-                f"the model produced invalid audio ({bad} of {samples.size} samples are NaN or infinite), so "
-                f"nothing more is played or saved. The model files look damaged: run 'cosycore models verify "
-                f"{self.engine.cfg.model_dir}' and download the model again if it reports a problem."
-            )
-        out = AudioChunk(
-            samples=samples,
-            sample_rate=self.sample_rate,
-            index=self.chunk_index,
-            is_final=sentence_final and seg.is_last,
-            timing=time.perf_counter() - self.started,
-            tokens=tuple(self.new_tokens),
-            tokens_so_far=self.tokens_total,
-            sentence_index=seg.index,
-            sentence_text=seg.text,
-            sentence_final=sentence_final,
-            start_time=self.samples_out / self.sample_rate,
-            warnings=self.warnings if self.chunk_index == 0 else (),
-        )
-        self.new_tokens.clear()
-        self.chunk_index += 1
-        self.samples_out += samples.shape[0]
-        return out
-
-
-_SENTENCE_ENDS = frozenset(EN_MARKS | ZH_MARKS | set("\n"))
-BISTREAM_SOFT_TOKENS = MAX_SEGMENT_TOKENS * 4 // 5  # a streamed segment may end at a sentence end past this
-
-
-class _StreamedText:
-    """Streamed text pieces, handed out as segments of bounded length for bistream decoding.
-
-    A segment ends at the first piece that ends a sentence once it holds
-    :data:`BISTREAM_SOFT_TOKENS` text tokens, and at :data:`~cosycore.frontend.text.MAX_SEGMENT_TOKENS`
-    tokens at the latest (the rest of that piece starts the next segment). So however long the
-    stream runs, each LM generation, its KV cache and its speech tokens stay bounded.
-    """
-
-    def __init__(self, pieces: Iterator[tuple[str, list[int]]]) -> None:
-        self._pieces = pieces
-        self._carry: collections.deque[int] = collections.deque()
-        self._sentence_end = False
-        self.done = False  # the source has no more pieces
-        self.segment_complete = False  # the last segment() ran to its end (the LM took all of it)
-
-    def _pull(self) -> bool:
-        item = next(self._pieces, None)
-        if item is None:
-            self.done = True
-            return False
-        piece, ids = item
-        self._carry.extend(ids)
-        stripped = piece.rstrip()
-        self._sentence_end = bool(stripped) and stripped[-1] in _SENTENCE_ENDS
-        return True
-
-    def has_more(self) -> bool:
-        while not self._carry and not self.done:
-            self._pull()
-        return bool(self._carry)
-
-    def segment(self) -> Iterator[int]:
-        self.segment_complete = False
-        n = 0
-        while True:
-            while self._carry:
-                if n >= MAX_SEGMENT_TOKENS:
-                    self.segment_complete = True
-                    return
-                yield self._carry.popleft()
-                n += 1
-            if (n >= BISTREAM_SOFT_TOKENS and self._sentence_end) or self.done or not self._pull():
-                self.segment_complete = True
-                return
-
-    def stop(self) -> None:
-        """The LM stopped before taking all of a segment (its max_len): the request ends there."""
-        self.done = True
-        self._carry.clear()
-
-    @property
-    def exhausted(self) -> bool:
-        return self.done and not self._carry
-
-
-def _then_mark_last(tokens: Iterator[int], seg: _Segment, text: _StreamedText) -> Iterator[int]:
-    yield from tokens
-    if not text.segment_complete:  # max_tokens reached while text was still arriving, as before
-        text.stop()
-    seg.is_last = text.exhausted  # known without waiting for more text
-
-
-OOM_ADVICE = "not enough memory: choose Draft quality or shorter sentences (or close other programs)"
-
-
-def _is_out_of_memory(e: BaseException) -> bool:
-    if isinstance(e, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))):
-        return True
-    text = str(e).lower()
-    return isinstance(e, RuntimeError) and ("out of memory" in text or "not enough memory" in text
-                                             or "can't allocate memory" in text)
-
-
-def as_engine_error(e: Exception, doing: str, model_dir: Path | str) -> CosyError:
-    """The :class:`CosyError` to raise for an unexpected failure while ``doing`` something.
-
-    Out of memory gets the advice to use Draft quality or shorter sentences; the flow's length limit
-    gets the advice to split the text; anything else names the step and suggests ``models verify``.
-    """
-    if isinstance(e, CosyError):
-        return e
-    if _is_out_of_memory(e):
-        return EngineError(f"{doing} failed: {OOM_ADVICE}.")
-    if isinstance(e, ValueError) and "frame limit" in str(e):
-        return EngineError(f"{doing} failed: a sentence is too long for the flow ({e}).")
-    return EngineError(
-        f"{doing} failed unexpectedly ({type(e).__name__}: {e}). The model files may be damaged: run "
-        f"'cosycore models verify {model_dir}'; if they check out, please report this with the log."
-    )
-
-
-def _segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
-                   speed: float, state: _RequestState) -> Iterator[tuple[np.ndarray, bool]]:
-    """Token2wav over one segment: ``(audio, is_segment_end)``; stops early when cancelled."""
-    for tok in tokens:
-        if stream:
-            for audio in t2w.push(tok):
-                yield audio, False
-        else:
-            t2w.accept(tok)
-    if state.cancelled():
-        return
-    yield t2w.finish(speed=1.0 if stream else speed), True
 
 
 # --------------------------------------------------------------------------------------------
