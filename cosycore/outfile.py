@@ -30,8 +30,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from .atomic_write import _file_mode, _fsync_dir, _storage_reason
 from .errors import StorageError
-from .voices import _file_mode, _fsync_dir, _storage_reason
 
 logger = logging.getLogger(__name__)
 

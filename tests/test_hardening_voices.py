@@ -21,7 +21,7 @@ from cosycore import voices
 from cosycore.__main__ import CliIO, main
 from cosycore.errors import InputError
 from cosycore.safety import escape_control, json_depth_ok
-from cosycore.voices import VoiceLibrary, load_voice, save_voice
+from cosycore.voices import VoiceLibrary, load_voice, save_voice, voice_file
 
 
 class _Bytes(io.StringIO):
@@ -49,7 +49,7 @@ def forge(path: Path, *, header_edit=None, arrays: dict[str, bytes] | None = Non
           header_text: bytes | None = None, compress: bool = False) -> Path:
     """Write a voice file from a valid voice, edited; the checksum is made to match the edit."""
     voice = make_voice()
-    header: dict[str, Any] = voices._header(voice)
+    header: dict[str, Any] = voice_file._header(voice)
     data = {name: _npy(getattr(voice, name)) for name in voices.ARRAY_NAMES}
     data.update(arrays or {})
     if header_edit is not None:
@@ -73,7 +73,7 @@ def _set_shape(name: str, shape: list[int]):
 
 def test_sample_rate_infinity(tmp_path: Path) -> None:
     good = save_voice(tmp_path / "good.cosyvoice", make_voice("Good"))
-    text = json.dumps({**voices._header(make_voice()), "sample_rate": 1}).replace(
+    text = json.dumps({**voice_file._header(make_voice()), "sample_rate": 1}).replace(
         '"sample_rate": 1', '"sample_rate": Infinity')
     bad = forge(tmp_path / "bad.cosyvoice", header_text=text.encode())
     with pytest.raises(InputError, match=r"not valid JSON.*Infinity"):

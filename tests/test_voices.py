@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cosycore import voices
+from cosycore import atomic_write, voices
 from cosycore.errors import InputError, StorageError
 from cosycore.voices import (
     FORMAT_VERSION,
@@ -25,6 +25,7 @@ from cosycore.voices import (
     payload_checksum,
     sanitize_voice_name,
     save_voice,
+    voice_file,
     voice_file_stem,
 )
 
@@ -141,7 +142,7 @@ def test_flipped_byte_is_detected(tmp_path: Path) -> None:
     voice = make_voice()
     path = save_voice(tmp_path / "v.cosyvoice", voice)
     data = bytearray(path.read_bytes())
-    audio = voices._npy_bytes(voice.audio_24k)
+    audio = voice_file._npy_bytes(voice.audio_24k)
     start = bytes(data).find(audio)
     assert start > 0
     data[start + len(audio) // 2] ^= 0x40
@@ -161,7 +162,7 @@ def test_swapped_array_is_detected(tmp_path: Path) -> None:
     path = save_voice(tmp_path / "v.cosyvoice", make_voice())
     with zipfile.ZipFile(path) as zf:
         entries = {n: zf.read(n) for n in zf.namelist()}
-    entries["embedding.npy"] = voices._npy_bytes(np.ones(192, np.float32))
+    entries["embedding.npy"] = voice_file._npy_bytes(np.ones(192, np.float32))
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in entries.items():
             zf.writestr(name, data)
@@ -211,7 +212,7 @@ def test_failed_replace_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     def full_disk(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(voices.os, "replace", full_disk)
+    monkeypatch.setattr(atomic_write.os, "replace", full_disk)
     with pytest.raises(StorageError, match=r"disk is full.*previous file is intact"):
         save_voice(path, make_voice("New", seed=1))
     monkeypatch.undo()
@@ -225,7 +226,7 @@ def test_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
     def failing_fsync(fd: int) -> None:
         raise OSError(errno.EIO, "I/O error")
 
-    monkeypatch.setattr(voices.os, "fsync", failing_fsync)
+    monkeypatch.setattr(atomic_write.os, "fsync", failing_fsync)
     with pytest.raises(StorageError, match=r"could not save.*I/O error"):
         save_voice(path, make_voice("New", seed=1))
     monkeypatch.undo()
@@ -237,14 +238,14 @@ def test_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
 def test_atomic_writes_get_ordinary_permissions(tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
-        umask = voices._UMASK
+        umask = atomic_write._UMASK
         new = tmp_path / "new.bin"
-        voices.write_atomic(new, b"x")
+        atomic_write.write_atomic(new, b"x")
         assert (new.stat().st_mode & 0o777) == 0o666 & ~umask  # not mkstemp's private 0600
         kept = tmp_path / "kept.bin"
         kept.write_bytes(b"old")
         kept.chmod(0o640)
-        voices.write_atomic(kept, b"new")
+        atomic_write.write_atomic(kept, b"new")
         assert (kept.stat().st_mode & 0o777) == 0o640 and kept.read_bytes() == b"new"
     finally:
         os.umask(old)
