@@ -214,7 +214,8 @@ def test_info_and_presets(tiny_cv3_model: Path) -> None:
 
 
 def test_repeated_presets_combine_in_group_order(tiny_cv3_model: Path, short_prompt: Path) -> None:
-    from cosycore.__main__ import _request, build_parser
+    from cosycore.__main__ import build_parser
+    from cosycore.cli.synth import _request
 
     args = build_parser().parse_args(["synth", "--model", str(tiny_cv3_model), "--preset", "emotion.happy",
                                       "--preset", "dialect.cantonese", "--prompt-wav", str(short_prompt),

@@ -334,7 +334,7 @@ def test_warm_up_leaves_the_model_as_it_was(family_dir: Path) -> None:
 
 
 def test_quality_options_map_onto_the_speed_levers() -> None:
-    from cosycore.__main__ import QUALITY_CHOICES as CLI_MODES
+    from cosycore.cli.common import QUALITY_CHOICES as CLI_MODES
     from cosycore.perf import QUALITY_MODES, quality_options
 
     assert QUALITY_MODES == ("exact", "fast", "draft") and ("auto", *QUALITY_MODES) == CLI_MODES
