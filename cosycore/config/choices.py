@@ -1,0 +1,19 @@
+"""The user-facing choices the engine, the CLI and the app share: quality modes and text readings.
+Named here, in a module without torch, so that the CLI's ``--help`` and the app's settings can use them cheaply."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+# The user-facing speed/quality modes (cosycore.perf maps them onto engine options). Named here,
+# in a module without torch, so that the CLI's --help and the app's settings can use them cheaply.
+QUALITY_MODES = ("exact", "fast", "draft")
+Quality = Literal["exact", "fast", "draft"]
+# How the text frontend reads text (cosycore.frontend.text_reading): "original" is CosyVoice's own
+# text_normalize (the default in exact mode), "improved" the project's English reading (money,
+# dates, units, abbreviations; the default in the other modes).
+TEXT_READINGS = ("original", "improved")
+TextReading = Literal["original", "improved"]
+# "auto" picks one of them per device (cosycore.perf.resolve_quality): the app's default.
+AUTO_QUALITY = "auto"
+QUALITY_CHOICES = (AUTO_QUALITY, *QUALITY_MODES)
