@@ -12,56 +12,32 @@ line shows the prompt the LM receives) and the picker open. The app runs with a 
 
 from __future__ import annotations
 
-import argparse
-import os
-import subprocess
-import sys
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
+from docs.screenshots.screen import Step, capture, parse_args, place, run_steps, start_app
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cosy-preset-shots-"))
-    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
+    args, _work = parse_args("cosy-preset-shots-")
 
     import torch
 
     torch.set_num_threads(1)
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     from app.engine_thread import EngineThread
-    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
     from app.user_presets import UserPreset
 
-    prepare_interpreter()
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
-    install_translators(app, args.language)
+    app = start_app(args.language)
     settings = Settings()
     zh = args.language == "zh_CN"
     settings.user_presets = [UserPreset("撒娇" if zh else "Coaxing", "用撒娇的语气说这句话")]
     window = MainWindow(settings, model_dir=args.model, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     suffix = "-zh" if zh else ""
     args.out.mkdir(parents=True, exist_ok=True)
 
     def shot(name: str) -> None:
-        for _ in range(5):
-            app.processEvents()
-        target = args.out / f"{name}{suffix}.png"
-        subprocess.run(["import", "-window", "root", str(target)], check=True)
-        print("wrote", target)
+        capture(app, args.out / f"{name}{suffix}.png", rounds=5)
 
     def pick() -> None:
         c = window.controls
@@ -71,7 +47,7 @@ def main() -> int:
         c.choose_preset("emotion.happy")
         c.preset_button.click()
 
-    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+    steps: list[Step] = []
     family = ""
 
     def loaded() -> bool:
@@ -84,15 +60,7 @@ def main() -> int:
     steps.append((loaded, pick))
     steps.append((lambda: window.controls.picker.isVisible(), lambda: shot(f"presets-{family}")))
     steps.append((lambda: True, app.quit))
-
-    def tick() -> None:
-        if steps and steps[0][0]():
-            steps.pop(0)[1]()
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(200)
-    app.exec()
+    run_steps(app, steps, 200)
     window.close()
     return 0
 

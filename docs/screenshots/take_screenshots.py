@@ -15,47 +15,29 @@ The tiny model has random weights, so the speech is noise-like; the layout is wh
 
 from __future__ import annotations
 
-import argparse
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
+
+from docs.screenshots.screen import (
+    PROMPT,
+    Step,
+    capture,
+    null_alsa,
+    parse_args,
+    place,
+    prompt_wav,
+    run_steps,
+    start_app,
+)
 
 TEXT = ("Welcome to Cosy Studio. [breath] This take is being spoken while you read it, "
         "chunk by chunk, <strong>straight</strong> from the engine. The dashed lines mark where "
         "the chunks were joined. [laughter] It works in Chinese too.")
 TEXT_ZH = "欢迎使用 Cosy Studio。[breath] 这段话正在一边生成一边播放。虚线标出了分块衔接的位置。[laughter]"
-PROMPT = "Hello, this is a short recording of my voice, made for testing the studio."
-
-
-def _null_alsa(folder: Path) -> None:
-    conf = folder / "asound.conf"
-    conf.write_text(
-        'pcm.!default { type plug slave.pcm "tee2file" }\n'
-        f'pcm.tee2file {{ type file slave.pcm "nullsink" file "{folder / "PLAYED.raw"}" format "raw" }}\n'
-        "pcm.nullsink { type null }\n",
-        encoding="utf-8",
-    )
-    os.environ["ALSA_CONFIG_PATH"] = str(conf)
-
-
-def _prompt_wav(folder: Path) -> Path:
-    wav = folder / "prompt.wav"
-    subprocess.run(["espeak-ng", "-w", str(wav), PROMPT], check=True)
-    return wav
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cosy-shots-"))
-    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
-    _null_alsa(work)
+    args, work = parse_args("cosy-shots-")
+    null_alsa(work)
 
     import soundfile as sf
     import torch
@@ -64,30 +46,21 @@ def main() -> int:
     from cosycore.engine import Engine
     from cosycore.voices import VoiceLibrary
 
-    wav = _prompt_wav(work)
+    wav = prompt_wav(work)
     engine = Engine(args.model, device="cpu")
     voice = engine.create_voice(wav, transcript=PROMPT, name="Narrator" if args.language == "en" else "旁白")
     del engine
 
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
     from app.engine_thread import EngineThread
-    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
-    prepare_interpreter()
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
+    app = start_app(args.language)
     app.setQuitOnLastWindowClosed(False)  # the script reopens the window, then quits itself
-    install_translators(app, args.language)
     settings = Settings()
     VoiceLibrary(settings.paths.voices).add(voice)
     window = MainWindow(settings, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     suffix = "" if args.language == "en" else "-zh"
     args.out.mkdir(parents=True, exist_ok=True)
     windows = [window]
@@ -95,13 +68,9 @@ def main() -> int:
     def shot(name: str) -> None:
         window = windows[-1]
         window.waveform.redraw()  # draw now rather than on the next 30 Hz tick
-        for _ in range(3):
-            app.processEvents()
-        target = args.out / f"{name}{suffix}.png"
-        subprocess.run(["import", "-window", "root", str(target)], check=True)
-        print("wrote", target)
+        capture(app, args.out / f"{name}{suffix}.png")
 
-    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+    steps: list[Step] = []
 
     def when(ready: Callable[[], bool], action: Callable[[], None]) -> None:
         steps.append((ready, action))
@@ -123,9 +92,7 @@ def main() -> int:
     def reopen() -> None:  # as after quitting and starting again: everything comes from the home folder
         windows[-1].close()
         again = MainWindow(Settings(), engine=EngineThread(torch_threads=1))
-        again.move(10, 10)
-        again.resize(1380, 870)
-        again.show()
+        place(again)
         windows.append(again)
 
     when(lambda: True, lambda: shot("no-model"))
@@ -142,14 +109,7 @@ def main() -> int:
     when(lambda: windows[-1].model_info is not None and len(windows[-1].takes) > 0, lambda: shot("takes-restored"))
     when(lambda: True, app.quit)
 
-    def tick() -> None:
-        if steps and steps[0][0]():
-            steps.pop(0)[1]()
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(150)
-    app.exec()
+    run_steps(app, steps, 150)
     windows[-1].close()
     return 0
 

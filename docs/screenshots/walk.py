@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from docs.screenshots.take_screenshots import PROMPT, _null_alsa, _prompt_wav
+from docs.screenshots.screen import PROMPT, null_alsa, place, prompt_wav
 
 TEXT = "Hello there. This is my first take, spoken in the new voice."
 UNFINISHED = "A text I was still typing when I quit"
@@ -50,7 +50,7 @@ def main() -> int:
 
 def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
     os.environ["COSY_STUDIO_HOME"] = str(home)
-    _null_alsa(work)
+    null_alsa(work)
     out.mkdir(parents=True, exist_ok=True)
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
@@ -65,9 +65,7 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     install_translators(app, "en")
     window = MainWindow(Settings(), model_dir=model if first else None, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     window.activateWindow()  # shortcuts need the active window (there is no window manager to give it)
     QTest.qWaitForWindowActive(window, 5000)
     failures: list[str] = []
@@ -94,7 +92,7 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
         QTest.mouseClick(widget, Qt.MouseButton.LeftButton)
 
     if first:
-        wav = _prompt_wav(work)
+        wav = prompt_wav(work)
 
         def open_clip() -> None:
             QFileDialog.getOpenFileName = staticmethod(lambda *a, **k: (str(wav), ""))  # the user picks the clip
