@@ -1,0 +1,87 @@
+"""What the scenarios of ``bench_perf.py`` share: the request's text, device sync, the CPU's name, peak
+memory, the summary line, the model (random weights or a release folder) and the speed options from
+the command line."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import resource
+from pathlib import Path
+
+import torch
+from bench_core import build_random_model  # the sibling script (bench/ is the script's directory)
+
+from cosycore.model import CosyModel
+from cosycore.perf import DRAFT_FLOW, FlowSettings, quality_options
+from cosycore.testing.presets import release_config
+
+ENDOFPROMPT_ID = 151646
+TEXT = ("The quick brown fox jumps over the lazy dog, and then it runs away! It is ten thirty in the "
+        "morning, and the temperature is three degrees.")
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def cpu_name() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def peak_memory(device: torch.device) -> dict[str, float]:
+    out = {"peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+    if device.type == "cuda":
+        out["peak_cuda_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+    return out
+
+
+
+def summary(res: dict[str, float]) -> str:
+    keys = ("time_to_first_audio_s", "rtf", "llm_tokens_per_s", "frontend_s", "llm_prefill_s", "llm_decode_s",
+            "flow_s", "vocoder_s", "audio_s", "flow_cache_peak_mb", "llm_cpu_s", "flow_cpu_s", "vocoder_cpu_s")
+    return ", ".join(f"{k}={res[k]:.3f}" for k in keys)
+
+
+def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
+    if args.model_dir:
+        model = CosyModel.load(args.model_dir, device=dev)
+    else:
+        model = build_random_model(release_config(args.family), dev)
+    dtype = getattr(torch, args.dtype)
+    if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
+        model.llm.to(dtype)
+        model.flow.to(dtype)
+    if args.compile:
+        # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
+        model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
+    return model
+
+
+def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
+    """``--quality``: the engine's options for that mode (cosycore.perf.quality_options) into ``args``."""
+    if not args.quality:
+        return
+    opts = quality_options(args.quality, dev)
+    args.flow_cache_mb = opts.flow_cache_mb if args.flow_cache_mb is None else args.flow_cache_mb
+    args.prompt_cache = opts.prompt_cache if args.prompt_cache is None else args.prompt_cache
+    args.quant = opts.llm_quant
+    args.flow_cache = opts.flow_cache
+    args.draft = opts.flow.n_steps is not None
+    args.bf16 = opts.flow.autocast is torch.bfloat16
+    args.warmup = args.warmup or opts.warm_up
+
+
+def flow_settings(args: argparse.Namespace) -> FlowSettings:
+    autocast = torch.bfloat16 if args.bf16 else None
+    if args.draft:
+        return FlowSettings(DRAFT_FLOW.n_steps, DRAFT_FLOW.cfg_rate, autocast)
+    return FlowSettings(args.steps if args.steps != 10 else None, args.cfg_rate, autocast)
