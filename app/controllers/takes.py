@@ -212,6 +212,7 @@ class TakesController(QObject):
             preroll = preroll_seconds(self._take_rtf, take.expected_seconds)
             if w.player.begin(chunk.sample_rate, preroll=preroll):
                 self.playing = take
+                self.update_stop()  # begin() announced its state before the take was known: Play → Stop now
         if self.playing is take:
             w.player.feed(chunk.samples)
         self.refresh_hud()

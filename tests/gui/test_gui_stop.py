@@ -64,6 +64,26 @@ def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, 
     w.player.stop()
 
 
+def test_the_take_being_made_shows_stop_from_its_first_chunk(qtbot, window: MainWindow, null_audio) -> None:
+    """Problem 3 while a take streams: from the first chunk it is being heard (or buffered to be), so
+    its row's Play says Stop, like the main Stop, until it has played out."""
+    w = window
+    w.engine.interval_ms = 300
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Hello there.")
+    w.speak()
+    take = w.takes[-1]
+    qtbot.waitUntil(lambda: take.chunk_count >= 1, timeout=10_000)
+    assert w.takes_view.selected() == [take]
+    assert w.player.state in (PlayState.BUFFERING, PlayState.PLAYING) and w.controls.stop_button.isEnabled()
+    assert w.takes_view.play_button.text() == "Stop"
+    qtbot.mouseClick(w.takes_view.play_button, Qt.MouseButton.LeftButton)  # stops the sound, not the take
+    assert w.player.state is PlayState.STOPPED and w.takes_view.play_button.text() == "Play"
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=20_000):
+        pass
+    assert take.state is TakeState.DONE
+
+
 class _SlowEngine:
     """Stands in for cosycore's Engine inside a real EngineThread: one long call that checks cancel
     (or ignores it), as a flow call does between its steps."""
