@@ -163,7 +163,8 @@ class MainWindow(QMainWindow):
         self.export_action = QAction(self.tr("&Export take…"), self)
         self.export_action.setShortcut(QKeySequence("Ctrl+E"))
         quit_action = QAction(self.tr("&Quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        # The platform's Quit keys; Windows (and Qt's offscreen platform) have none, so Ctrl+Q there.
+        quit_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")])
         quit_action.triggered.connect(self.close)
         for a in (self.models_action, self.open_model_action, self.export_action):
             file_menu.addAction(a)

@@ -277,12 +277,18 @@ class Engine:
         )
 
     # -- prompts and voices -----------------------------------------------------------------
-    def extract_prompt(self, audio: AudioInput, sr: int | None = None) -> PromptFeatures:
-        """Check a recording and compute its prompt features (seconds on the real models)."""
+    def extract_prompt(self, audio: AudioInput, sr: int | None = None, *,
+                       with_checksum: bool = True) -> PromptFeatures:
+        """Check a recording and compute its prompt features (seconds on the real models).
+
+        ``with_checksum``: record the speech tokenizer's sha256 in them, as a voice made from them
+        needs (see :func:`cosycore.frontend.prompt.extract_prompt`).
+        """
         if isinstance(audio, (np.ndarray, torch.Tensor)) and not sr:
             raise InputError("The recording is a waveform without a sample rate; pass its sample rate too.")
         try:
-            return extract_prompt(audio, sr, self.cfg, self.speech_tokenizer, self.speaker_encoder)
+            return extract_prompt(audio, sr, self.cfg, self.speech_tokenizer, self.speaker_encoder,
+                                  with_checksum=with_checksum)
         except CosyError:
             raise
         except Exception as e:  # the boundary: nothing untyped leaves the engine
@@ -314,9 +320,12 @@ class Engine:
 
     def _prompt(self, req: SynthesisRequest) -> PromptFeatures:
         if req.voice is not None:
-            return prompt_from_voice(req.voice, self.cfg, speech_tokenizer_sha256=self.speech_tokenizer.sha256)
+            # the tokenizer's hash only for a voice that records one (known from the manifest where
+            # there is one; otherwise this may hash the file once: cosycore.checksums)
+            sha = self.speech_tokenizer.sha256 if req.voice.speech_tokenizer_sha256 else None
+            return prompt_from_voice(req.voice, self.cfg, speech_tokenizer_sha256=sha)
         assert req.prompt_audio is not None  # validate_request
-        return self.extract_prompt(req.prompt_audio, req.prompt_sample_rate)
+        return self.extract_prompt(req.prompt_audio, req.prompt_sample_rate, with_checksum=False)  # never saved
 
     def reading(self, req: SynthesisRequest) -> TextReading:
         """The text reading of ``req``: its own, else the engine's."""

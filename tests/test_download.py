@@ -35,6 +35,7 @@ from cosycore.errors import (
 )
 from cosycore.hub import models_cli, plan, transfer
 from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
+from cosycore.manifest import recorded_sha256
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
 CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
@@ -171,6 +172,9 @@ def test_full_download_installs_a_verified_folder(hub: FakeHub, cv2_repo: FakeRe
     assert manifest is not None and manifest.repo_id == CV2_REPO
     assert {f.path: f.sha256 for f in manifest.files} == {
         f.path: hashlib.sha256(cv2_repo.files[f.path]).hexdigest() for f in manifest.files}
+    # each file's mtime is recorded, so the loader can take its sha256 from here (cosycore.manifest)
+    assert all(f.mtime_ns == (folder / f.path).stat().st_mtime_ns for f in manifest.files)
+    assert all(recorded_sha256(folder / f.path) == f.sha256 for f in manifest.files if "/" not in f.path)
 
     done = [p.done_bytes for p in seen]
     assert done == sorted(done) and seen[0].phase == "planning" and seen[-1].phase == "done"

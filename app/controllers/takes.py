@@ -212,6 +212,7 @@ class TakesController(QObject):
             preroll = preroll_seconds(self._take_rtf, take.expected_seconds)
             if w.player.begin(chunk.sample_rate, preroll=preroll):
                 self.playing = take
+                self.update_stop()  # begin() announced its state before the take was known: Play → Stop now
         if self.playing is take:
             w.player.feed(chunk.samples)
         self.refresh_hud()
@@ -256,9 +257,17 @@ class TakesController(QObject):
                 take.number, stats.audio_seconds, stats.wall_seconds), 8000)
         self.check_storage_limit()
 
-    def _drop_empty(self, take: Take) -> None:
-        self.w.takes.remove(take)
+    def _drop_empty(self, take: Take, state: TakeState) -> None:
+        """A take that ended before its first chunk leaves the list (its number is used again)."""
+        w = self.w
+        take.finish(state)  # no longer being made: Stop greys out
+        w.takes.remove(take)
         if take is self.current:
+            self.current = None
+            if state is TakeState.CANCELLED:
+                w.statusBar().showMessage(self.tr("Stopped before any audio was made."), 8000)
+            else:
+                w.statusBar().clearMessage()  # the error is shown on its own
             self.update_stop()
             self.hide_hud()
 
@@ -267,7 +276,7 @@ class TakesController(QObject):
         if take is None:
             return
         if take.chunk_count == 0:
-            self._drop_empty(take)
+            self._drop_empty(take, TakeState.CANCELLED)
             return
         self._finish_take(take, TakeState.CANCELLED, stats)
 
@@ -276,7 +285,7 @@ class TakesController(QObject):
         take = self._take_for(request_id)
         if take is not None:
             if take.chunk_count == 0:
-                self._drop_empty(take)
+                self._drop_empty(take, TakeState.FAILED)
             else:
                 self._finish_take(take, TakeState.FAILED, None, message)
         w.show_error(self.tr("Cannot speak"), message)

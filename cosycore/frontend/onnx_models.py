@@ -19,8 +19,6 @@ Shape letters: T frames, P speech tokens.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
 import threading
 from collections.abc import Sequence
@@ -30,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .. import checksums
 from ..errors import CheckpointError, ModelLoadError, ModelNotFoundError, SynthesisError
 
 logger = logging.getLogger(__name__)
@@ -175,15 +174,6 @@ def open_session(path: Path, *, intra_op_threads: int, device: str):  # -> onnxr
         ) from e
 
 
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class _OnnxModel:
     """An onnxruntime session plus its checked interface."""
 
@@ -200,20 +190,29 @@ class _OnnxModel:
         self.outputs = tuple(_info(a) for a in self._session.get_outputs())
         check_interface(self.path, self.inputs, self.outputs, self.input_specs, self.output_specs, self.what)
         self._hash_lock = threading.Lock()
+        # From the install manifest (or the checksum cache) when they know it: no read of the file.
+        self._sha256: str | None = checksums.known_sha256(self.path)
         logger.info("opened %s (%s) on %s", self.path, self.what, ", ".join(self.providers))
 
     @property
     def providers(self) -> list[str]:
         return list(self._session.get_providers())
 
-    @functools.cached_property
-    def _sha256(self) -> str:
-        return file_sha256(self.path)
+    @property
+    def sha256_known(self) -> bool:
+        """Whether :attr:`sha256` answers without reading the file."""
+        return self._sha256 is not None
 
     @property
     def sha256(self) -> str:
-        """sha256 of the model file (computed once, on first use)."""
+        """sha256 of the model file.
+
+        Known at load time from the install manifest or the checksum cache (see
+        :mod:`cosycore.checksums`); otherwise the file is hashed here, once, on first use.
+        """
         with self._hash_lock:
+            if self._sha256 is None:
+                self._sha256 = checksums.compute_sha256(self.path)
             return self._sha256
 
     def _run(self, feeds: Sequence[np.ndarray]) -> list[np.ndarray]:

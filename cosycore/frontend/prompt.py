@@ -199,6 +199,8 @@ def extract_prompt(
     cfg: ModelConfig,
     speech_tokenizer: SpeechTokenizer,
     speaker_encoder: SpeakerEncoder,
+    *,
+    with_checksum: bool = True,
 ) -> PromptFeatures:
     """Check a prompt recording and compute its aligned zero-shot features.
 
@@ -206,6 +208,10 @@ def extract_prompt(
     a waveform array in [-1, 1] at ``sr`` Hz. Raises :class:`InputError` for unusable audio: below
     16 kHz, shorter than 1 s, silent, NaN/inf samples, unreadable or truncated files. Longer than
     30 s is cut to 30 s; that, clipping and very low level are reported in ``warnings``.
+
+    ``with_checksum`` records the speech tokenizer's ``sha256`` in the features, for a voice made
+    from them (:func:`voice_from_prompt`); that may hash the tokenizer file once where its install
+    manifest does not record it. A prompt used for one request and never saved does without.
     """
     wav, rate, name, total = _read_prompt(audio, sr)
     _check_rate(rate, name)
@@ -225,7 +231,7 @@ def extract_prompt(
         duration=wav.shape[0] / rate,
         family=cfg.family,
         warnings=tuple(notes),
-        speech_tokenizer_sha256=str(getattr(speech_tokenizer, "sha256", "") or ""),
+        speech_tokenizer_sha256=str(getattr(speech_tokenizer, "sha256", "") or "") if with_checksum else "",
         sample_rate=cfg.mel.sampling_rate,
     )
 
@@ -252,7 +258,11 @@ def voice_from_prompt(features: PromptFeatures, *, name: str, transcript: str, l
 
 
 def check_voice_fits(voice: Voice, cfg: ModelConfig, speech_tokenizer_sha256: str | None = None) -> None:
-    """Raise :class:`InputError` if ``voice``'s cached features were not made for this model."""
+    """Raise :class:`InputError` if ``voice``'s cached features were not made for this model.
+
+    The tokenizer check needs both hashes; a voice that records none is checked by family only, so
+    a caller may skip working out the loaded tokenizer's hash for it (the engine does).
+    """
     if voice.family != cfg.family:
         raise InputError(
             f"the voice '{voice.name}' was made for {FAMILY_TITLES[voice.family]}, but the loaded model is "

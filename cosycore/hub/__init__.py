@@ -5,12 +5,13 @@ order a download goes through them: :mod:`.catalog` (what can be downloaded), :m
 (Hugging Face and ModelScope listings), :mod:`.plan`, :mod:`.transfer` (HTTP with resume and
 retries), :mod:`.staging`, :mod:`.download` (the whole flow, and how it works), :mod:`.listing`
 (the models folder) and :mod:`.verification`. :mod:`.progress` formats what the callbacks get;
-:mod:`.common` holds shared names and limits; :mod:`.models_cli` is ``cosycore models``.
+:mod:`.common` holds shared names and limits (the install manifest's format is
+:mod:`cosycore.manifest`, below the hub, since the loader reads it too); :mod:`.models_cli` is ``cosycore models``.
 """
 
+from ..manifest import MANIFEST_NAME, Manifest, ManifestFile, read_manifest
 from .common import (
     HOME_ENV,
-    MANIFEST_NAME,
     MODELS_ENV,
     STAGING_DIR,
     default_models_dir,
@@ -19,14 +20,11 @@ from .download import download_model, install
 from .hubs import Hub, HuggingFaceHub, ModelScopeHub, RemoteFile, RemoteSnapshot, hf_endpoint, make_hub
 from .listing import (
     InstalledModel,
-    Manifest,
-    ManifestFile,
     PartialDownload,
     describe_folder,
     discard_partial,
     list_installed,
     list_partial,
-    read_manifest,
     remove,
 )
 from .plan import DownloadPlan, PlannedFile, check_disk_space, plan_download, plan_from_snapshot

@@ -14,10 +14,10 @@ any of its objects touches no network. The steps:
    crash or a restart) continues from the bytes already on disk with an HTTP ``Range`` request.
 3. **Check** free disk space before the first byte (hub sizes against ``shutil.disk_usage``), and
    turn a full disk while writing into :class:`InsufficientSpaceError` (the staged bytes are kept).
-4. **Install**: write a manifest (``.cosy-manifest.json``: every file's size and sha256), check
-   that the staged folder parses as the expected family, then rename the staging folder to
-   ``<models>/<folder>`` in one step. A half-downloaded folder therefore never appears where a
-   model folder is expected.
+4. **Install**: write a manifest (``.cosy-manifest.json``, :mod:`cosycore.manifest`: every file's
+   size, sha256 and mtime), check that the staged folder parses as the expected family, then rename
+   the staging folder to ``<models>/<folder>`` in one step. A half-downloaded folder therefore
+   never appears where a model folder is expected.
 
 Why the bytes are fetched here rather than with ``hf_hub_download``: recent ``huggingface_hub``
 releases delete a partial file when a download is interrupted, and offer neither a cancel hook nor
@@ -46,16 +46,24 @@ from ..errors import (
     DownloadError,
     IntegrityError,
 )
+from ..manifest import MANIFEST_NAME, Manifest, ManifestFile, read_manifest
 from .catalog import CatalogEntry, Source
-from .common import MANIFEST_NAME, PART_SUFFIX, STAGING_DIR, STATE_NAME, _storage_error, default_models_dir
+from .common import PART_SUFFIX, STAGING_DIR, STATE_NAME, _storage_error, default_models_dir
 from .hubs import Hub
-from .listing import InstalledModel, Manifest, ManifestFile, describe_folder, read_manifest
+from .listing import InstalledModel, describe_folder
 from .plan import DownloadPlan, _entry, check_disk_space, plan_download
 from .progress import DownloadProgress, ProgressCallback, _Reporter, format_bytes
 from .staging import _read_json, _reconcile_staging, _record_state, _StagingLock, _switch_into_place, _write_json
 from .transfer import _Fetcher
 
 logger = logging.getLogger(__name__)
+
+
+def _manifest_file(staging: Path, path: str, sha256: str, *, verified: bool) -> ManifestFile:
+    # The mtime lets the loader trust the recorded sha256 while the file is unchanged (renaming the
+    # staging folder into place keeps it): cosycore.manifest.recorded_sha256.
+    st = (staging / path).stat()
+    return ManifestFile(path, st.st_size, sha256, verified=verified, mtime_ns=st.st_mtime_ns)
 
 
 def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
@@ -121,8 +129,8 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
             model_id=entry.id, name=entry.name, family=entry.family, source=plan.snapshot.source,
             repo_id=plan.snapshot.repo_id, revision=plan.snapshot.revision,
             installed_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            files=tuple(ManifestFile(f.path, (staging / f.path).stat().st_size, sha256[f.path],
-                                     verified=f.remote.sha256 is not None or f.remote.git_sha1 is not None)
+            files=tuple(_manifest_file(staging, f.path, sha256[f.path],
+                                       verified=f.remote.sha256 is not None or f.remote.git_sha1 is not None)
                         for f in plan.files),
         )
         _write_json(staging / MANIFEST_NAME, manifest.to_json())

@@ -2,56 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..config import Family, detect_family
 from ..errors import (
     IntegrityError,
     ModelLoadError,
 )
-from .common import MANIFEST_NAME, MANIFEST_SCHEMA, STAGING_DIR, _folder_bytes, default_models_dir
+from ..manifest import read_manifest
+from .common import STAGING_DIR, _folder_bytes, default_models_dir
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ManifestFile:
-    path: str  # "/"-separated, relative to the model folder
-    size: int
-    sha256: str
-    verified: bool = True  # the hub published a hash (or blob id) and the download matched it
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """What was installed, written into the folder at install time and re-checked by :func:`verify`."""
-
-    model_id: str
-    name: str
-    family: Family
-    source: str
-    repo_id: str
-    revision: str
-    installed_at: str  # ISO 8601, UTC
-    files: tuple[ManifestFile, ...]
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(f.size for f in self.files)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": MANIFEST_SCHEMA, "model_id": self.model_id, "name": self.name, "family": self.family,
-            "source": self.source, "repo_id": self.repo_id, "revision": self.revision,
-            "installed_at": self.installed_at,
-            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256, "verified": f.verified}
-                      for f in self.files],
-        }
 
 
 @dataclass(frozen=True)
@@ -76,29 +40,6 @@ class PartialDownload:
     model_id: str
     staging_dir: Path
     bytes_staged: int
-
-
-def read_manifest(folder: Path | str) -> Manifest | None:
-    """The install manifest of ``folder``; None when it has none (a folder the user brought)."""
-    path = Path(folder) / MANIFEST_NAME
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("schema") != MANIFEST_SCHEMA:
-            raise ValueError(f"unknown schema {data.get('schema')!r}")
-        return Manifest(
-            model_id=str(data["model_id"]), name=str(data["name"]), family=data["family"],
-            source=str(data["source"]), repo_id=str(data["repo_id"]), revision=str(data["revision"]),
-            installed_at=str(data["installed_at"]),
-            files=tuple(ManifestFile(str(f["path"]), int(f["size"]), str(f["sha256"]), bool(f.get("verified", True)))
-                        for f in data["files"]),
-        )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise IntegrityError(
-            f"The install manifest {path} is unreadable ({e}). Download the model again, or delete the manifest "
-            "to keep the folder as one of your own."
-        ) from e
 
 
 def describe_folder(folder: Path | str) -> InstalledModel:

@@ -32,9 +32,10 @@ from pathlib import Path, PurePosixPath
 
 from ..config import detect_family
 from ..errors import DownloadError, ModelLoadError, ModelNotFoundError
+from ..manifest import MANIFEST_NAME, read_manifest
 from .catalog import load_catalog, required_files_for
-from .common import MANIFEST_NAME, STAGING_DIR, STATE_NAME, default_models_dir
-from .listing import list_partial, read_manifest
+from .common import STAGING_DIR, STATE_NAME, default_models_dir
+from .listing import list_partial
 from .staging import _StagingLock
 
 logger = logging.getLogger(__name__)

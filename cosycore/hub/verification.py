@@ -16,9 +16,9 @@ from ..errors import (
     ModelLoadError,
     ModelNotFoundError,
 )
+from ..manifest import Manifest, read_manifest
 from .catalog import required_files_for
 from .common import _sha256_file
-from .listing import Manifest, read_manifest
 from .progress import ProgressCallback, _Reporter, format_bytes
 
 logger = logging.getLogger(__name__)

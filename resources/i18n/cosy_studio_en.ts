@@ -1299,6 +1299,10 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Stopped before any audio was made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Cannot speak</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1302,6 +1302,10 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
     </message>
     <message>
+        <source>Stopped before any audio was made.</source>
+        <translation>在生成任何音频之前已停止。</translation>
+    </message>
+    <message>
         <source>Cannot speak</source>
         <translation>无法朗读</translation>
     </message>

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.engine_thread import Chunk
@@ -218,3 +219,36 @@ def test_kill_9_during_a_take_loses_only_its_tail(tmp_path: Path) -> None:
     assert take.recovered and take.state is TakeState.CANCELLED and take.text == "Killed while speaking."
     assert take.samples == 3 * 4800 and take.chunk_count == 3
     assert np.allclose(take.audio()[-4800:], 0.3) and [s.text for s in take.sentences()][-1] == "Sentence 2."
+
+
+def test_takes_rows_line_up_whatever_their_text(qtbot, window: MainWindow) -> None:
+    """Problem 10: rows never wrap unevenly (the selected row is the take that gets exported)."""
+    w = window
+    _make_take(qtbot, w, "Short.")
+    _make_take(qtbot, w, "A much longer take, whose text goes on and on and on. " * 6 + "\nWith a line break in it.")
+    _make_take(qtbot, w, "Mid length take text here.")
+    w.resize(w.minimumSizeHint().width(), 700)  # the narrowest window: long rows are cut, not wrapped
+    view = w.takes_view.list
+    qtbot.waitUntil(lambda: view.visualItemRect(view.item(2)).height() > 0, timeout=5000)
+    rows = [view.item(i) for i in range(view.count())]
+    assert len({view.visualItemRect(r).height() for r in rows}) == 1
+    assert all(r.text().count("\n") == 1 for r in rows)  # title line and details line, always
+    assert rows[1].text().split("\n")[0].endswith("…")
+    assert not view.horizontalScrollBar().isVisible()
+
+
+def test_ctrl_q_keeps_the_takes_and_the_text(qtbot, window: MainWindow, settings, recorded_chunks,
+                                             tiny_cv2_model: Path) -> None:
+    """Problem 1 by keyboard: Ctrl+Q (the Quit shortcut) closes the window and loses nothing."""
+    from conftest import FakeEngine
+
+    w = window
+    take = _make_take(qtbot, w, "Made before quitting.")
+    w.editor.set_text("Still writing when I quit")
+    qtbot.waitActive(w)
+    qtbot.keyClick(w.editor.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not w.isVisible(), timeout=5000)
+    assert w.engine.shut_down
+    again = _window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
+    assert [t.text for t in again.takes] == ["Made before quitting."] and again.takes[0].uid == take.uid
+    assert again.editor.text() == "Still writing when I quit"

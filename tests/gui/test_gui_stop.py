@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from app.engine_thread import EngineThread, SpeakRequest
 from app.main_window import CLOSE_WAIT_MS, MainWindow
 from app.playback import PlayState
+from app.takes import TakeState
 
 
 @pytest.fixture
@@ -61,6 +62,26 @@ def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, 
     qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
     assert w.takes_ctl.playing is take and view.play_button.text() == "Stop"
     w.player.stop()
+
+
+def test_the_take_being_made_shows_stop_from_its_first_chunk(qtbot, window: MainWindow, null_audio) -> None:
+    """Problem 3 while a take streams: from the first chunk it is being heard (or buffered to be), so
+    its row's Play says Stop, like the main Stop, until it has played out."""
+    w = window
+    w.engine.interval_ms = 300
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Hello there.")
+    w.speak()
+    take = w.takes[-1]
+    qtbot.waitUntil(lambda: take.chunk_count >= 1, timeout=10_000)
+    assert w.takes_view.selected() == [take]
+    assert w.player.state in (PlayState.BUFFERING, PlayState.PLAYING) and w.controls.stop_button.isEnabled()
+    assert w.takes_view.play_button.text() == "Stop"
+    qtbot.mouseClick(w.takes_view.play_button, Qt.MouseButton.LeftButton)  # stops the sound, not the take
+    assert w.player.state is PlayState.STOPPED and w.takes_view.play_button.text() == "Play"
+    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=20_000):
+        pass
+    assert take.state is TakeState.DONE
 
 
 class _SlowEngine:
@@ -149,3 +170,77 @@ def test_the_models_dialogs_test_synthesis_runs_on_the_engine_thread(qtbot, tiny
     with pytest.raises(Exception, match=r"does not exist|not a"):
         thread.smoke_test(tiny_cv2_model.parent / "no-such-model")
     assert thread.shutdown()
+
+
+LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
+             "And a third sentence closes the paragraph for good.")
+
+
+@pytest.fixture
+def real_window(qtbot, settings, tiny_cv2_model: Path, library_with_voice, null_audio):
+    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    yield w
+    w.close()
+    assert w.engine.isFinished()
+
+
+def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, real_window: MainWindow,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Problem 4 with the real engine: Esc while the flow is inside its Euler loop. No further Euler
+    step runs, the engine goes idle, and neither the take nor the status bar still says it is being made."""
+    w = real_window
+    thread = w.engine
+    estimator = thread._engine.model.flow.decoder.estimator
+    forward = estimator.forward
+    calls: list[int] = []
+    armed, inside, release = threading.Event(), threading.Event(), threading.Event()
+
+    def held(*args, **kwargs):  # runs on the engine thread: holds one Euler step until Esc was pressed
+        calls.append(1)
+        if armed.is_set() and not inside.is_set():
+            inside.set()
+            release.wait(60)
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(estimator, "forward", held)
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text(LONG_TEXT)
+
+    # 1. Inside the first flow call, before any audio: the empty take goes, and the status bar says so.
+    armed.set()
+    w.speak()
+    qtbot.waitUntil(inside.is_set, timeout=120_000)
+    assert "Speaking take 1" in w.statusBar().currentMessage()
+    qtbot.keyClick(w.editor.edit, Qt.Key.Key_Escape)
+    steps = len(calls)
+    with qtbot.waitSignal(thread.synthesis_cancelled, timeout=60_000):
+        release.set()
+    qtbot.waitUntil(lambda: not thread.busy, timeout=10_000)
+    assert len(calls) == steps  # the Euler loop stopped: no step after the one Esc landed in
+    assert len(w.takes) == 0 and not w.controls.stop_button.isEnabled()
+    assert "Stopped before any audio" in w.statusBar().currentMessage()
+
+    # 2. Inside a later flow call, with audio already made: the take is kept as stopped.
+    armed.clear()
+    inside.clear()
+    release.clear()
+    w.speak()
+    qtbot.waitUntil(lambda: len(w.takes) == 1 and w.takes[0].chunk_count >= 1, timeout=120_000)
+    take = w.takes[0]
+    assert take.number == 1 and "making…" in w.takes_view.list.item(0).text()
+    armed.set()
+    qtbot.waitUntil(inside.is_set, timeout=120_000)
+    qtbot.keyClick(w.editor.edit, Qt.Key.Key_Escape)
+    steps = len(calls)
+    with qtbot.waitSignal(thread.synthesis_cancelled, timeout=60_000):
+        release.set()
+    qtbot.waitUntil(lambda: not thread.busy, timeout=10_000)
+    assert len(calls) == steps
+    assert take.state is TakeState.CANCELLED and take.chunk_count >= 1
+    row = w.takes_view.list.item(0).text()
+    assert "making…" not in row and "stopped" in row
+    assert "Speaking" not in w.statusBar().currentMessage() and "Stopped take 1" in w.statusBar().currentMessage()
+    assert not w.controls.stop_button.isEnabled()

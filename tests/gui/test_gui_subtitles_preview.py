@@ -5,6 +5,7 @@ one worker that drops stale requests."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,9 @@ import pytest
 from app.main_window import MainWindow
 from app.takes import TakeState
 from cosycore.config import load_model_config
-from cosycore.frontend.text import iter_sentences
+from cosycore.frontend.text import iter_sentences, normalize_text
 from cosycore.frontend.tokenizer import get_text_tokenizer
+from cosycore.subtitles import split_sentences
 
 TEXT = "Hello there. How are you today?"  # the text of the recorded chunks
 
@@ -90,3 +92,21 @@ def test_the_preview_drops_stale_requests(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: bool(editor.sentences) and editor.sentences[0].startswith("Sentence number twenty nine"),
                     timeout=10_000)
     assert editor._worker.splits - before < 30
+
+
+def test_srt_keeps_the_typed_numbers_not_the_spoken_words(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    """The engine speaks "二零二四年三月五日" for "2024年3月5日"; the subtitles show what was typed."""
+    typed = "2024年3月5日，天气很好。我们去公园吧！"
+    spoken = [normalize_text(s) for s in split_sentences(typed)]
+    assert spoken[0].startswith("二零二四年三月五日")
+    chunks = window.engine.chunks
+    half = (len(chunks) + 1) // 2
+    window.engine.chunks = [replace(c, sentence_index=int(i >= half), sentence_text=spoken[int(i >= half)])
+                            for i, c in enumerate(chunks)]  # the recorded take, as the engine says it
+    window.controls.set_mode("cross_lingual")
+    window.editor.set_text(typed)
+    with qtbot.waitSignal(window.engine.synthesis_finished, timeout=10_000):
+        window.speak()
+    assert window.export(window.takes[-1], tmp_path / "zh.srt", "srt")
+    assert [c[2] for c in _cues(tmp_path / "zh.srt")] == ["2024年3月5日，天气很好。", "我们去公园吧！"]
+    assert "二零二四" not in (tmp_path / "zh.srt").read_text(encoding="utf-8")

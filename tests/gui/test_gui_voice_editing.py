@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 from conftest import SR, speechlike
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
 from app import clip_checks
@@ -148,3 +150,32 @@ def test_the_recorder_needs_neither_torch_nor_librosa() -> None:
                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_typed_transcript_survives_switching_voices(qtbot, window: MainWindow) -> None:
+    """Problem 2: a transcript typed into the main window, then another voice chosen with the mouse and
+    the first one chosen again: the typed words are there, and in the voice file."""
+    w = window
+    w.library.add(replace(w.library.get("Tester"), name="Other", transcript="Other words."))
+    panel = w.voice_panel
+    panel.reload(select="Tester")
+    qtbot.waitActive(w)
+    edit = panel.transcript_edit
+    qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(edit.hasFocus, timeout=5000)
+    qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(edit, "Words typed in the main window.")
+
+    def click(name: str) -> None:
+        items = [panel.list.item(i) for i in range(panel.list.count())]
+        item = next(it for it in items if it.text().startswith(name + " "))
+        qtbot.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton,
+                         pos=panel.list.visualItemRect(item).center())
+        qtbot.waitUntil(lambda: panel.voice is not None and panel.voice.name == name, timeout=5000)
+
+    click("Other")
+    assert panel.transcript == "Other words."
+    click("Tester")
+    assert panel.transcript == "Words typed in the main window."
+    assert w.library.get("Tester").transcript == "Words typed in the main window."
+    assert w.library.get("Other").transcript == "Other words."
