@@ -135,7 +135,8 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
                     cues.append(Cue(line_start[chunk.line_index], chunk.start_time + chunk.duration,
                                     plan.line.text, plan.member.name))
                     if not args.quiet:
-                        stderr.write(f"line {chunk.line_index + 1}/{lines} ({plan.member.name}) done, "
+                        stderr.write(f"line {plan.line.line} ({plan.member.name}) done, {chunk.line_index + 1} "
+                                     f"of {lines}, "
                                      f"{chunk.start_time + chunk.duration:.1f} s of audio in "
                                      f"{time.perf_counter() - started:.1f} s\n")
         if len(cues) != lines:
