@@ -71,6 +71,7 @@ from .take_manifest import (
     segment_entry,
 )
 from .take_storage import (
+    AUDIO_SUFFIXES,
     BLOCK,
     SEGMENT_RE,
     TAKE_SUFFIX,
@@ -97,10 +98,17 @@ __all__ = [
     "undo_take", "update_take",
 ]
 
+
 def find_take(spec: Path | str) -> Path:
     """The take folder for ``spec``: the folder itself, or the audio file it sits beside."""
     spec = Path(spec)
-    folder = spec if spec.name.endswith(TAKE_SUFFIX) else take_folder(spec)
+    if spec.name.endswith(TAKE_SUFFIX):
+        folder = spec
+    elif spec.suffix.lower() in AUDIO_SUFFIXES:
+        folder = take_folder(spec)
+    else:
+        raise TakeFileError(f"'{spec}' is neither the audio 'synth --script' wrote (NAME.wav or NAME.flac) nor its "
+                            "take folder (NAME.wav.take).")
     take_audio_path(folder)
     if not folder.is_dir():
         raise TakeFileError(f"there is no take folder '{folder}'. 'cosycore synth --script … --out {spec.name}' "

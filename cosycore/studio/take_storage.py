@@ -185,8 +185,8 @@ class NewFolder:
                 except OSError:
                     os.rename(old, self.final)
                     raise
-                with contextlib.suppress(OSError):  # the new take is in place; a leftover is only space
-                    remove_take_folder(old)
+                with contextlib.suppress(OSError, TakeFileError):  # the new take is in place; a leftover
+                    remove_take_folder(old)  # (files someone put there meanwhile) is kept, under a hidden name
             else:
                 os.rename(self.tmp, self.final)
         except OSError as e:
