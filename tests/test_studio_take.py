@@ -387,6 +387,13 @@ def test_regenerate_cli(tiny_cv2_model: Path, voices, tmp_path: Path) -> None:
     code, _, err = _run(["take", "undo", str(out)])
     assert code == 0, err
     assert _pcm(out).shape == (100,) and load_take(folder).take.segments[4].seed == 7
+    sf.write(str(out), np.zeros(50, np.float32), 24000)  # edited by hand again
+    code, _, err = _run(["take", "undo", str(out)])
+    assert code == 2 and "is not the audio this take wrote" in err
+    code, _, err = _run(["take", "undo", str(out), "--overwrite"])
+    assert code == 0, err
+    assert load_take(folder).take.segments[4].seed == 8
+    assert _pcm(out.parent / "play.prev.wav").shape == (50,)  # the edited file is kept, not lost
 
     # to another file: the take and its audio stay as they are
     new = tmp_path / "out" / "new.wav"

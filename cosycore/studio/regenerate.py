@@ -252,7 +252,7 @@ def undo(record: TakeRecord, previous: TakeRecord, *, overwrite: bool = False,
         raise InputError(f"{prev.name} is missing or was changed since the take kept it; the audio of the earlier "
                          "state is gone, so it cannot be restored.")
     _check_target(audio, outputs.audio_sha256, overwrite, "audio")
-    targets = plan_targets(replace(record, take=previous.take), warn=warn)
+    targets = plan_targets(replace(record, take=previous.take), overwrite=overwrite, warn=warn)
     fd, tmp = tempfile.mkstemp(prefix=f".{audio.name}.", suffix=".part", dir=audio.parent)
     os.close(fd)
     try:
