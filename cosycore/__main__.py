@@ -87,10 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_subparser(sub)
     info = sub.add_parser("info", help="show what a model folder holds")
     add_model_args(info)
-    from .studio.cli import add_render_parser, add_text_parser
+    from .studio.cli import add_regenerate_parser, add_render_parser, add_take_parser, add_text_parser
 
     add_text_parser(sub)
     add_render_parser(sub, add_model_args, add_voices_dir_arg)
+    add_regenerate_parser(sub, add_model_args)
+    add_take_parser(sub)
     presets = sub.add_parser("instruct-presets", help="list the ready-made instructions")
     presets.add_argument("--family", choices=("cosyvoice2", "cosyvoice3"), default=None)
     sub.add_parser("conformance", help="compare with the original's reference outputs (see its --help)",
@@ -136,6 +138,18 @@ def _cmd_render(args: argparse.Namespace, io: CliIO) -> int:
     return run_render(args, io.stderr, _load_engine)
 
 
+def _cmd_regenerate(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.cli import run_regenerate
+
+    return run_regenerate(args, io.stderr, _load_engine)
+
+
+def _cmd_take(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.cli import run_take
+
+    return run_take(args, io.stdout, io.stderr)
+
+
 # --------------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------------
@@ -143,6 +157,7 @@ def _cmd_render(args: argparse.Namespace, io: CliIO) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": run_presets,
     "models": run_models_command, "serve": run_serve_command, "text": _cmd_text, "render": _cmd_render,
+    "regenerate": _cmd_regenerate, "take": _cmd_take,
 }
 
 

@@ -3,7 +3,9 @@
 * ``synth --script FILE --cast NAME=VOICE … --out OUT [--srt F] [--vtt [F]] [--stems DIR]``;
 * ``synth --lexicon FILE …`` (also with ``--script``);
 * ``text [--lexicon FILE] [--model DIR | --family F] "text"``: the sentences as the engine speaks them;
-* ``render FILE.md|FILE.txt --model DIR --voice V --out OUT``: long-form, resumable, with progress and ETA.
+* ``render FILE.md|FILE.txt --model DIR --voice V --out OUT``: long-form, resumable, with progress and ETA;
+* ``regenerate --model DIR --take OUT --line N [--seed S] [--instruct TEXT]``: one line of a script take again;
+* ``take lines OUT`` and ``take undo OUT``: a script take's lines; back to before the last regeneration.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ def add_script_args(p: argparse.ArgumentParser) -> None:
                    help="also write one file per speaker into DIR, each as long as the whole take")
     p.add_argument("--line-gap", type=float, default=0.3, help="seconds of silence between script lines")
     p.add_argument("--paragraph-pause", type=float, default=0.9, help="seconds of silence for a blank script line")
+    p.add_argument("--no-take", action="store_true",
+                   help="do not save the take folder (OUT.take beside OUT) that 'cosycore regenerate' needs to "
+                        "speak one line again later")
 
 
 def app_lexicon(args: argparse.Namespace) -> Lexicon | None:
@@ -63,25 +68,15 @@ def _vtt_path(args: argparse.Namespace) -> Path | None:
     return base.with_suffix(".vtt")
 
 
-def _stem_name(speaker: str, suffix: str, taken: set[str]) -> str:
-    from ..voices import voice_file_stem
-
-    stem = voice_file_stem(speaker)
-    name, n = stem, 2
-    while name.casefold() in taken:
-        name, n = f"{stem}-{n}", n + 1
-    taken.add(name.casefold())
-    return name + suffix
-
-
 def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
     """``synth --script``: render the script, streamed to --out (and stems), then write the subtitles."""
     from ..voices import VoiceLibrary, default_voices_dir
     from .cast import parse_cast_args, plan_lines
-    from .output import AtomicAudioWriter, audio_format, write_text_atomic
+    from .output import AtomicAudioWriter, audio_format, stem_file_name, write_text_atomic
     from .render import RenderSettings, ScriptRender
     from .script import load_script
     from .subtitles import Cue, srt_text, vtt_text
+    from .take_file import TakeModel, TakeWriter, check_new_take_folder, inherited_previous, take_folder
 
     if args.out == "-":
         raise InputError("a script is written to a file: give --out NAME.wav or NAME.flac.")
@@ -89,6 +84,9 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     if not args.cast:
         raise InputError("a script needs a cast: --cast NAME=VOICE for every speaker.")
     script = load_script(args.script)
+    folder = None if args.no_take else take_folder(args.out)
+    if folder is not None:
+        check_new_take_folder(folder, replace_existing=True)  # an earlier take of OUT is replaced, nothing else
     library = VoiceLibrary(args.voices_dir or default_voices_dir())
     cast = parse_cast_args(args.cast, library, args.cast_instruct)
     lexicon = load_many(args.lexicon)  # over the script's own [lexicon] files
@@ -106,11 +104,16 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     out = AtomicAudioWriter(args.out, sr)
     stems: dict[str, AtomicAudioWriter] = {}
     cues: list[Cue] = []
+    saver = None
     try:
+        if folder is not None:
+            model = TakeModel(engine.family, Path(args.model).name, args.quality, engine.text_reading)
+            saver = TakeWriter(folder, render, model, Path(args.script).read_text(encoding="utf-8"),
+                               Path(args.script).name)
         if args.stems is not None:
             taken: set[str] = set()
             for name in dict.fromkeys(p.member.name for p in render.plans):
-                stems[name] = AtomicAudioWriter(args.stems / _stem_name(name, Path(args.out).suffix, taken), sr)
+                stems[name] = AtomicAudioWriter(args.stems / stem_file_name(name, Path(args.out).suffix, taken), sr)
         started = time.perf_counter()
         line_start: dict[int, float] = {}
         lines = len(render.plans)
@@ -118,6 +121,8 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
             for w in chunk.warnings:
                 stderr.write(f"warning: {w}\n")
             out.write(chunk.samples)
+            if saver is not None:
+                saver.add(chunk)
             for name, writer in stems.items():
                 if name == chunk.speaker:
                     writer.write(chunk.samples)
@@ -130,7 +135,8 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
                     cues.append(Cue(line_start[chunk.line_index], chunk.start_time + chunk.duration,
                                     plan.line.text, plan.member.name))
                     if not args.quiet:
-                        stderr.write(f"line {chunk.line_index + 1}/{lines} ({plan.member.name}) done, "
+                        stderr.write(f"line {plan.line.line} ({plan.member.name}) done, {chunk.line_index + 1} "
+                                     f"of {lines}, "
                                      f"{chunk.start_time + chunk.duration:.1f} s of audio in "
                                      f"{time.perf_counter() - started:.1f} s\n")
         if len(cues) != lines:
@@ -142,14 +148,30 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
         out.abort()
         for writer in stems.values():
             writer.abort()
+        if saver is not None:
+            saver.abort()
         raise
-    if args.srt is not None:
-        write_text_atomic(args.srt, srt_text(cues))
-    vtt = _vtt_path(args)
-    if vtt is not None:
-        write_text_atomic(vtt, vtt_text(cues))
+    try:
+        if args.srt is not None:
+            write_text_atomic(args.srt, srt_text(cues))
+        vtt = _vtt_path(args)
+        if vtt is not None:
+            write_text_atomic(vtt, vtt_text(cues))
+    except BaseException:
+        if saver is not None:
+            saver.abort()
+        raise
+    if saver is not None:
+        from .regenerate import Targets, recorded_outputs
+
+        written = Targets(Path(args.out), saver.folder, True, False, args.srt, vtt,
+                          tuple((name, w.path) for name, w in stems.items()))
+        saver.commit(recorded_outputs(written, inherited_previous(saver.folder)))
     if not args.quiet:
         stderr.write(f"wrote {args.out} ({out.samples / sr:.2f} s, {lines} lines, seed {render.base_seed})\n")
+        if folder is not None:
+            stderr.write(f"saved its take in {folder.name}: 'cosycore regenerate --take {Path(args.out).name} "
+                         "--line N' speaks line N of the script again\n")
     return 0
 
 
@@ -295,4 +317,132 @@ def run_render(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoa
         else:
             cue = " and a cue sheet" if args.chapters == "cue" and chapters > 1 else ""
             stderr.write(f"wrote {args.out} ({chapters} chapter{'s' if chapters != 1 else ''}{cue})\n")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------
+# regenerate, take
+# --------------------------------------------------------------------------------------------
+
+
+def add_regenerate_parser(sub: Any, model_args: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser(
+        "regenerate", help="speak one line of a script take again and splice it in",
+        description="Speak one line of a take that 'synth --script' wrote again, with another seed or "
+                    "instruction, and splice it in with a short crossfade; the other lines keep their audio "
+                    "sample for sample. Reads the take folder beside the audio (OUT.wav.take). In place (no "
+                    "--out), the previous audio is kept as OUT.prev.wav ('cosycore take undo' swaps it back), "
+                    "and the subtitles and stems written from the take are rewritten. --quality and "
+                    "--text-reading default to the take's.")
+    model_args(p)
+    p.set_defaults(quality=None)  # the take's, unless given
+    p.add_argument("--take", required=True, type=Path, metavar="OUT.wav",
+                   help="the audio file 'synth --script' wrote (or its OUT.wav.take folder)")
+    p.add_argument("--line", required=True, type=int, metavar="N",
+                   help="the line's number in the script file, counting every line from 1 (blank lines and "
+                        "comments too), as error messages and 'cosycore take lines' show it")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the new seed (default: the line's seed + 1, so another reading of the line)")
+    instruct = p.add_mutually_exclusive_group()
+    instruct.add_argument("--instruct", default=None, metavar="TEXT",
+                          help="a new instruction for the line: words, or preset ids such as emotion.happy "
+                               "(default: the line's own)")
+    instruct.add_argument("--no-instruct", action="store_true", help="speak the line without an instruction")
+    p.add_argument("--out", "-o", type=Path, default=None, metavar="NEW.wav",
+                   help="write the new take to NEW.wav (with NEW.wav.take beside it) and leave the take as it is")
+    p.add_argument("--srt", nargs="?", const=True, default=None, type=Path, metavar="FILE",
+                   help="(re)write SubRip subtitles (default file: the take's, else the audio's name with .srt)")
+    p.add_argument("--vtt", nargs="?", const=True, default=None, type=Path, metavar="FILE",
+                   help="(re)write WebVTT subtitles (default file: the take's, else the audio's name with .vtt)")
+    p.add_argument("--stems", nargs="?", const=True, default=None, type=Path, metavar="DIR",
+                   help="(re)write one file per speaker into DIR (default: where the take wrote them)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace files the take did not write (or that were changed since)")
+    p.add_argument("--quiet", "-q", action="store_true")
+
+
+def run_regenerate(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
+    from dataclasses import replace
+
+    from ..frontend.prompt import FAMILY_TITLES
+    from .regenerate import plan_targets, write_outputs
+    from .render import SEED_LIMIT, regenerate_line
+    from .take_file import find_take, load_take, save_take, update_take
+
+    record = load_take(find_take(args.take))
+    index = record.line_index(args.line)
+    if args.seed is not None and not 0 <= args.seed < SEED_LIMIT:
+        raise InputError(f"--seed must be from 0 to {SEED_LIMIT - 1}.")
+    targets = plan_targets(record, out=args.out, srt=args.srt, vtt=args.vtt, stems=args.stems,
+                           overwrite=args.overwrite, warn=lambda m: stderr.write(f"warning: {m}\n"))
+    changes: dict[str, Any] = {}
+    if args.instruct is not None or args.no_instruct:
+        changes["instruction"] = None if args.no_instruct else args.instruct
+    if args.quality is None:
+        args.quality = record.model.quality if record.model.quality != "custom" else "exact"
+    if args.text_reading is None:
+        args.text_reading = record.model.text_reading
+    engine = load_engine(args)
+    family = record.model.family
+    if engine.family != family:
+        raise InputError(f"the take was made with {FAMILY_TITLES.get(family, family)}; give --model a folder of "
+                         "that family.")
+    if engine.sample_rate != record.take.sample_rate:
+        raise InputError(f"the take is {record.take.sample_rate} Hz, the model speaks {engine.sample_rate} Hz; "
+                         "give --model the release the take was made with.")
+    take = regenerate_line(engine, record.take, index, seed=args.seed, **changes)
+    outputs = write_outputs(take, targets)
+    if targets.in_place:
+        update_take(record, take, outputs)
+    else:
+        save_take(replace(record, take=take, outputs=outputs, revision=0), targets.take_folder,
+                  replace_existing=args.overwrite)
+    if not args.quiet:
+        seg = take.segments[take.line_segment(index)]
+        assert seg.plan is not None
+        how = f"instruction {seg.plan.instruction!r}" if seg.plan.instruction else "no instruction"
+        stderr.write(f"line {args.line} ({seg.plan.member.name}) spoken again with seed {seg.seed} and {how}\n")
+        kept = f"; the previous version is {targets.audio.stem}.prev{targets.audio.suffix}" if targets.keep_previous \
+            else ""
+        stderr.write(f"wrote {targets.audio} ({take.duration:.2f} s){kept}\n")
+        for path in (targets.srt, targets.vtt, *(p for _, p in targets.stems)):
+            if path is not None:
+                stderr.write(f"wrote {path}\n")
+    return 0
+
+
+def add_take_parser(sub: Any) -> None:
+    p = sub.add_parser("take", help="show or undo the lines of a script take",
+                       description="Work with the take folder 'synth --script' saves beside its audio.")
+    tsub = p.add_subparsers(dest="take_command", required=True, metavar="{lines,undo}")
+    lines = tsub.add_parser("lines", help="list the spoken lines of a take: script line, speaker, seed, instruction")
+    undo = tsub.add_parser("undo", help="go back to the take before the last 'regenerate' (run again to redo)")
+    for leaf in (lines, undo):
+        leaf.add_argument("take", type=Path, metavar="OUT.wav",
+                          help="the audio 'synth --script' wrote, or its take folder")
+    undo.add_argument("--overwrite", action="store_true", help="replace the audio even if it was changed since")
+
+
+def run_take(args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> int:
+    from ..safety import escape_control
+    from .regenerate import undo
+    from .take_file import find_take, load_take, undo_take
+
+    folder = find_take(args.take)
+    if args.take_command == "lines":
+        record = load_take(folder)
+        sr = record.take.sample_rate
+        stdout.write(f"{'line':>5}  {'speaker':<16} {'seed':>10}  {'start':>8}  text\n")
+        for (start, _), seg in zip(record.take.layout(), record.take.segments):
+            if seg.plan is None:
+                continue
+            how = f"({seg.plan.instruction}) " if seg.plan.instruction else ""
+            mark = "  [regenerated]" if seg.spliced else ""
+            stdout.write(escape_control(f"{seg.plan.line.line:>5}  {seg.plan.member.name:<16} {seg.seed:>10}  "
+                                        f"{start / sr:>7.2f}s  {how}{seg.plan.line.text}{mark}") + "\n")
+        return 0
+    record, previous = load_take(folder), load_take(folder, previous=True)
+    outputs = undo(record, previous, overwrite=args.overwrite, warn=lambda m: stderr.write(f"warning: {m}\n"))
+    undo_take(folder, outputs)
+    stderr.write(f"{folder.name}: back to the take before the last regeneration (run 'take undo' again to redo)\n")
     return 0

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, StorageError
-from ..voices import write_atomic
+from ..voices import voice_file_stem, write_atomic
 
 AUDIO_FORMATS = {".wav": "WAV", ".flac": "FLAC"}
 
@@ -89,6 +89,16 @@ def _read_umask() -> int:
 
 
 _UMASK = _read_umask()  # read once at import, before any threads
+
+
+def stem_file_name(speaker: str, suffix: str, taken: set[str]) -> str:
+    """A speaker's stem file name (``Anna`` → ``anna.wav``), unique among ``taken`` (updated)."""
+    stem = voice_file_stem(speaker)
+    name, n = stem, 2
+    while name.casefold() in taken:
+        name, n = f"{stem}-{n}", n + 1
+    taken.add(name.casefold())
+    return name + suffix
 
 
 def write_text_atomic(path: Path | str, text: str) -> Path:

@@ -278,6 +278,29 @@ class ScriptTake:
         """The whole take, float32 mono."""
         return self._placed()
 
+    def blocks(self, keep: set[int] | None = None) -> Iterator[np.ndarray]:
+        """What :meth:`audio` returns (or, with ``keep``, what one stem holds: only those segments),
+        as consecutive float32 pieces made one segment at a time, so that writing a long take to a
+        file never holds all of it (segments loaded from a take folder are memory-mapped)."""
+        overlaps = [*self._overlaps(), 0]
+        pending = np.zeros(0, dtype=np.float32)  # the previous segment's fade-out, shared with this one
+        for k, seg in enumerate(self.segments):
+            length = seg.samples.shape[0]
+            fade_in, fade_out = overlaps[k], overlaps[k + 1]
+            if keep is None or k in keep:
+                audio = np.array(seg.samples, dtype=np.float32)  # a copy: the stored segment stays as it is
+                if fade_in:
+                    audio[:fade_in] *= _fade(fade_in, rising=True)
+                if fade_out:
+                    audio[length - fade_out:] *= _fade(fade_out, rising=False)
+            else:
+                audio = np.zeros(length, dtype=np.float32)
+            audio[:fade_in] += pending
+            yield audio[:length - fade_out]
+            pending = audio[length - fade_out:]
+        if pending.shape[0]:
+            yield pending
+
     def speakers(self) -> list[str]:
         seen: dict[str, None] = {}
         for seg in self.segments:
