@@ -141,6 +141,9 @@ class Voice:
     # The voice's own pronunciation dictionary, (term, replacement, whole_word, case_sensitive)
     # entries (cosycore.studio.lexicon reads them); stored in the header only when there are any.
     lexicon: tuple[tuple[str, str, bool, bool], ...] = ()
+    # Where the transcript came from: "asr" (speech recognition, not edited since), "typed", or ""
+    # (not recorded: voices from before transcription existed). Stored only when not empty.
+    transcript_source: str = ""
 
     def __post_init__(self) -> None:
         presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
@@ -185,7 +188,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon")
+                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon", "transcript_source")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )
@@ -239,6 +242,8 @@ def _header(voice: Voice) -> dict[str, Any]:
         header["instruct_presets"] = [{"name": n, "text": t} for n, t in voice.instruct_presets]
     if voice.notes:  # absent when empty, so files without notes keep their bytes and checksums
         header["notes"] = voice.notes
+    if voice.transcript_source:  # likewise
+        header["transcript_source"] = voice.transcript_source
     if voice.lexicon:  # optional, like instruct_presets
         header["lexicon"] = [{"term": t, "replacement": r, "whole_word": w, "case_sensitive": c}
                              for t, r, w, c in voice.lexicon]
@@ -428,6 +433,7 @@ def _check_header(header: dict[str, Any], path: Path) -> dict[str, Any]:
     for key in ("language", "created_at", "speech_tokenizer_sha256"):
         _str_field(header, key, path)
     _str_field(header, "transcript", path, limit=MAX_TRANSCRIPT_CHARS)
+    _str_field(header, "transcript_source", path, limit=16)
     if header.get("family") not in _FAMILIES:
         raise _damaged(path, f"its model family {header.get('family')!r} is not one of {', '.join(_FAMILIES)}")
     rate = header.get("sample_rate", 24000)
@@ -569,6 +575,7 @@ def _load_voice(path: Path) -> Voice:
             instruct_presets=_header_presets(header, path),
             notes=str(header.get("notes", "")),
             lexicon=_header_lexicon(header, path),
+            transcript_source=str(header.get("transcript_source", "")),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:
@@ -793,16 +800,22 @@ class VoiceLibrary:
             return _read_info(target)
 
     def update(self, name: str, *, transcript: str | None = None, language: str | None = None,
-               notes: str | None = None) -> VoiceInfo:
-        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place."""
+               notes: str | None = None, transcript_source: str = "typed") -> VoiceInfo:
+        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place.
+
+        A changed transcript is marked with ``transcript_source`` ("typed" unless speech recognition made it).
+        """
         with self._lock:
             info = self._find(name)
             if info is None:
                 raise InputError(f"there is no saved voice called {name!r}.")
             voice = load_voice(info.path)
+            new_transcript = voice.transcript if transcript is None else transcript.strip()
             edited = replace(
                 voice,
-                transcript=voice.transcript if transcript is None else transcript.strip(),
+                transcript=new_transcript,
+                transcript_source=(voice.transcript_source if new_transcript == voice.transcript
+                                   else transcript_source if new_transcript else ""),
                 language=voice.language if language is None else language.strip(),
                 notes=voice.notes if notes is None else notes.strip(),
             )
