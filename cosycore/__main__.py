@@ -5,8 +5,8 @@ Subcommands:
 * ``synth``: text (``--text``, ``--text-file`` or standard input) to a WAV/FLAC file or raw float32
   PCM on standard output, in zero_shot, cross_lingual or instruct mode, from a prompt recording or
   a saved voice;
-* ``voice add|list|show|remove``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR`` or the
-  platform's user data folder);
+* ``voice add|list|show|remove|transcribe``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR``
+  or the platform's user data folder); ``transcribe``: a recording's words (:mod:`cosycore.studio.transcribe`);
 * ``synth --script``: a dialogue script with a cast, to one file plus SRT/VTT subtitles and stems;
   ``--lexicon``: a pronunciation dictionary (:mod:`cosycore.studio`);
 * ``text``: the sentences exactly as the engine will speak them; ``render``: a long .txt/.md file to
@@ -135,19 +135,25 @@ def _synth_parser(sub: Any) -> None:
 
 def _voice_parser(sub: Any) -> None:
     p = sub.add_parser("voice", help="manage saved voices", description="Manage the voice library.")
-    vsub = p.add_subparsers(dest="voice_command", required=True, metavar="{add,list,show,remove}")
+    vsub = p.add_subparsers(dest="voice_command", required=True, metavar="{add,list,show,remove,transcribe}")
     add = vsub.add_parser("add", help="extract a recording's features once and save them as a voice")
     add.add_argument("name", help="name of the new voice")
     _model_args(add)
     add.add_argument("--prompt-wav", type=Path, required=True, help="recording of the voice (3-10 s)")
     add.add_argument("--prompt-text", default="", help="its transcript (needed for zero_shot use)")
     add.add_argument("--language", default="", help="language of the recording, e.g. en, zh")
+    add.add_argument("--transcribe", action="store_true",
+                     help="write the transcript by speech recognition (needs 'models download sensevoice-small')")
+    from .studio.transcribe import add_asr_args, add_voice_transcribe_parser
+
+    add_asr_args(add)
+    transcribe = add_voice_transcribe_parser(vsub)
     listing = vsub.add_parser("list", help="list the saved voices")
     show = vsub.add_parser("show", help="show one voice")
     show.add_argument("name", help="voice name or .cosyvoice file")
     rm = vsub.add_parser("remove", help="delete a voice")
     rm.add_argument("name", help="voice name")
-    for leaf in (add, listing, show, rm):
+    for leaf in (add, listing, show, rm, transcribe):
         _voices_dir_arg(leaf)
 
 
@@ -164,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="show what a model folder holds")
     _model_args(info)
     from .studio.cli import add_render_parser, add_text_parser
+    from .studio.transcribe import add_transcribe_parser
+
+    add_transcribe_parser(sub)
 
     add_text_parser(sub)
     add_render_parser(sub, _model_args, _voices_dir_arg)
@@ -494,10 +503,21 @@ def _library(args: argparse.Namespace) -> Any:
 
 
 def _voice_add(args: argparse.Namespace, io: CliIO) -> int:
+    recognizer = None
+    if args.transcribe:
+        if args.prompt_text:
+            raise UsageError("--transcribe writes the transcript itself; leave out --prompt-text (or --transcribe)")
+        from .studio.transcribe import load_recognizer
+
+        recognizer = load_recognizer(args)  # before the voice model: a missing recognizer is said at once
     engine = _load_engine(args)
     voice = engine.create_voice(args.prompt_wav, transcript=args.prompt_text, name=args.name,
                                 language=args.language)
     _print_warnings(engine.last_warnings, io.stderr)
+    if recognizer is not None:
+        from .studio.transcribe import transcribe_new_voice
+
+        voice = transcribe_new_voice(voice, recognizer, io.stderr)
     info = _library(args).add(voice)
     io.stdout.write(f"saved voice '{info.name}' ({info.duration:.1f} s, {info.family}) to {info.path}\n")
     return EXIT_OK
@@ -523,7 +543,9 @@ def _voice_list(args: argparse.Namespace, io: CliIO) -> int:
 def _voice_show(args: argparse.Namespace, io: CliIO) -> int:
     voice = _find_voice(args.name, args.voices_dir)
     rows = [("name", voice.name), ("family", voice.family), ("language", voice.language or "-"),
-            ("transcript", voice.transcript or "-"), ("duration", f"{voice.duration:.2f} s"),
+            ("transcript", voice.transcript or "-"),
+            ("transcribed", {"asr": "by speech recognition", "typed": "by hand"}.get(voice.transcript_source, "-")),
+            ("duration", f"{voice.duration:.2f} s"),
             ("speech tokens", str(voice.speech_tokens.shape[0])), ("created", voice.created_at),
             ("format", str(voice.format_version))]
     from .safety import escape_control
@@ -544,8 +566,21 @@ def _voice_remove(args: argparse.Namespace, io: CliIO) -> int:
 def _cmd_voice(args: argparse.Namespace, io: CliIO) -> int:
     commands: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
         "add": _voice_add, "list": _voice_list, "show": _voice_show, "remove": _voice_remove,
+        "transcribe": _run_voice_transcribe,
     }
     return commands[args.voice_command](args, io)
+
+
+def _run_voice_transcribe(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.transcribe import run_voice_transcribe
+
+    return run_voice_transcribe(args, _library(args), io.stdout)
+
+
+def _cmd_transcribe(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.transcribe import run_transcribe
+
+    return run_transcribe(args, io.stdout)
 
 
 def _cmd_info(args: argparse.Namespace, io: CliIO) -> int:
@@ -620,6 +655,7 @@ class CliIO:
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": _cmd_presets,
     "models": run_models_command, "serve": run_serve_command, "text": _cmd_text, "render": _cmd_render,
+    "transcribe": _cmd_transcribe,
 }
 
 
