@@ -59,7 +59,9 @@ class AsrModelsSection(QGroupBox):
 
     def set_installed(self, models: Iterable[dl.InstalledModel], *, idle: bool) -> None:
         """Enable Verify and Delete… for the entries that are installed (when no task runs)."""
-        self._installed = {m.model_id: m for m in models if m.model_id}
+        models = list(models)
+        self._installed = {i: m for i, row in self.rows.items() for m in models
+                           if m.model_id == i or m.folder.name == row.entry.folder}
         for model_id in self.rows:
             there = model_id in self._installed
             self.verify_buttons[model_id].setVisible(there)

@@ -254,6 +254,9 @@ class ModelsDialog(QDialog):
         self._asr_installed = list(dl.list_installed(self.models_dir, kind="asr"))
         partial = {p.model_id: p for p in dl.list_partial(self.models_dir)}
         have = {m.model_id for m in (*self._installed, *self._asr_installed) if m.model_id}
+        # a recognizer put into its folder by hand is the one Transcribe uses: installed, though not ours to delete
+        have |= {i for i, row in self.asr_section.rows.items()
+                 if any(m.folder == self.models_dir / row.entry.folder for m in self._asr_installed)}
         for model_id, row in self.rows.items():
             running = self.task is not None and self.task.kind == "download" and self.task.key == model_id
             row.draw(installed=model_id in have, partial=partial.get(model_id), running=running, busy=self.busy,
