@@ -5,8 +5,8 @@ Subcommands:
 * ``synth``: text (``--text``, ``--text-file`` or standard input) to a WAV/FLAC file or raw float32
   PCM on standard output, in zero_shot, cross_lingual or instruct mode, from a prompt recording or
   a saved voice;
-* ``voice add|list|show|remove``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR`` or the
-  platform's user data folder);
+* ``voice add|list|show|remove|transcribe``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR``
+  or the platform's user data folder); ``transcribe``: a recording's words (:mod:`cosycore.studio.transcribe`);
 * ``synth --script``: a dialogue script with a cast, to one file plus SRT/VTT subtitles and stems;
   ``--lexicon``: a pronunciation dictionary (:mod:`cosycore.studio`);
 * ``text``: the sentences exactly as the engine will speak them; ``render``: a long .txt/.md file to
@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="show what a model folder holds")
     add_model_args(info)
     from .studio.cli import add_regenerate_parser, add_render_parser, add_take_parser, add_text_parser
+    from .studio.transcribe import add_transcribe_parser
+
+    add_transcribe_parser(sub)
 
     add_text_parser(sub)
     add_render_parser(sub, add_model_args, add_voices_dir_arg)
@@ -144,6 +147,12 @@ def _cmd_regenerate(args: argparse.Namespace, io: CliIO) -> int:
     return run_regenerate(args, io.stderr, _load_engine)
 
 
+def _cmd_transcribe(args: argparse.Namespace, io: CliIO) -> int:
+    from .studio.transcribe import run_transcribe
+
+    return run_transcribe(args, io.stdout)
+
+
 def _cmd_take(args: argparse.Namespace, io: CliIO) -> int:
     from .studio.cli import run_take
 
@@ -157,7 +166,7 @@ def _cmd_take(args: argparse.Namespace, io: CliIO) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
     "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": run_presets,
     "models": run_models_command, "serve": run_serve_command, "text": _cmd_text, "render": _cmd_render,
-    "regenerate": _cmd_regenerate, "take": _cmd_take,
+    "regenerate": _cmd_regenerate, "take": _cmd_take, "transcribe": _cmd_transcribe,
 }
 
 

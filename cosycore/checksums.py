@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .atomic_write import write_atomic
 from .errors import StorageError
 from .manifest import recorded_sha256
-from .atomic_write import write_atomic
 
 logger = logging.getLogger(__name__)
 

@@ -23,6 +23,18 @@ class WrongModelFamilyError(ModelLoadError):
     """The folder holds a model family cosycore does not run (or not the one asked for)."""
 
 
+class AsrModelError(ModelLoadError):
+    """The speech-recognition model (SenseVoice) cannot be used: missing, incomplete or damaged."""
+
+
+class AsrModelMissingError(AsrModelError, ModelNotFoundError):
+    """The speech-recognition model is not installed (its folder or model file does not exist)."""
+
+
+class AsrModelDamagedError(AsrModelError):
+    """The speech-recognition model's files are there but unusable (bad ONNX, tokens.txt, metadata)."""
+
+
 class ConfigError(ModelLoadError):
     """The release yaml or config.json is malformed or names something unknown."""
 
@@ -57,6 +69,10 @@ class SynthesisError(CosyError):
 
 class InputError(SynthesisError):
     """The text, audio or request given by the user is not usable as it is."""
+
+
+class AsrAudioError(InputError):
+    """Audio given to the speech recognizer is empty, silent, unreadable or longer than it accepts."""
 
 
 class EngineError(SynthesisError):

@@ -19,7 +19,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .config import Family
 from .errors import IntegrityError
 
 logger = logging.getLogger(__name__)
@@ -46,7 +45,7 @@ class Manifest:
 
     model_id: str
     name: str
-    family: Family
+    family: str  # a config.Family for a CosyVoice release, "sensevoice" for the speech recognizer
     source: str
     repo_id: str
     revision: str

@@ -92,6 +92,14 @@ def tiny_cv3_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_model(tmp_path_factory.mktemp("tiny-cv3"), "cosyvoice3", seed=0).model_dir
 
 
+@pytest.fixture(scope="session")
+def tiny_sensevoice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny SenseVoice folder in the sherpa-onnx release layout (model.int8.onnx, tokens.txt), seed 0."""
+    from cosycore.testing.tiny_sensevoice import write_tiny_sensevoice
+
+    return write_tiny_sensevoice(tmp_path_factory.mktemp("tiny-sensevoice"), seed=0)
+
+
 @pytest.fixture(scope="module")
 def single_thread():
     """Run a module's tests with one torch thread (restored afterwards).

@@ -110,7 +110,8 @@ def file_gets(hub: FakeHub, path: str) -> list:
 
 def test_catalogue_lists_the_releases_and_the_rl_variant() -> None:
     entries = {e.id: e for e in load_catalog()}
-    assert set(entries) == {"cosyvoice2-0.5b", "fun-cosyvoice3-0.5b-2512", "fun-cosyvoice3-0.5b-2512-rl"}
+    assert set(entries) == {"cosyvoice2-0.5b", "fun-cosyvoice3-0.5b-2512", "fun-cosyvoice3-0.5b-2512-rl",
+                            "sensevoice-small"}  # the recognizer: tests/test_asr_download.py
     cv2, cv3 = entries["cosyvoice2-0.5b"], entries["fun-cosyvoice3-0.5b-2512"]
     rl = entries["fun-cosyvoice3-0.5b-2512-rl"]
     assert cv2.repo_id("huggingface") == CV2_REPO and cv2.repo_id("modelscope") == "iic/CosyVoice2-0.5B"

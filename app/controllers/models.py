@@ -76,8 +76,8 @@ class ModelsController(QObject):
         if folder:
             self.try_model_dir(Path(folder))
 
-    def open_models_dialog(self) -> None:
-        """File › Models…: open at any time, also with a model loaded."""
+    def open_models_dialog(self, asr: bool = False) -> None:
+        """File › Models…: open at any time, also with a model loaded; ``asr``: on the speech-recognition model."""
         from ..widgets.models_dialog import ModelsDialog
 
         w = self.w
@@ -86,6 +86,8 @@ class ModelsController(QObject):
                               smoke_test=getattr(w.engine, "smoke_test", None))
         dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
         dialog.endpoint_changed.connect(self._on_dialog_endpoint_changed)
+        if asr:
+            dialog.show_asr()
         dialog.exec()
 
     def _on_dialog_endpoint_changed(self, endpoint: str) -> None:

@@ -120,8 +120,9 @@ class TakesController(QObject):
         transcript = w.voice_panel.transcript if mode == "zero_shot" else ""
         if mode == "zero_shot" and not transcript:
             w.show_error(self.tr("No transcript"),
-                         self.tr("Clone mode needs the transcript of the voice's recording. Type it, or use "
-                              "Cross-lingual mode, which needs none."))
+                         self.tr("Clone mode needs the transcript of the voice's recording. Type it, press "
+                                 "Transcribe under the field to have it written from the recording, or use "
+                                 "Cross-lingual mode, which needs none."))
             return None
         common = {"text": text, "mode": mode, "instruct_text": w.controls.instruct_text,
                   "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream,

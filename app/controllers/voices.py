@@ -1,7 +1,9 @@
-"""Voices and the recorder: opening the recorder, making a voice from a file, and the engine's answer."""
+"""Voices and the recorder: opening the recorder, making a voice from a file, the engine's answer, and
+the :class:`~app.transcriber.Transcriber` behind the Transcribe buttons (voice panel, editor, recorder)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +14,7 @@ from cosycore.errors import CosyError
 from cosycore.voices import Voice
 
 from ..clip_checks import rate_problem
+from ..transcriber import Transcriber
 from ..widgets.recorder import Recorder
 
 FILE_VOICE_SECONDS = 300.0  # "Voice > From file…" reads at most this much of a file (the recorder trims to 30 s)
@@ -30,6 +33,7 @@ class VoicesController(QObject):
         self.w = window
         self.recorder: Recorder | None = None
         self._refreshing: dict[int, str] = {}  # job id -> name of a voice being made again for this model
+        self.transcriber = Transcriber(window.engine, lambda: window.settings.paths.data / "models", self)
 
     def connect(self) -> None:
         w = self.w
@@ -39,6 +43,12 @@ class VoicesController(QObject):
         w.voice_panel.file_requested.connect(self.choose_file)
         w.voice_panel.message.connect(lambda text: w.statusBar().showMessage(text, 8000))
         w.engine.voice_refreshed.connect(self._on_engine_voice_refreshed)
+        w.voice_panel.set_transcriber(self.transcriber)
+        w.voice_panel.asr_models_requested.connect(self.open_asr_models)
+
+    def open_asr_models(self) -> None:
+        """A Transcribe button found no speech-recognition model: the Models dialog, on that model."""
+        self.w.models_ctl.open_models_dialog(asr=True)
 
     def refresh(self, voice: Voice) -> None:
         """Make a voice of the other model family again for the loaded one, once, and save it."""
@@ -65,6 +75,8 @@ class VoicesController(QObject):
             self.recorder = Recorder(self.w.player, self.w.settings, self.w)
             self.recorder.save_requested.connect(self._on_recorder_save_requested)
             self.recorder.file_requested.connect(self.choose_file)
+            self.recorder.set_transcriber(self.transcriber)
+            self.recorder.asr_models_requested.connect(self.open_asr_models)
         if not self.recorder.isVisible() or audio is not None:
             self.recorder.reset()  # a new voice starts clean: no old clip, name or transcript
         if audio is not None:
@@ -116,6 +128,9 @@ class VoicesController(QObject):
         w = self.w
         if self.recorder is not None:
             self.recorder.set_saving(False)
+            if voice.transcript:  # who wrote it: Transcribe (unchanged since) or the user
+                source = "asr" if voice.transcript == self.recorder.asr_text else "typed"
+                voice = replace(voice, transcript_source=source)
         try:
             info = w.voice_panel.add_voice(voice)
         except CosyError as e:

@@ -1,11 +1,12 @@
 """The Models dialog: installed models, downloads with progress, verify, delete, and folders of one's own.
 
-Downloads and verifications run on a :class:`ModelTask` (a ``QThread``) that calls
-:mod:`cosycore.hub`; its signals carry plain values (:class:`~cosycore.hub.DownloadProgress`,
-:class:`~cosycore.hub.InstalledModel`, :class:`~cosycore.hub.VerifyReport`, strings). One
-task runs at a time. Cancel sets the task's event; the download stops within one chunk and keeps
-what arrived, so the row offers "Resume" (also after the app was closed). Nothing touches the
-network until the user presses Download or Resume.
+Downloads and verifications run on a :class:`~app.widgets.model_task.ModelTask` (a ``QThread``)
+that calls :mod:`cosycore.hub`; its signals carry plain values. One task runs at a time. The
+speech-recognition model that writes voice transcripts has a section of its own
+(:class:`~app.widgets.asr_models_section.AsrModelsSection`), downloaded the same way. Cancel sets
+the task's event; the download stops within one chunk and keeps what arrived, so the row offers
+"Resume" (also after the app was closed). Nothing touches the network until the user presses
+Download or Resume.
 
 The main window (or the first-run screen) opens the dialog and connects :attr:`ModelsDialog.model_chosen`
 to loading the model; :attr:`ModelsDialog.own_folders_changed` lets it remember folders the user brought.
@@ -19,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -35,7 +36,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -44,102 +44,18 @@ from PySide6.QtWidgets import (
 )
 
 from cosycore import hub as dl
-from cosycore.config import load_model_config
 from cosycore.errors import CosyError
-from cosycore.hub.catalog import SOURCE_TITLES, SOURCES, CatalogEntry, Source, load_catalog, required_files_for
+from cosycore.hub.catalog import SOURCE_TITLES, SOURCES, Source, entries_of_kind
+
+from .asr_models_section import AsrModelsSection
+from .catalog_row import FAMILY_TITLES, PROGRESS_STEPS, CatalogRow
+from .model_task import ModelTask, TaskBody, folder_problem, keep_alive
 
 logger = logging.getLogger(__name__)
 
-FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
-PROGRESS_STEPS = 1000
+__all__ = ["FAMILY_TITLES", "PROGRESS_STEPS", "ModelTask", "ModelsDialog", "folder_problem"]
+
 QUIT_WAIT_MS = 10_000
-_RUNNING: set[ModelTask] = set()  # tasks whose dialog went away before they ended; kept alive until they do
-
-TaskBody = Callable[[Callable[[dl.DownloadProgress], None], threading.Event], object]
-
-
-def folder_problem(folder: Path) -> str | None:
-    """Why a model folder cannot be loaded (its config, or a file its family needs is missing), or None."""
-    try:
-        cfg = load_model_config(folder)
-    except CosyError as e:
-        return str(e)
-    missing = [name for name in required_files_for(cfg.family) if not (Path(folder) / name).is_file()]
-    if missing:
-        return QCoreApplication.translate("ModelsDialog", "%1 is missing. Download the model again (Resume keeps "
-                                          "what is there) or choose a complete folder.").replace(
-            "%1", ", ".join(missing))
-    return None
-
-
-class ModelTask(QThread):
-    """Runs one download or verification off the GUI thread and reports through signals.
-
-    ``body(progress, cancel)`` does the work; it is given a progress callback (emitting
-    :attr:`progressed`) and the cancel event :meth:`cancel` sets. Errors become :attr:`failed`.
-    """
-
-    progressed = Signal(object)  # DownloadProgress
-    succeeded = Signal(object)  # whatever the body returned (InstalledModel, VerifyReport)
-    failed = Signal(str, str)  # error kind (class name), message for people
-
-    def __init__(self, kind: str, key: str, body: TaskBody, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.kind = kind  # "download" or "verify"
-        self.key = key  # catalogue id or folder path
-        self._body = body
-        self._cancel = threading.Event()
-
-    def cancel(self) -> None:
-        """Ask the work to stop (thread-safe); it ends at the next chunk with a cancel error."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def run(self) -> None:
-        try:
-            result = self._body(self.progressed.emit, self._cancel)
-        except CosyError as e:
-            logger.warning("%s %s stopped: %s", self.kind, self.key, e)
-            self.failed.emit(type(e).__name__, str(e))
-            return
-        except Exception as e:  # the thread boundary: report, never let it pass silently
-            logger.exception("%s %s failed", self.kind, self.key)
-            self.failed.emit(type(e).__name__, f"Unexpected error: {e}")
-            return
-        self.succeeded.emit(result)
-
-
-class _CatalogRow(QWidget):
-    """One downloadable model: name and size, a progress bar, a status line and its buttons."""
-
-    def __init__(self, entry: CatalogEntry, parent: QWidget) -> None:
-        super().__init__(parent)
-        self.entry = entry
-        self.setObjectName(f"catalogRow_{entry.id}")
-        self.title = QLabel(f"<b>{entry.name}</b> — {FAMILY_TITLES.get(entry.family, entry.family)}", self)
-        self.title.setToolTip(entry.description)
-        self.status = QLabel(self)
-        self.status.setObjectName("rowStatus")
-        self.progress = QProgressBar(self)
-        self.progress.setRange(0, PROGRESS_STEPS)
-        self.progress.setTextVisible(True)
-        self.progress.setFormat("%p%")
-        self.action = QPushButton(self)
-        self.action.setObjectName("rowAction")
-        self.discard = QPushButton(self.tr("Discard"), self)
-        self.discard.setObjectName("rowDiscard")
-        self.discard.setToolTip(self.tr("Delete what was downloaded so far"))
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 2, 0, 2)
-        grid.addWidget(self.title, 0, 0)
-        grid.addWidget(self.action, 0, 1)
-        grid.addWidget(self.discard, 0, 2)
-        grid.addWidget(self.progress, 1, 0, 1, 3)
-        grid.addWidget(self.status, 2, 0, 1, 3)
-        grid.setColumnStretch(0, 1)
 
 
 class ModelsDialog(QDialog):
@@ -173,6 +89,7 @@ class ModelsDialog(QDialog):
         self.smoke_test: dl.SmokeTest = smoke_test or dl.synthesis_smoke_test
         self.task: ModelTask | None = None
         self._installed: list[dl.InstalledModel] = []
+        self._asr_installed: list[dl.InstalledModel] = []
         self._select_after_task: Path | None = None  # the folder a finished download installed
         self._problems: dict[Path, str] = {}  # folder -> why it cannot be loaded (never offered for use)
 
@@ -258,15 +175,19 @@ class ModelsDialog(QDialog):
         ib.addLayout(actions)
 
         # -- downloads ----------------------------------------------------------------------
-        self.rows: dict[str, _CatalogRow] = {}
+        self.rows: dict[str, CatalogRow] = {}  # every catalogue entry's row, the recognizer's included
         download_box = QGroupBox(self.tr("Download"), self)
         db = QVBoxLayout(download_box)
-        for entry in load_catalog():
-            row = _CatalogRow(entry, download_box)
-            row.action.clicked.connect(lambda _checked=False, e=entry: self._on_row_action_clicked(e.id))
-            row.discard.clicked.connect(lambda _checked=False, e=entry: self._on_row_discard_clicked(e.id))
-            self.rows[entry.id] = row
-            db.addWidget(row)
+        for entry in entries_of_kind("tts"):
+            self.rows[entry.id] = CatalogRow(entry, download_box)
+            db.addWidget(self.rows[entry.id])
+        self.asr_section = AsrModelsSection(entries_of_kind("asr"), self)
+        self.asr_section.verify_requested.connect(lambda model: self.verify_model(model, smoke=True))
+        self.asr_section.delete_requested.connect(lambda model: self.delete_model(model))
+        self.rows.update(self.asr_section.rows)
+        for model_id, row in self.rows.items():
+            row.action.clicked.connect(lambda _checked=False, i=model_id: self._on_row_action_clicked(i))
+            row.discard.clicked.connect(lambda _checked=False, i=model_id: self._on_row_discard_clicked(i))
 
         # -- messages -----------------------------------------------------------------------
         self.error_label = QLabel(self)
@@ -285,6 +206,7 @@ class ModelsDialog(QDialog):
         layout.addLayout(where)
         layout.addWidget(installed_box, 1)
         layout.addWidget(download_box)
+        layout.addWidget(self.asr_section)
         layout.addWidget(self.error_label)
         layout.addWidget(self.status_label)
         layout.addWidget(buttons)
@@ -329,35 +251,18 @@ class ModelsDialog(QDialog):
                 self.table.selectRow(r)
         if self._installed and self.selected_model() is None:
             self.table.selectRow(0)
+        self._asr_installed = list(dl.list_installed(self.models_dir, kind="asr"))
         partial = {p.model_id: p for p in dl.list_partial(self.models_dir)}
-        have = {m.model_id for m in self._installed if m.model_id}
+        have = {m.model_id for m in (*self._installed, *self._asr_installed) if m.model_id}
+        # a recognizer put into its folder by hand is the one Transcribe uses: installed, though not ours to delete
+        have |= {i for i, row in self.asr_section.rows.items()
+                 if any(m.folder == self.models_dir / row.entry.folder for m in self._asr_installed)}
         for model_id, row in self.rows.items():
-            self._draw_row(row, model_id in have, partial.get(model_id))
+            running = self.task is not None and self.task.kind == "download" and self.task.key == model_id
+            row.draw(installed=model_id in have, partial=partial.get(model_id), running=running, busy=self.busy,
+                     models_dir=self.models_dir)
+        self.asr_section.set_installed(self._asr_installed, idle=not self.busy)
         self._update_buttons()
-
-    def _draw_row(self, row: _CatalogRow, installed: bool, partial: dl.PartialDownload | None) -> None:
-        running = self.task is not None and self.task.kind == "download" and self.task.key == row.entry.id
-        row.discard.setVisible(partial is not None and not running)
-        row.discard.setEnabled(not self.busy)
-        if running:
-            row.action.setText(self.tr("Cancel"))
-            row.action.setEnabled(True)
-            return
-        row.action.setEnabled(not self.busy and not installed)
-        if installed:
-            row.action.setText(self.tr("Installed"))
-            row.progress.setValue(PROGRESS_STEPS)
-            row.status.setText(self.tr("Installed in %1").replace("%1", str(self.models_dir / row.entry.folder)))
-        elif partial is not None:
-            row.action.setText(self.tr("Resume"))
-            total = row.entry.approx_bytes
-            row.progress.setValue(min(PROGRESS_STEPS - 1, int(PROGRESS_STEPS * partial.bytes_staged / max(1, total))))
-            row.status.setText(self.tr("Paused: %1 downloaded so far").replace(
-                "%1", dl.format_bytes(partial.bytes_staged)))
-        else:
-            row.action.setText(self.tr("Download"))
-            row.progress.setValue(0)
-            row.status.setText(self.tr("About %1").replace("%1", dl.format_bytes(row.entry.approx_bytes)))
 
     def _update_buttons(self) -> None:
         model = self.selected_model()
@@ -418,12 +323,22 @@ class ModelsDialog(QDialog):
 
     def verify_selected(self) -> None:
         model = self.selected_model()
-        if model is None or self.busy:
+        if model is not None:
+            self.verify_model(model, smoke=self.smoke_box.isChecked())
+
+    def verify_model(self, model: dl.InstalledModel, *, smoke: bool) -> None:
+        """Check ``model``'s files (and, with ``smoke``, synthesise or transcribe a little) on a task thread.
+
+        The speech recognizer's test transcription runs on the task thread: it is sherpa-onnx, not torch,
+        and a recognizer of its own (the Transcribe button's lives on the engine thread).
+        """
+        if self.busy:
             return
-        folder, smoke = model.folder, (self.smoke_test if self.smoke_box.isChecked() else None)
+        test = dl.transcription_smoke_test if model.kind == "asr" else self.smoke_test
+        folder, smoke_test = model.folder, (test if smoke else None)
 
         def body(progress: Callable[[dl.DownloadProgress], None], cancel: threading.Event) -> object:
-            return dl.verify(folder, hashes=True, smoke_test=smoke, progress=progress, cancel=cancel)
+            return dl.verify(folder, hashes=True, smoke_test=smoke_test, progress=progress, cancel=cancel)
 
         self._show_error("")
         self.status_label.setText(self.tr("Checking %1…").replace("%1", model.name))
@@ -453,7 +368,10 @@ class ModelsDialog(QDialog):
 
     def delete_selected(self, *, confirm: bool = True) -> bool:
         model = self.selected_model()
-        if model is None or self.busy:
+        return model is not None and self.delete_model(model, confirm=confirm)
+
+    def delete_model(self, model: dl.InstalledModel, *, confirm: bool = True) -> bool:
+        if self.busy:
             return False
         if not model.managed:  # a folder the user brought: forget it, never delete it
             self.own_folders = [p for p in self.own_folders if p != model.folder]
@@ -478,6 +396,13 @@ class ModelsDialog(QDialog):
         self.refresh()
         self.models_changed.emit()
         return True
+
+    def show_asr(self) -> None:
+        """Point at the speech-recognition model (the dialog was opened from a Transcribe button)."""
+        self.asr_section.focus_first()
+        if not self._asr_installed:
+            self.status_label.setText(self.tr("Transcribe needs the speech-recognition model: press its "
+                                              "Download button below."))
 
     def set_models_dir(self, folder: Path) -> None:
         if self.busy:
@@ -616,8 +541,6 @@ class ModelsDialog(QDialog):
             if not task.wait(QUIT_WAIT_MS):
                 # Still inside a network read; let it end on its own without its parent.
                 logger.warning("%s %s is still stopping; it will end in the background", task.kind, task.key)
-                task.setParent(None)
-                _RUNNING.add(task)
-                task.finished.connect(lambda t=task: _RUNNING.discard(t))
+                keep_alive(task)
             self.task = None
         super().done(result)

@@ -32,6 +32,7 @@ from ..clip_checks import MAX_SECONDS, check_clip
 from ..playback import Player, find_device, list_devices, load_sounddevice
 from ..settings import Settings
 from .level_meter import LevelMeter
+from .transcribe_row import TranscribeRow
 from .waveform import WaveformView
 
 logger = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class Recorder(QDialog):
 
     save_requested = Signal(object, int, str, str)  # audio float32 [N], sample rate, name, transcript
     file_requested = Signal()  # the user wants to load a recording from a file
+    asr_models_requested = Signal()  # Transcribe needs the speech-recognition model: open Models… on it
     recording_finished = Signal()
 
     def __init__(self, player: Player, settings: Settings, parent: QWidget | None = None) -> None:
@@ -150,6 +152,12 @@ class Recorder(QDialog):
                                                 "Instruct"))
         self.transcript_edit.textEdited.connect(self._on_field_edited)
         self.name_edit.textEdited.connect(self._on_field_edited)
+        self.asr_text = ""  # the words Transcribe gave for this clip ("" when none): saved as recognised
+        self.transcribe_row = TranscribeRow(self)
+        self.transcribe_row.set_source(self._transcribe_source)
+        self.transcribe_row.transcribed.connect(self._on_transcribe_row_transcribed)
+        self.transcribe_row.models_requested.connect(self.asr_models_requested)
+        self.transcribe_row.hide()  # until the main window gives it a transcriber
         self.save_button = QPushButton(self.tr("Save as voice"), self)
         self.save_button.setObjectName("saveVoiceButton")
         self.save_button.setToolTip(self.tr("Make the voice from the trimmed recording and add it to the library"))
@@ -170,6 +178,7 @@ class Recorder(QDialog):
         form = QFormLayout()
         form.addRow(self.tr("Name:"), self.name_edit)
         form.addRow(self.tr("Transcript:"), self.transcript_edit)
+        form.addRow("", self.transcribe_row)
         buttons = QHBoxLayout()
         buttons.addWidget(self.play_button)
         buttons.addStretch(1)
@@ -332,6 +341,8 @@ class Recorder(QDialog):
         self.meter.reset()
         self.name_edit.clear()
         self.transcript_edit.clear()
+        self.asr_text = ""
+        self.transcribe_row.reset()
         self._check()
 
     def set_audio(self, audio: np.ndarray, sample_rate: int) -> None:
@@ -339,6 +350,7 @@ class Recorder(QDialog):
         self._audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         self._rate = int(sample_rate)
         self._error = ""
+        self.asr_text = ""  # words recognised from another clip are not this one's
         duration = self._audio.shape[0] / self._rate
         self.waveform.set_audio(self._audio, self._rate)
         self.region.setBounds((0.0, duration))
@@ -367,6 +379,24 @@ class Recorder(QDialog):
     def _on_field_edited(self) -> None:
         if not self.recording and not self._saving:
             self._check()
+
+    # -- transcription ---------------------------------------------------------------------
+    def set_transcriber(self, transcriber: Any) -> None:
+        """Offer Transcribe for the clip (an :class:`app.transcriber.Transcriber`; None: never)."""
+        self.transcribe_row.attach(transcriber)
+        self.transcribe_row.setVisible(transcriber is not None)
+
+    def _transcribe_source(self) -> tuple[np.ndarray, int, None] | None:
+        audio = self.trimmed()
+        return (audio, self._rate, None) if audio.size and not self.recording else None
+
+    def _on_transcribe_row_transcribed(self, text: str, _language: str, _tag: object) -> None:
+        if self.transcript_edit.text().strip():
+            return  # typed while it was being transcribed: the user's words stay
+        self.asr_text = text
+        self.transcript_edit.setText(text)
+        self.transcript_edit.setCursorPosition(0)
+        self._on_field_edited()
 
     def _check(self) -> None:
         audio = self.trimmed()
@@ -452,6 +482,8 @@ class Recorder(QDialog):
         self.messages.setText(self.tr("✔ Saved as “{0}”.").format(name))
         self.name_edit.clear()
         self.transcript_edit.clear()
+        self.asr_text = ""
+        self.transcribe_row.reset()
         self._audio = np.zeros(0, np.float32)  # the next voice starts from a new clip
         self.waveform.clear()
         self.region.setVisible(False)

@@ -3,7 +3,9 @@
 Voices are ``.cosyvoice`` files in the app's data folder, managed by :class:`cosycore.voices.VoiceLibrary`.
 Making a voice from a recording needs the model (speech tokenizer and speaker encoder), so the panel
 asks for it through :attr:`VoicePanel.record_requested` / :attr:`VoicePanel.file_requested` and the
-main window hands the result back with :meth:`VoicePanel.add_voice`.
+main window hands the result back with :meth:`VoicePanel.add_voice`. A voice without a transcript
+gets a **Transcribe** button (:class:`~app.widgets.transcribe_row.TranscribeRow`) once the main
+window has given the panel its :class:`~app.transcriber.Transcriber`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -37,7 +40,11 @@ from PySide6.QtWidgets import (
 from cosycore.errors import CosyError
 from cosycore.voices import VOICE_SUFFIX, Voice, VoiceInfo, VoiceLibrary, load_voice, save_voice
 
+from .transcribe_row import TranscribeRow
 from .waveform import WaveformView
+
+if TYPE_CHECKING:
+    from ..transcriber import Transcriber
 
 logger = logging.getLogger(__name__)
 
@@ -46,10 +53,11 @@ LANGUAGES = ("", "zh", "en", "ja", "ko", "yue", "de", "es", "fr", "it", "ru")  #
 
 
 class VoiceEditor(QDialog):
-    """Edit a saved voice's transcript, language and notes."""
+    """Edit a saved voice's transcript, language and notes (a missing transcript can be transcribed)."""
 
-    def __init__(self, voice: Voice, parent: QWidget | None = None) -> None:
+    def __init__(self, voice: Voice, parent: QWidget | None = None, transcriber: Transcriber | None = None) -> None:
         super().__init__(parent)
+        self._recognised = ""  # the words speech recognition gave, to tell them from typed ones on Save
         self.setWindowTitle(self.tr("Edit voice “{0}”").format(voice.name))
         self.transcript_edit = QPlainTextEdit(voice.transcript, self)
         self.transcript_edit.setObjectName("voiceTranscriptEdit")
@@ -65,8 +73,15 @@ class VoiceEditor(QDialog):
         self.notes_edit.setObjectName("voiceNotesEdit")
         self.notes_edit.setToolTip(self.tr("Anything worth remembering about this voice"))
         self.notes_edit.setTabChangesFocus(True)
+        self.transcribe_row = TranscribeRow(self)
+        self.transcribe_row.attach(transcriber)
+        self.transcribe_row.set_source(lambda: (voice.audio_24k, int(voice.sample_rate), voice.name))
+        self.transcribe_row.transcribed.connect(self._on_transcribe_row_transcribed)
+        self.transcribe_row.setVisible(transcriber is not None and not voice.transcript)
+        self.models_requested = self.transcribe_row.models_requested
         form = QFormLayout()
         form.addRow(self.tr("Transcript:"), self.transcript_edit)
+        form.addRow("", self.transcribe_row)
         form.addRow(self.tr("Language:"), self.language_combo)
         form.addRow(self.tr("Notes:"), self.notes_edit)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
@@ -78,10 +93,21 @@ class VoiceEditor(QDialog):
         layout.addWidget(buttons)
         self.resize(460, 320)
 
+    def _on_transcribe_row_transcribed(self, text: str, language: str, _tag: object) -> None:
+        if self.transcript_edit.toPlainText().strip():
+            return  # words typed meanwhile are the user's: never replaced
+        self._recognised = text
+        self.transcript_edit.setPlainText(text)
+        if language and not self.language_combo.currentText().strip():
+            self.language_combo.setCurrentText(language)
+
     def values(self) -> dict[str, str]:
-        return {"transcript": " ".join(self.transcript_edit.toPlainText().split()),
-                "language": self.language_combo.currentText().strip(),
-                "notes": self.notes_edit.toPlainText().strip()}
+        transcript = " ".join(self.transcript_edit.toPlainText().split())
+        values = {"transcript": transcript, "language": self.language_combo.currentText().strip(),
+                  "notes": self.notes_edit.toPlainText().strip()}
+        if transcript and transcript == self._recognised:
+            values["transcript_source"] = "asr"
+        return values
 
 
 class VoicePanel(QWidget):
@@ -93,6 +119,7 @@ class VoicePanel(QWidget):
     play_requested = Signal(object, int)  # samples, sample rate: audition the current voice
     presets_imported = Signal(list)  # [(name, text)]: user instruct presets that came with imported voices
     message = Signal(str)  # a note for the status bar
+    asr_models_requested = Signal()  # Transcribe needs the speech-recognition model: open Models… on it
 
     def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,6 +128,8 @@ class VoicePanel(QWidget):
         self.library = library
         self._voice: Voice | None = None
         self._family = ""
+        self._transcriber: Transcriber | None = None
+        self._transcript_visible = True
 
         title = QLabel(self.tr("Voices"), self)
         font = title.font()
@@ -142,6 +171,11 @@ class VoicePanel(QWidget):
                                                 "leave the field"))
         self.transcript_edit.editingFinished.connect(self.commit_transcript)
         self.transcript_label.setBuddy(self.transcript_edit)
+        self.transcribe_row = TranscribeRow(self)
+        self.transcribe_row.set_source(self._voice_clip)
+        self.transcribe_row.transcribed.connect(self._on_transcribe_row_transcribed)
+        self.transcribe_row.models_requested.connect(self.asr_models_requested)
+        self.transcribe_row.hide()
         self.info_label = QLabel(self)
         self.info_label.setObjectName("voiceInfo")
         self.info_label.setWordWrap(True)
@@ -174,6 +208,7 @@ class VoicePanel(QWidget):
         layout.addLayout(listen_row)
         layout.addWidget(self.transcript_label)
         layout.addWidget(self.transcript_edit)
+        layout.addWidget(self.transcribe_row)
         self.reload()
 
     # -- state -----------------------------------------------------------------------------
@@ -191,8 +226,43 @@ class VoicePanel(QWidget):
         self.reload(select=self._voice.name if self._voice else None)
 
     def set_transcript_visible(self, visible: bool) -> None:
+        self._transcript_visible = visible
         self.transcript_label.setVisible(visible)
         self.transcript_edit.setVisible(visible)
+        self._update_transcribe_row()
+
+    def set_transcriber(self, transcriber: Transcriber | None) -> None:
+        """Offer Transcribe for voices without a transcript, with ``transcriber`` (None: never)."""
+        self._transcriber = transcriber
+        self.transcribe_row.attach(transcriber)
+        self._update_transcribe_row()
+
+    def _update_transcribe_row(self) -> None:
+        voice = self._voice
+        wanted = (self._transcriber is not None and self._transcript_visible and voice is not None
+                  and not voice.transcript)
+        self.transcribe_row.setVisible(wanted or self.transcribe_row.busy)
+
+    def _voice_clip(self) -> tuple[Any, int, str] | None:
+        voice = self._voice
+        return None if voice is None else (voice.audio_24k, int(voice.sample_rate), voice.name)
+
+    def _on_transcribe_row_transcribed(self, text: str, language: str, name: str) -> None:
+        """Save the words into the voice they were recognised from (it may no longer be the current one)."""
+        try:
+            voice = self.library.get(name)
+            if voice.transcript:  # typed while the recording was being transcribed: the user's words stay
+                self.message.emit(self.tr("Kept the transcript of “{0}” that was typed meanwhile.").format(name))
+                return
+            info = self.library.update(name, transcript=text, transcript_source="asr",
+                                       language=None if voice.language else language)
+        except CosyError as e:
+            self._error(self.tr("Cannot save the voice"), e)
+            return
+        current = self._voice.name if self._voice is not None else info.name
+        self.reload(select=current)
+        self.message.emit(self.tr("Saved the transcript of “{0}”; correct it in the field if a word is wrong.")
+                          .format(info.name))
 
     def _selected_info(self) -> VoiceInfo | None:
         item = self.list.currentItem()
@@ -289,6 +359,9 @@ class VoicePanel(QWidget):
             parts.append(FAMILY_SHORT.get(voice.family, voice.family))
             self.info_label.setText(" · ".join(parts))
             self.info_label.setToolTip(voice.notes)
+        if voice is None or voice.transcript or not self.transcribe_row.busy:
+            self.transcribe_row.reset()
+        self._update_transcribe_row()
         self._update_buttons()
         self.voice_changed.emit(voice)
 
@@ -389,7 +462,8 @@ class VoicePanel(QWidget):
         if self._voice is None:
             return
         self.commit_transcript()
-        dialog = VoiceEditor(self._voice, self)
+        dialog = VoiceEditor(self._voice, self, self._transcriber)
+        dialog.models_requested.connect(self.asr_models_requested)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self.update_current(**dialog.values())
 

@@ -9,6 +9,11 @@ A *variant* shares its base entry's repositories and files but takes some files 
 in the repository. ``Fun-CosyVoice3-0.5B-2512 (RL)`` downloads ``llm.rl.pt`` and installs it as
 ``llm.pt``, because a release folder's loader always reads ``llm.pt``. The variant installs into a
 folder of its own, so both language models can be kept side by side.
+
+Entries have a *kind*: ``tts`` (a CosyVoice release, the default) or ``asr`` (the speech
+recognizer that writes voice transcripts, :mod:`cosycore.asr`). An entry may pin the hub
+``revision`` it was checked against and the ``sha256`` of its files: when a download comes from
+that commit, every file must have that hash, also those the hub publishes only a git blob id for.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -29,6 +35,12 @@ logger = logging.getLogger(__name__)
 Source = Literal["huggingface", "modelscope"]
 SOURCES: tuple[Source, ...] = get_args(Source)
 SOURCE_TITLES: dict[str, str] = {"huggingface": "Hugging Face", "modelscope": "ModelScope"}
+ModelKind = Literal["tts", "asr"]
+AsrFamily = Literal["sensevoice"]
+ModelFamily = Family | AsrFamily
+KIND_FAMILIES: dict[str, tuple[str, ...]] = {"tts": get_args(Family), "asr": get_args(AsrFamily)}
+ASR_MODEL_ID = "sensevoice-small"  # the recognizer the app and the CLI use (cosycore.asr.CATALOG_ID)
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 CATALOG_RESOURCE = "data/models.json"
 SCHEMA_VERSION = 1
 
@@ -41,6 +53,7 @@ class CatalogFile:
     source_path: str  # path inside the hub repository (differs from ``path`` for variants)
     approx_bytes: int  # rough size, for display before the hub reports the real one
     optional: bool = False  # installed when the repository has it; its absence is not an error
+    sha256: str | None = None  # content hash at the entry's pinned revision (checked only for that commit)
 
 
 @dataclass(frozen=True)
@@ -49,12 +62,14 @@ class CatalogEntry:
 
     id: str  # stable key, e.g. "cosyvoice2-0.5b"
     name: str  # as shown to people, e.g. "CosyVoice2-0.5B"
-    family: Family  # the release family the folder must turn out to be
+    family: ModelFamily  # the release family the folder must turn out to be
     folder: str  # name of the installed folder under the models folder
     description: str  # one sentence for the user interface
     repos: tuple[tuple[Source, str], ...]  # (source, repository id) pairs
     files: tuple[CatalogFile, ...]  # what to download, in download order
     variant_of: str | None = None  # id of the entry this one is derived from
+    kind: ModelKind = "tts"  # "tts": a CosyVoice release; "asr": the speech recognizer for transcripts
+    revision: str | None = None  # the hub commit the files' sha256 pins belong to (Hugging Face)
 
     @property
     def approx_bytes(self) -> int:
@@ -95,9 +110,12 @@ def _parse_files(raw: Any, where: str, model_id: str) -> tuple[CatalogFile, ...]
         path = item["path"]
         if path.startswith("/") or ".." in path.split("/") or "\\" in path:
             raise ConfigError(f"{where}: model {model_id!r} lists the unsafe path {path!r}")
+        sha = item.get("sha256")
+        if sha is not None and not (isinstance(sha, str) and _SHA256.match(sha)):
+            raise ConfigError(f"{where}: model {model_id!r} gives {path} the malformed sha256 {sha!r}")
         files.append(CatalogFile(path=path, source_path=str(item.get("source", path)),
                                  approx_bytes=int(item.get("approx_bytes", 0)),
-                                 optional=bool(item.get("optional", False))))
+                                 optional=bool(item.get("optional", False)), sha256=sha))
     names = [f.path for f in files]
     if len(set(names)) != len(names):
         raise ConfigError(f"{where}: model {model_id!r} lists a file twice")
@@ -135,6 +153,7 @@ def _apply_variant(base: CatalogEntry, entry: Mapping[str, Any], where: str) -> 
         repos=_parse_repos(entry["repos"], where, model_id) if "repos" in entry else base.repos,
         files=files,
         variant_of=base.id,
+        kind=base.kind,
     )
 
 
@@ -146,7 +165,6 @@ def parse_catalog(data: Any, where: str = CATALOG_RESOURCE) -> tuple[CatalogEntr
     if version != SCHEMA_VERSION:
         raise ConfigError(f"{where} has schema_version {version!r}; this Cosy Studio reads version {SCHEMA_VERSION}")
     by_id: dict[str, CatalogEntry] = {}
-    families: tuple[str, ...] = get_args(Family)
     for raw in data["models"]:
         if not isinstance(raw, Mapping):
             raise ConfigError(f"{where}: every model must be a JSON object, got {raw!r}")
@@ -159,9 +177,17 @@ def parse_catalog(data: Any, where: str = CATALOG_RESOURCE) -> tuple[CatalogEntr
                 raise ConfigError(f"{where}: {model_id!r} is a variant of {base_id!r}, which must be listed before it")
             entry = _apply_variant(by_id[base_id], raw, where)
         else:
+            kind = raw.get("kind", "tts")
+            if kind not in KIND_FAMILIES:
+                raise ConfigError(f"{where}: model {model_id!r} has unknown kind {kind!r}; "
+                                  f"known: {list(KIND_FAMILIES)}")
             family = _need(raw, "family", where)
+            families = KIND_FAMILIES[kind]
             if family not in families:
                 raise ConfigError(f"{where}: model {model_id!r} has unknown family {family!r}; known: {families}")
+            revision = raw.get("revision")
+            if revision is not None and not (isinstance(revision, str) and re.match(r"^[0-9a-f]{40}$", revision)):
+                raise ConfigError(f"{where}: model {model_id!r} pins the malformed revision {revision!r}")
             entry = CatalogEntry(
                 id=model_id,
                 name=str(_need(raw, "name", where)),
@@ -170,6 +196,8 @@ def parse_catalog(data: Any, where: str = CATALOG_RESOURCE) -> tuple[CatalogEntr
                 description=str(raw.get("description", "")),
                 repos=_parse_repos(_need(raw, "repos", where), where, model_id),
                 files=_parse_files(_need(raw, "files", where), where, model_id),
+                kind=kind,
+                revision=revision,
             )
         if "/" in entry.folder or "\\" in entry.folder or entry.folder.startswith("."):
             raise ConfigError(f"{where}: model {model_id!r} has the unusable folder name {entry.folder!r}")
@@ -198,6 +226,11 @@ def get_entry(model_id: str) -> CatalogEntry:
             return entry
     known = ", ".join(e.id for e in load_catalog())
     raise ConfigError(f"there is no model {model_id!r} in the catalogue; choose one of: {known}")
+
+
+def entries_of_kind(kind: ModelKind) -> tuple[CatalogEntry, ...]:
+    """The catalogue's entries of one kind ("tts" releases or "asr" recognizers), in catalogue order."""
+    return tuple(e for e in load_catalog() if e.kind == kind)
 
 
 def required_files_for(family: str) -> tuple[str, ...]:

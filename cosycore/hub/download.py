@@ -66,6 +66,23 @@ def _manifest_file(staging: Path, path: str, sha256: str, *, verified: bool) -> 
     return ManifestFile(path, st.st_size, sha256, verified=verified, mtime_ns=st.st_mtime_ns)
 
 
+def _check_staged(entry: CatalogEntry, staging: Path) -> None:
+    """The staged files must form the model the entry promises (a release of its family, or a recognizer)."""
+    try:
+        if entry.kind == "asr":
+            from ..asr import check_model_folder
+
+            check_model_folder(staging)
+            return
+        cfg = load_model_config(staging)
+    except CosyError as e:
+        raise DownloadError(f"The downloaded files do not form a usable {entry.name} folder: {e} "
+                            f"They are kept in {staging}; report this, or use a folder you already have.") from e
+    if cfg.family != entry.family:
+        raise DownloadError(f"{entry.name} should be a {entry.family} release but the download is a {cfg.family} "
+                            f"one; the catalogue and the repository disagree. The files are kept in {staging}.")
+
+
 def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
             cancel: threading.Event | None = None, replace_existing: bool = False) -> InstalledModel:
     """Download (or resume) ``plan`` into its staging folder, verify it and switch it into place."""
@@ -117,14 +134,7 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
         if cancel.is_set():
             raise DownloadCancelledError(f"Download of {entry.name} cancelled before it was installed; "
                                          f"the files are kept in {staging}.")
-        try:
-            cfg = load_model_config(staging)
-        except CosyError as e:
-            raise DownloadError(f"The downloaded files do not form a usable {entry.name} folder: {e} "
-                                f"They are kept in {staging}; report this, or use a folder you already have.") from e
-        if cfg.family != entry.family:
-            raise DownloadError(f"{entry.name} should be a {entry.family} release but the download is a {cfg.family} "
-                                f"one; the catalogue and the repository disagree. The files are kept in {staging}.")
+        _check_staged(entry, staging)
         manifest = Manifest(
             model_id=entry.id, name=entry.name, family=entry.family, source=plan.snapshot.source,
             repo_id=plan.snapshot.repo_id, revision=plan.snapshot.revision,
@@ -141,6 +151,14 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
         staging.parent.rmdir()  # .staging, when nothing else is staged
     logger.info("installed %s into %s", entry.name, plan.final_dir)
     return describe_folder(plan.final_dir)
+
+
+def asr_model_folder(models_dir: Path | str | None = None) -> Path:
+    """Where the speech recognizer (catalogue id ``sensevoice-small``) is installed; it may not exist yet."""
+    from .catalog import ASR_MODEL_ID, get_entry
+
+    folder = Path(models_dir) if models_dir is not None else default_models_dir()
+    return folder / get_entry(ASR_MODEL_ID).folder
 
 
 def download_model(model: str | CatalogEntry, models_dir: Path | str | None = None, *,

@@ -127,7 +127,8 @@ def add_models_subparser(subparsers: argparse._SubParsersAction) -> argparse.Arg
     v.add_argument("target", help="a catalogue id (installed in the models folder) or a model folder")
     _dir_arg(v)
     v.add_argument("--quick", action="store_true", help="compare sizes only, skip the sha256 hashes")
-    v.add_argument("--smoke", action="store_true", help="also load the model and synthesise a few tokens")
+    v.add_argument("--smoke", action="store_true",
+                   help="also load the model and synthesise a few tokens (a recognizer: transcribe a test clip)")
     v.add_argument("--device", default="cpu", help="device for --smoke (default cpu)")
     r = msub.add_parser("remove", help="delete an installed model, or an unfinished download")
     r.add_argument("target", help="a catalogue id or a model folder")
@@ -150,13 +151,15 @@ def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:
     models_dir = args.models_dir or dl.default_models_dir()
     out = io.stdout
     out.write(f"Models folder: {models_dir}\n")
-    installed = dl.list_installed(models_dir)
+    installed = dl.list_installed(models_dir, kind=None)
     out.write("\nInstalled:\n" if installed else "\nInstalled: none\n")
     for m in installed:
         origin = f"{SOURCE_TITLES.get(m.source or '', m.source)} {m.revision[:12]}" if m.managed and m.revision \
             else "your own folder"
         if m.unverified:
             origin += f", {len(m.unverified)} file(s) unverified (no published hash)"
+        if m.kind == "asr":
+            origin += ", speech recognition (voice transcripts)"
         out.write(f"  {m.name:<32} {m.family:<11} {dl.format_bytes(m.size_bytes):>9}  {origin}\n"
                   f"  {'':<32} {m.folder}\n")
     partial = dl.list_partial(models_dir)
@@ -169,6 +172,8 @@ def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:
     entry: CatalogEntry
     for entry in load_catalog():
         state = "installed" if entry.id in have else f"about {dl.format_bytes(entry.approx_bytes)}"
+        if entry.kind == "asr":
+            state += " (speech recognition for voice transcripts)"
         out.write(f"  {entry.id:<32} {entry.name:<32} {state}\n")
     return EXIT_OK
 
@@ -198,12 +203,7 @@ def _cmd_download(args: argparse.Namespace, io: _Streams) -> int:
 def _cmd_verify(args: argparse.Namespace, io: _Streams) -> int:
     models_dir = args.models_dir or dl.default_models_dir()
     folder = _resolve_target(args.target, models_dir)
-    smoke = None
-    if args.smoke:
-        device = args.device
-
-        def smoke(path: Path) -> float:
-            return dl.synthesis_smoke_test(path, device=device)
+    smoke = dl.smoke_test_for(folder, device=args.device) if args.smoke else None
 
     bar = ProgressLine(io.stderr)
     try:

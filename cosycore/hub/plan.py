@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import (
     InsufficientSpaceError,
+    IntegrityError,
     RepoNotFoundError,
 )
 from .catalog import SOURCE_TITLES, CatalogEntry, Source, get_entry
@@ -81,6 +82,23 @@ def _entry(model: str | CatalogEntry) -> CatalogEntry:
     return model if isinstance(model, CatalogEntry) else get_entry(model)
 
 
+def _pinned(entry: CatalogEntry, snapshot: RemoteSnapshot, expected: str | None, remote: RemoteFile) -> RemoteFile:
+    """``remote`` carrying the catalogue's sha256 when the snapshot is the commit the catalogue pinned.
+
+    The hub's own hash must then agree with it; a file the hub lists with a git blob id only (small
+    files kept in git) gets a sha256 to be checked against as well.
+    """
+    if expected is None or entry.revision is None or snapshot.revision != entry.revision:
+        return remote
+    if remote.sha256 is not None and remote.sha256 != expected:
+        raise IntegrityError(
+            f"{snapshot.repo_id} lists {remote.path} with sha256 {remote.sha256[:12]}… at revision "
+            f"{snapshot.revision[:12]}, but Cosy Studio knows that file as {expected[:12]}…. Nothing was downloaded; "
+            "try the other download source or another mirror, and report this if it persists."
+        )
+    return replace(remote, sha256=expected)
+
+
 def plan_from_snapshot(entry: CatalogEntry, snapshot: RemoteSnapshot, models_dir: Path,
                        headers: Mapping[str, str] | None = None) -> DownloadPlan:
     """Match the catalogue's files against a hub listing; a missing required file is a :class:`RepoNotFoundError`."""
@@ -93,7 +111,7 @@ def plan_from_snapshot(entry: CatalogEntry, snapshot: RemoteSnapshot, models_dir
             if not cf.optional:
                 missing.append(cf.source_path)
             continue
-        planned.append(PlannedFile(cf.path, remote, cf.approx_bytes))
+        planned.append(PlannedFile(cf.path, _pinned(entry, snapshot, cf.sha256, remote), cf.approx_bytes))
     if missing:
         title = SOURCE_TITLES.get(snapshot.source, snapshot.source)
         raise RepoNotFoundError(

@@ -1,4 +1,9 @@
-"""Re-checking an installed model: sizes and hashes against its manifest, optionally a synthesis smoke test."""
+"""Re-checking an installed model: sizes and hashes against its manifest, optionally a smoke test.
+
+The smoke test of a CosyVoice release synthesises a few speech tokens
+(:func:`synthesis_smoke_test`); that of the speech recognizer transcribes a short clip
+(:func:`transcription_smoke_test`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Family, load_model_config
+from ..config import load_model_config
 from ..errors import (
     CosyError,
     IntegrityError,
@@ -17,8 +22,9 @@ from ..errors import (
     ModelNotFoundError,
 )
 from ..manifest import Manifest, read_manifest
-from .catalog import required_files_for
+from .catalog import ModelFamily, ModelKind, required_files_for
 from .common import _sha256_file
+from .listing import folder_kind
 from .progress import ProgressCallback, _Reporter, format_bytes
 
 logger = logging.getLogger(__name__)
@@ -32,7 +38,7 @@ class VerifyReport:
     """The outcome of :func:`verify`."""
 
     folder: Path
-    family: Family | None  # None when the folder's yaml could not be read
+    family: ModelFamily | None  # None when the folder's yaml (or SenseVoice model) could not be read
     managed: bool  # a manifest was found, so sizes (and hashes) were compared with install time
     files_checked: int
     bytes_checked: int
@@ -40,6 +46,7 @@ class VerifyReport:
     problems: tuple[str, ...]  # one readable sentence each; empty when all is well
     smoke_seconds: float | None = None  # seconds the test synthesis took; None when not run
     unverified: tuple[str, ...] = ()  # files that had no published hash when they were downloaded
+    kind: ModelKind = "tts"  # what the smoke test did: "tts" synthesised, "asr" transcribed
 
     @property
     def ok(self) -> bool:
@@ -52,7 +59,8 @@ class VerifyReport:
         what = (f"{self.files_checked} files ({format_bytes(self.bytes_checked)}) match the install manifest "
                 f"({how})" if self.managed else "the folder has every file the model needs (no install manifest, "
                 "so hashes could not be compared)")
-        smoke = f"; a test synthesis ran in {self.smoke_seconds:.1f} s" if self.smoke_seconds is not None else ""
+        test = "transcription" if self.kind == "asr" else "synthesis"
+        smoke = f"; a test {test} ran in {self.smoke_seconds:.1f} s" if self.smoke_seconds is not None else ""
         unverified = ""
         if self.unverified:
             names = ", ".join(self.unverified[:4]) + (" …" if len(self.unverified) > 4 else "")
@@ -87,6 +95,47 @@ def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) 
     return float(audio.size / model.sample_rate)
 
 
+def transcription_smoke_test(folder: Path, *, seconds: float = 1.0) -> float:
+    """Load ``folder`` with :class:`~cosycore.asr.SenseVoice` and transcribe a synthetic clip.
+
+    The clip is a tone glide with noise, not speech: the test shows that the model loads and runs
+    end to end (features, graph, decoding), not what it hears. Returns the seconds of audio.
+    """
+    import numpy as np
+
+    from ..asr import SAMPLE_RATE, SenseVoice
+
+    recognizer = SenseVoice.load(folder, threads=1)
+    t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+    noise = np.random.default_rng(0).normal(0.0, 0.02, t.size)
+    clip = (0.3 * np.sin(2 * np.pi * 200 * t * (1 + t)) + noise).astype(np.float32)
+    result = recognizer.transcribe(clip, SAMPLE_RATE, what="the test clip")
+    if not isinstance(result.text, str):
+        raise ModelLoadError(f"{folder} loaded but returned no transcript.")
+    return result.seconds
+
+
+def smoke_test_for(folder: Path | str, *, device: str = "cpu") -> SmokeTest:
+    """The smoke test that fits ``folder``: a transcription for a recognizer, else a synthesis."""
+    try:
+        kind, _family = folder_kind(folder)
+    except ModelLoadError:
+        kind = "tts"  # verify reports the folder's problem; the smoke test is not run then
+    if kind == "asr":
+        return transcription_smoke_test
+    return lambda path: synthesis_smoke_test(path, device=device)
+
+
+def _asr_problems(folder: Path) -> list[str]:
+    from ..asr import check_model_folder
+
+    try:
+        check_model_folder(folder)
+    except CosyError as e:
+        return [str(e)]
+    return []
+
+
 def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | None = None,
            progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> VerifyReport:
     """Re-check a model folder against its install manifest (sizes, and sha256 when ``hashes``).
@@ -99,9 +148,15 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
     if not folder.is_dir():
         raise ModelNotFoundError(f"{folder} does not exist; choose an existing model folder.")
     problems: list[str] = []
-    family: Family | None = None
+    family: ModelFamily | None = None
+    kind: ModelKind = "tts"
     try:
-        family = load_model_config(folder).family
+        kind, _guess = folder_kind(folder)
+        if kind == "asr":
+            problems.extend(_asr_problems(folder))
+            family = "sensevoice"
+        else:
+            family = load_model_config(folder).family
     except CosyError as e:
         problems.append(str(e))
     manifest: Manifest | None = None
@@ -140,7 +195,7 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
             files_checked += 1
             bytes_checked += size
         reporter.set_phase("done")
-    elif family is not None:
+    elif family is not None and kind == "tts":  # a recognizer's files were checked by _asr_problems
         for rel in required_files_for(family):
             path = folder / rel
             if not path.is_file() or path.stat().st_size == 0:
@@ -157,9 +212,10 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
             smoke_test(folder)
         except Exception as e:  # any failure of the caller's test is a finding to report, not a crash
             logger.exception("smoke test failed for %s", folder)
-            problems.append(f"The model files are intact but a test synthesis failed: {e}")
+            test = "transcription" if kind == "asr" else "synthesis"
+            problems.append(f"The model files are intact but a test {test} failed: {e}")
         else:
             smoke_seconds = time.perf_counter() - start
     unverified = tuple(f.path for f in manifest.files if not f.verified) if manifest is not None else ()
     return VerifyReport(folder, family, manifest is not None, files_checked, bytes_checked,
-                        hashes and manifest is not None, tuple(problems), smoke_seconds, unverified)
+                        hashes and manifest is not None, tuple(problems), smoke_seconds, unverified, kind)

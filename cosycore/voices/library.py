@@ -237,16 +237,22 @@ class VoiceLibrary:
             return _read_info(target)
 
     def update(self, name: str, *, transcript: str | None = None, language: str | None = None,
-               notes: str | None = None) -> VoiceInfo:
-        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place."""
+               notes: str | None = None, transcript_source: str = "typed") -> VoiceInfo:
+        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place.
+
+        A changed transcript is marked with ``transcript_source`` ("typed" unless speech recognition made it).
+        """
         with self._lock:
             info = self._find(name)
             if info is None:
                 raise InputError(f"there is no saved voice called {name!r}.")
             voice = load_voice(info.path)
+            new_transcript = voice.transcript if transcript is None else transcript.strip()
             edited = replace(
                 voice,
-                transcript=voice.transcript if transcript is None else transcript.strip(),
+                transcript=new_transcript,
+                transcript_source=(voice.transcript_source if new_transcript == voice.transcript
+                                   else transcript_source if new_transcript else ""),
                 language=voice.language if language is None else language.strip(),
                 notes=voice.notes if notes is None else notes.strip(),
             )

@@ -93,6 +93,9 @@ class Voice:
     # The voice's own pronunciation dictionary, (term, replacement, whole_word, case_sensitive)
     # entries (cosycore.studio.lexicon reads them); stored in the header only when there are any.
     lexicon: tuple[tuple[str, str, bool, bool], ...] = ()
+    # Where the transcript came from: "asr" (speech recognition, not edited since), "typed", or ""
+    # (not recorded: voices from before transcription existed). Stored only when not empty.
+    transcript_source: str = ""
 
     def __post_init__(self) -> None:
         presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
@@ -137,7 +140,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon")
+                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon", "transcript_source")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )

@@ -105,6 +105,8 @@ def _header(voice: Voice) -> dict[str, Any]:
         header["instruct_presets"] = [{"name": n, "text": t} for n, t in voice.instruct_presets]
     if voice.notes:  # absent when empty, so files without notes keep their bytes and checksums
         header["notes"] = voice.notes
+    if voice.transcript_source:  # likewise
+        header["transcript_source"] = voice.transcript_source
     if voice.lexicon:  # optional, like instruct_presets
         header["lexicon"] = [{"term": t, "replacement": r, "whole_word": w, "case_sensitive": c}
                              for t, r, w, c in voice.lexicon]
@@ -218,6 +220,7 @@ def _check_header(header: dict[str, Any], path: Path) -> dict[str, Any]:
     for key in ("language", "created_at", "speech_tokenizer_sha256"):
         _str_field(header, key, path)
     _str_field(header, "transcript", path, limit=MAX_TRANSCRIPT_CHARS)
+    _str_field(header, "transcript_source", path, limit=16)
     if header.get("family") not in _FAMILIES:
         raise _damaged(path, f"its model family {header.get('family')!r} is not one of {', '.join(_FAMILIES)}")
     rate = header.get("sample_rate", 24000)
@@ -359,6 +362,7 @@ def _load_voice(path: Path) -> Voice:
             instruct_presets=_header_presets(header, path),
             notes=str(header.get("notes", "")),
             lexicon=_header_lexicon(header, path),
+            transcript_source=str(header.get("transcript_source", "")),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:

@@ -2,6 +2,72 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>AsrModelsSection</name>
+    <message>
+        <source>Speech recognition (for transcripts)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writes a voice&apos;s transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check the files against what was installed and transcribe a test clip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the speech-recognition model from disk</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>CatalogRow</name>
+    <message>
+        <source>Discard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete what was downloaded so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Installed in %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused: %1 downloaded so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DevicesController</name>
     <message>
         <source>No audio device — export still works</source>
@@ -560,26 +626,6 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Installed in %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Resume</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Paused: %1 downloaded so far</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>About %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Forget</source>
         <translation type="unfinished"></translation>
     </message>
@@ -617,6 +663,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Deleted %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transcribe needs the speech-recognition model: press its Download button below.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1275,7 +1325,7 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1602,6 +1652,45 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TranscribeRow</name>
+    <message>
+        <source>Transcribe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the transcript from the recording with speech recognition (SenseVoice, on this computer); check the words afterwards</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Get the model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open Models… on the speech-recognition model (about 240 MB)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The speech-recognition model (SenseVoice-Small, about 240 MB) is not installed. Get it in Models…, or type the transcript.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no recording to transcribe yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listening to the recording…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transcribed%1. Check the words: they are what Clone mode reads with the recording.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transcribing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>
@@ -1712,6 +1801,14 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Clone mode reads the recording together with its transcript; it must match what is said. Saved into the voice when you leave the field</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept the transcript of “{0}” that was typed meanwhile.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the transcript of “{0}”; correct it in the field if a word is wrong.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1862,17 +1959,6 @@ Limit in MB:</source>
     <name>WaveformView</name>
     <message>
         <source>seconds</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>_CatalogRow</name>
-    <message>
-        <source>Discard</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Delete what was downloaded so far</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

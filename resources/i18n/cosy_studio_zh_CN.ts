@@ -2,6 +2,72 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AsrModelsSection</name>
+    <message>
+        <source>Speech recognition (for transcripts)</source>
+        <translation>语音识别（用于文字稿）</translation>
+    </message>
+    <message>
+        <source>Writes a voice&apos;s transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
+        <translation>按下“识别文字”时，根据声音的录音写出其文字稿：支持中文、英语、日语、韩语和粤语，全部在本机完成。</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>校验</translation>
+    </message>
+    <message>
+        <source>Check the files against what was installed and transcribe a test clip</source>
+        <translation>对照安装时的记录检查文件，并识别一段测试音频</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete the speech-recognition model from disk</source>
+        <translation>从磁盘删除语音识别模型</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogRow</name>
+    <message>
+        <source>Discard</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <source>Delete what was downloaded so far</source>
+        <translation>删除目前已下载的部分</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>Installed in %1</source>
+        <translation>安装于 %1</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Paused: %1 downloaded so far</source>
+        <translation>已暂停：已下载 %1</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>About %1</source>
+        <translation>约 %1</translation>
+    </message>
+</context>
+<context>
     <name>DevicesController</name>
     <message>
         <source>No audio device — export still works</source>
@@ -561,26 +627,6 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>以下文件没有公布的哈希值：%1</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>Installed in %1</source>
-        <translation>安装于 %1</translation>
-    </message>
-    <message>
-        <source>Resume</source>
-        <translation>继续</translation>
-    </message>
-    <message>
-        <source>Paused: %1 downloaded so far</source>
-        <translation>已暂停：已下载 %1</translation>
-    </message>
-    <message>
-        <source>About %1</source>
-        <translation>约 %1</translation>
-    </message>
-    <message>
         <source>Forget</source>
         <translation>移出列表</translation>
     </message>
@@ -619,6 +665,10 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Deleted %1.</source>
         <translation>已删除 %1。</translation>
+    </message>
+    <message>
+        <source>Transcribe needs the speech-recognition model: press its Download button below.</source>
+        <translation>“识别文字”需要语音识别模型：请按下方该模型的“下载”按钮。</translation>
     </message>
     <message>
         <source>%1 is installed (%2).</source>
@@ -1278,8 +1328,8 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>没有文本</translation>
     </message>
     <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, or use Cross-lingual mode, which needs none.</source>
-        <translation>克隆模式需要该声音录音的文字内容。请输入，或改用不需要文本的跨语种模式。</translation>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
+        <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
         <source>Speaking take {0}…</source>
@@ -1606,6 +1656,45 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TranscribeRow</name>
+    <message>
+        <source>Transcribe</source>
+        <translation>识别文字</translation>
+    </message>
+    <message>
+        <source>Write the transcript from the recording with speech recognition (SenseVoice, on this computer); check the words afterwards</source>
+        <translation>用语音识别根据录音写出文字稿（SenseVoice，在本机运行）；之后请核对文字</translation>
+    </message>
+    <message>
+        <source>Get the model…</source>
+        <translation>获取模型…</translation>
+    </message>
+    <message>
+        <source>Open Models… on the speech-recognition model (about 240 MB)</source>
+        <translation>打开“模型…”并定位到语音识别模型（约 240 MB）</translation>
+    </message>
+    <message>
+        <source>The speech-recognition model (SenseVoice-Small, about 240 MB) is not installed. Get it in Models…, or type the transcript.</source>
+        <translation>语音识别模型（SenseVoice-Small，约 240 MB）尚未安装。请在“模型…”中获取，或手动输入文字稿。</translation>
+    </message>
+    <message>
+        <source>There is no recording to transcribe yet.</source>
+        <translation>还没有可识别的录音。</translation>
+    </message>
+    <message>
+        <source>Listening to the recording…</source>
+        <translation>正在识别录音…</translation>
+    </message>
+    <message>
+        <source>Transcribed%1. Check the words: they are what Clone mode reads with the recording.</source>
+        <translation>已识别%1。请核对文字：克隆模式会把它与录音一起读取。</translation>
+    </message>
+    <message>
+        <source>Transcribing…</source>
+        <translation>正在识别…</translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>
@@ -1717,6 +1806,14 @@ Limit in MB:</source>
     <message>
         <source>Clone mode reads the recording together with its transcript; it must match what is said. Saved into the voice when you leave the field</source>
         <translation>克隆模式会将录音与其文本一起读取；文本必须与所说内容一致。离开此输入框时会保存到音色中</translation>
+    </message>
+    <message>
+        <source>Kept the transcript of “{0}” that was typed meanwhile.</source>
+        <translation>已保留在识别期间为“{0}”输入的文字稿。</translation>
+    </message>
+    <message>
+        <source>Saved the transcript of “{0}”; correct it in the field if a word is wrong.</source>
+        <translation>已保存“{0}”的文字稿；如有错字，请在输入框中修改。</translation>
     </message>
     <message>
         <source>(no transcript: Clone mode needs one; Edit… adds it)</source>
@@ -1867,17 +1964,6 @@ Limit in MB:</source>
     <message>
         <source>seconds</source>
         <translation>秒</translation>
-    </message>
-</context>
-<context>
-    <name>_CatalogRow</name>
-    <message>
-        <source>Discard</source>
-        <translation>丢弃</translation>
-    </message>
-    <message>
-        <source>Delete what was downloaded so far</source>
-        <translation>删除目前已下载的部分</translation>
     </message>
 </context>
 </TS>

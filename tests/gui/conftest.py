@@ -276,6 +276,13 @@ class FakeEngine(QObject):
         QTimer.singleShot(0, lambda: self.voice_refreshed.emit(job, fresh))
         return job
 
+    def run_on_engine(self, fn) -> None:
+        """Like EngineThread.run_on_engine: ``fn(None)`` off the GUI thread (no model is loaded here)."""
+        import threading
+
+        self.engine_calls = getattr(self, "engine_calls", 0) + 1
+        threading.Thread(target=fn, args=(None,), name="fake-engine-call", daemon=True).start()
+
     def shutdown(self, timeout_ms: int = 0) -> bool:
         self.stop()
         self.shut_down = True
