@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtGui import QTextCharFormat
 
@@ -151,3 +152,75 @@ def test_cast_and_mode_survive_a_restart(qtbot, window: MainWindow, settings, re
     assert again.cast_table.entries() == [CastEntry("Anna", "Tester", ""), CastEntry("Ben", "", "emotion.sad")]
     problems = again.script_ctl.check()
     assert [p.line for p in problems] == [2]  # Ben still has no voice
+
+
+def test_hovering_an_underline_shows_its_message(qtbot, window: MainWindow) -> None:
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    w = window
+    _script_mode(qtbot, w, "Anna: Hello.\nZed: Who?\n")
+    edit = w.editor.edit
+    block = edit.document().findBlockByNumber(1)
+    cursor = edit.textCursor()
+    cursor.setPosition(block.position() + 1)
+    rect = edit.cursorRect(cursor)
+    pos = QPoint(rect.right() + 2, rect.center().y())  # over "e" of "Zed"
+    QApplication.sendEvent(edit.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos, edit.viewport().mapToGlobal(pos)))
+    qtbot.waitUntil(QToolTip.isVisible, timeout=3000)
+    assert "No voice is cast for Zed" in QToolTip.text()
+    QToolTip.hideText()
+
+
+def test_waveform_marks_and_context_menu(qtbot) -> None:
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    from app.widgets.waveform import Mark, WaveformView
+
+    view = WaveformView()
+    qtbot.addWidget(view)
+    view.resize(600, 200)
+    view.show()
+    view.set_audio(np.zeros(48000, np.float32), 24000)
+    marks = [Mark(0.1, 0.8, "Anna", "#1f77b4"), Mark(1.0, 1.9, "Ben", "#2ca02c")]
+    view.set_marks(marks)
+    qtbot.waitUntil(lambda: view.drawn_marks() == marks, timeout=3000)
+    view.set_marks(marks[:1])
+    qtbot.waitUntil(lambda: view.drawn_marks() == marks[:1], timeout=3000)
+    viewport = view.plot.viewport()
+    with qtbot.waitSignal(view.context_menu_requested, timeout=3000) as blocker:
+        pos = QPoint(viewport.width() // 2, viewport.height() // 2)
+        QApplication.sendEvent(viewport, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos,
+                                                           viewport.mapToGlobal(pos)))
+    assert 0.5 < blocker.args[0] < 1.5
+    view.set_audio(np.zeros(100, np.float32), 24000)  # another take: its marks are its own
+    assert view.marks == []
+
+
+def test_regenerate_dialog_values(qtbot) -> None:
+    from app.script_take import LineInfo
+    from app.widgets.regenerate_dialog import RegenerateDialog
+
+    lines = [LineInfo(0, 1, "Anna", "Tester", "Hello.", "zero_shot", "", 5),
+             LineInfo(1, 2, "Ben", "Owl", "Hi.", "instruct", "Please speak softly.", 6)]
+    dialog = RegenerateDialog(lines, "cosyvoice2", 1)
+    qtbot.addWidget(dialog)
+    assert dialog.line_index == 1 and dialog.seed == 7 and dialog.instruction() == (True, None)
+    dialog.line_combo.setCurrentIndex(0)
+    assert dialog.seed == 6
+    dialog.instruction_combo.setCurrentIndex(1)
+    assert dialog.instruction() == (False, None)
+    dialog.instruction_combo.setCurrentText("emotion.sad")
+    assert dialog.instruction() == (False, "emotion.sad")
+
+
+def test_export_plan_names_the_files(tmp_path: Path) -> None:
+    from app.script_export import plan_export
+
+    plan = plan_export(tmp_path / "play", "flac", ["Anna", "anna ", "Ben"], srt=True, vtt=False, stems=True)
+    assert plan.audio == tmp_path / "play.flac" and plan.srt == tmp_path / "play.srt" and plan.vtt is None
+    assert [p.name for p in plan.stems.values()] == ["anna.flac", "anna-2.flac", "ben.flac"]
+    assert {p.parent for p in plan.stems.values()} == {tmp_path / "play stems"}

@@ -83,7 +83,8 @@ def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, wind
     assert len(chunks) > 4 and all(c.script is not None for c in chunks)
     assert np.array_equal(take.audio(), np.concatenate([c.samples for c in chunks]))
     assert [(i.index, i.speaker, i.voice, i.text) for i in info.lines] == [
-        (0, "Anna", "Tester", "Hello there."), (1, "Ben", "Owl", "How are you?"), (2, "Anna", "Tester", "Fine, thanks.")]
+        (0, "Anna", "Tester", "Hello there."), (1, "Ben", "Owl", "How are you?"),
+        (2, "Anna", "Tester", "Fine, thanks.")]
     assert [i.seed for i in info.lines] == [5, 6, 7] and info.base_seed == 5 and take.seed == 5
     happy = find_preset("emotion.happy", "cosyvoice2").text  # the preset id stands for its text
     assert info.lines[1].mode == "instruct" and info.lines[1].instruction == happy
