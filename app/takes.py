@@ -177,14 +177,21 @@ class Take:
         """Where every chunk but the first starts, in samples."""
         return [round(s * self.sample_rate) for s in self._starts[1:]]
 
+    @property
+    def spoken_text(self) -> str:
+        """The text as spoken: a script without its comment, pause and dictionary lines."""
+        if self.script is None:
+            return self.text
+        return "\n".join(line for line in self.text.splitlines() if not line.lstrip().startswith(("#", "[")))
+
     def title(self, limit: int = 40) -> str:
         """The user's name for the take, or the start of its text."""
-        text = " ".join((self.name or self.text).split())
+        text = " ".join((self.name or self.spoken_text).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def file_stem(self) -> str:
         """A file name (without suffix) for exports: the take's number and its name or text."""
-        return take_file_stem(self.number, self.name or self.text)
+        return take_file_stem(self.number, self.name or self.spoken_text)
 
 
 _UNSAFE_FILE_CHARS = "/\\:*?\"<>|\n\r\t"

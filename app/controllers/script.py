@@ -225,6 +225,7 @@ class ScriptController(QObject):
         if on == self.spans.enabled:
             return
         self.spans.enabled = on
+        self.w.editor.set_preview_visible(not on)
         if on:
             self._refresh_voices(force=True)
             self.check()

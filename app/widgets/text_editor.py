@@ -261,6 +261,7 @@ class TextEditor(QWidget):
         preview_layout.addLayout(title_row)
         preview_layout.addWidget(self.preview)
 
+        self.preview_box = preview_box
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.edit)
         splitter.addWidget(preview_box)
@@ -293,6 +294,10 @@ class TextEditor(QWidget):
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)
+
+    def set_preview_visible(self, visible: bool) -> None:
+        """Show or hide the sentence preview (Script mode hides it: a script is not split as one text)."""
+        self.preview_box.setVisible(visible)
 
     # -- spans of other features (script mode, dictionary terms) ---------------------------
     def add_span_provider(self, provider: SpanProvider) -> None:

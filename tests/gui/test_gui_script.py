@@ -56,6 +56,7 @@ def _colour_at(w: MainWindow, line: int, column: int) -> str:
 def _script_mode(qtbot, w: MainWindow, text: str) -> None:
     w.controls.set_mode("script")
     assert not w.cast_table.isHidden() and w.controls.instruct_row.isHidden()
+    assert w.editor.preview_box.isHidden()  # a script is not one text to split
     w.editor.set_text(text)
     w.script_ctl.check()  # (typing checks it a moment after the last key)
 
@@ -93,6 +94,7 @@ def test_problems_are_underlined_with_their_message(qtbot, window: MainWindow) -
     # Other modes show no script formats.
     w.controls.set_mode("cross_lingual")
     assert w.cast_table.isHidden() and _colour_at(w, 2, 0) != speaker_color(0).name()
+    assert not w.editor.preview_box.isHidden()
 
 
 def test_a_voice_of_the_other_family_is_flagged_and_underlined(qtbot, window: MainWindow, tiny_engine_voice) -> None:
@@ -224,3 +226,21 @@ def test_export_plan_names_the_files(tmp_path: Path) -> None:
     assert plan.audio == tmp_path / "play.flac" and plan.srt == tmp_path / "play.srt" and plan.vtt is None
     assert [p.name for p in plan.stems.values()] == ["anna.flac", "anna-2.flac", "ben.flac"]
     assert {p.parent for p in plan.stems.values()} == {tmp_path / "play stems"}
+
+
+def test_dictionary_lines_are_checked(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    w = window
+    w.script_ctl.base_dir = tmp_path
+    (tmp_path / "broken.csv").write_text("not,a header\nx,y\n", encoding="utf-8")
+    (tmp_path / "tokens.csv").write_text("term,replacement\nJilin,[j][í][l][ín]\n", encoding="utf-8")
+    _script_mode(qtbot, w, "[lexicon missing.csv]\nTester: Hello.\n")
+    problems = w.script_ctl.check()
+    assert [p.line for p in problems] == [1] and "missing.csv" in problems[0].message
+    assert _underlines(w, 1) == [(0, len("[lexicon missing.csv]"))]
+    w.editor.set_text("[lexicon broken.csv]\nTester: Hello.\n")
+    problems = w.script_ctl.check()
+    assert [p.line for p in problems] == [1] and "term,replacement" in problems[0].message
+    # Pinyin tokens are refused for CosyVoice2, on the line that would speak them.
+    w.editor.set_text("[lexicon tokens.csv]\nTester: Hello.\nTester: Jilin is far.\n")
+    problems = w.script_ctl.check()
+    assert 3 in [p.line for p in problems]
