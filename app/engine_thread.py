@@ -32,6 +32,7 @@ from cosycore.errors import CosyError, SynthesisError
 from cosycore.voices import Voice
 
 from .eta import rtf_key
+from .script_jobs import run_regen, script_chunks
 from .script_take import ScriptMark
 
 logger = logging.getLogger(__name__)
@@ -415,14 +416,9 @@ class EngineThread(QThread):
         try:
             request = job.payload["request"]
             if job.kind == "regen":
-                from .script_jobs import run_regen
-
                 run_regen(self, self._engine, request_id, request)
             elif job.kind == "script":
-                from .script_jobs import script_chunks
-
-                self._synthesize(request_id, lambda start: script_chunks(self, self._engine, request_id, request,
-                                                                         start))
+                self._synthesize(request_id, lambda t: script_chunks(self, self._engine, request_id, request, t))
             else:
                 self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:

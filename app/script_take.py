@@ -142,15 +142,17 @@ class ScriptInfo:
     base_seed: int = 0
     lines: list[LineInfo] = field(default_factory=list)
     segments: list[SegmentMark] = field(default_factory=list)
+    _streaming_segment: int = field(default=-1, repr=False, compare=False)  # the render segment last marked
 
     # -- while the take is made ----------------------------------------------------------------
     def mark(self, mark: ScriptMark, start: int, length: int) -> None:
         """A chunk of ``length`` samples starting at sample ``start`` of the take arrived."""
-        if mark.segment < len(self.segments):
+        if self.segments and mark.segment == self._streaming_segment:
             last = self.segments[-1]
             self.segments[-1] = replace(last, length=start + length - last.start)
         else:
             self.segments.append(SegmentMark(mark.kind, start, length, mark.line_index))
+            self._streaming_segment = mark.segment
 
     # -- reading -------------------------------------------------------------------------------
     def line(self, index: int) -> LineInfo:
