@@ -72,7 +72,8 @@ def _line_spans(take: Take) -> dict[int, tuple[int, int]]:
 
 def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, window: MainWindow, settings,
                                                                      tiny_cv2_model: Path, null_audio: Path,
-                                                                     tmp_path: Path) -> None:
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     w = window
     chunks: list[Chunk] = []
     w.engine.chunk_ready.connect(lambda rid, c: chunks.append(c))
@@ -112,6 +113,35 @@ def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, wind
     assert anna.shape == ben.shape == audio.shape and np.array_equal(anna + ben, audio)
     a, b = _line_spans(take)[1]
     assert np.array_equal(ben[a:b], audio[a:b]) and not np.any(anna[a:b]) and not np.any(ben[:a])
+
+    # The dialog: files that exist are replaced only after asking; the export runs on a worker thread.
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.widgets.script_export_dialog import ScriptExportDialog
+
+    asked: list[str] = []
+    answer = [QMessageBox.StandardButton.No]
+
+    def exec_dialog(dialog: ScriptExportDialog) -> bool:
+        dialog.path_edit.setText(str(tmp_path / "play.wav"))
+        dialog.stems_check.setChecked(True)
+        return True
+
+    def question(parent, title, text, *args):
+        asked.append(text)
+        return answer[0]
+
+    monkeypatch.setattr(ScriptExportDialog, "exec", exec_dialog)
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    (tmp_path / "play.srt").write_text("mine", encoding="utf-8")
+    w.export_ctl.script_export_dialog(take)
+    assert len(asked) == 1 and "play.srt" in asked[0] and "anna.wav" in asked[0]
+    assert (tmp_path / "play.srt").read_text(encoding="utf-8") == "mine"  # not replaced: the answer was No
+    answer[0] = QMessageBox.StandardButton.Yes
+    with qtbot.waitSignal(w.export_ctl.finished, timeout=60_000) as exported:
+        w.export_ctl.script_export_dialog(take)
+    assert exported.args == [True] and (tmp_path / "play.srt").read_text(encoding="utf-8") == srt
+    assert (tmp_path / "play.vtt").read_text(encoding="utf-8") == vtt  # not asked for this time: left as it was
 
     # Restart: the take, its script, cast, seeds and marks come back from disk.
     original = take.audio().copy()
