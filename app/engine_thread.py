@@ -19,7 +19,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ from cosycore.errors import CosyError, SynthesisError
 from cosycore.voices import Voice
 
 from .eta import rtf_key
+from .script_jobs import run_regen, script_chunks
+from .script_take import ScriptMark
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +73,7 @@ class Chunk:
     elapsed: float  # seconds from the request to this chunk
     tokens_so_far: int = 0  # speech tokens generated so far in the take
     warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know
+    script: ScriptMark | None = None  # a script take's chunk: its segment, line and speaker
 
     @property
     def duration(self) -> float:
@@ -153,6 +156,9 @@ class EngineThread(QThread):
     voice_created = Signal(int, object, object)  # job id, Voice, tuple of warnings about the recording
     voice_failed = Signal(int, str)  # job id, readable message
     voice_refreshed = Signal(int, object)  # job id, Voice made again for the loaded model's family
+    script_started = Signal(int, object)  # request id, app.script_jobs.ScriptStart (before its first chunk)
+    line_regenerated = Signal(int, object)  # request id, app.script_jobs.RegenResult
+    regen_failed = Signal(int, str)  # request id, readable message (also when stopped)
 
     def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
         """``torch_threads``: CPU threads for synthesis, applied at each model load (None: every core,
@@ -208,6 +214,17 @@ class EngineThread(QThread):
 
     def speak(self, request: SpeakRequest) -> int:
         """Queue a take; any synthesis still running is cancelled at its next chunk. Returns its id."""
+        return self._queue_speak("speak", request)
+
+    def speak_script(self, job: Any) -> int:
+        """Queue a dialogue script (app.script_jobs.ScriptJob) as one take, reported like :meth:`speak`'s."""
+        return self._queue_speak("script", job)
+
+    def regenerate_line(self, job: Any) -> int:
+        """Queue regenerating a script take's line (app.script_jobs.RegenJob); cancelled like a take."""
+        return self._queue_speak("regen", job)
+
+    def _queue_speak(self, kind: str, request: Any) -> int:
         request_id = self._new_id()
         with self._lock:
             self._wanted_speak = request_id
@@ -216,7 +233,7 @@ class EngineThread(QThread):
         if running:
             self._cancel_engine()
         self._ensure_started()
-        self._jobs.put(_Job("speak", request_id, {"request": request}))
+        self._jobs.put(_Job(kind, request_id, {"request": request}))
         return request_id
 
     def stop(self) -> None:
@@ -312,7 +329,7 @@ class EngineThread(QThread):
             try:
                 if job.kind == "load":
                     self._run_load(job)
-                elif job.kind == "speak":
+                elif job.kind in ("speak", "script", "regen"):
                     self._run_speak(job)
                 elif job.kind == "voice":
                     self._run_voice(job)
@@ -391,10 +408,19 @@ class EngineThread(QThread):
             if not dropped:
                 self._running_speak = request_id
         if dropped:
-            self.synthesis_cancelled.emit(SynthesisStats(request_id, cancelled=True))
+            if job.kind == "regen":
+                self.regen_failed.emit(request_id, "Stopped before it began; the take is unchanged.")
+            else:
+                self.synthesis_cancelled.emit(SynthesisStats(request_id, cancelled=True))
             return
         try:
-            self._synthesize(request_id, job.payload["request"])
+            request = job.payload["request"]
+            if job.kind == "regen":
+                run_regen(self, self._engine, request_id, request)
+            elif job.kind == "script":
+                self._synthesize(request_id, lambda t: script_chunks(self, self._engine, request_id, request, t))
+            else:
+                self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:
             with self._lock:
                 self._running_speak = 0
@@ -402,7 +428,18 @@ class EngineThread(QThread):
     def _is_cancelled_locked(self, request_id: int) -> bool:
         return request_id != self._wanted_speak or request_id <= self._stopped_up_to
 
-    def _synthesize(self, request_id: int, request: SpeakRequest) -> None:
+    def _speak_chunks(self, request: SpeakRequest, start: float) -> Generator[Chunk, None, None]:
+        chunks = self._engine.synthesize(_to_engine_request(_engine_module(), request))
+        try:
+            for raw in chunks:
+                yield _to_chunk(raw, time.perf_counter() - start)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # releases the generator's per-request state now, on this thread
+
+    def _synthesize(self, request_id: int, make_chunks: Callable[[float], Generator[Chunk, None, None]]) -> None:
+        """Run one take: ``make_chunks(start)`` yields its chunks; report them, then how it ended."""
         if self._engine is None:
             self.synthesis_failed.emit(request_id, "No model is loaded yet; choose a model folder first.")
             return
@@ -414,14 +451,12 @@ class EngineThread(QThread):
         cancelled = False
         self.synthesis_started.emit(request_id)
         try:
-            engine_request = _to_engine_request(_engine_module(), request)
-            chunks = self._engine.synthesize(engine_request)
+            chunks = make_chunks(start)
             try:
-                for raw in chunks:
+                for chunk in chunks:
                     if self._is_cancelled(request_id):
                         cancelled = True
                         break
-                    chunk = _to_chunk(raw, time.perf_counter() - start)
                     if not np.isfinite(chunk.samples).all():
                         # Never send NaN or infinity to a sound card; say so instead.
                         raise SynthesisError(f"The model produced invalid audio (NaN or infinite samples) in chunk "
@@ -434,9 +469,7 @@ class EngineThread(QThread):
                     index += 1
                     self.chunk_ready.emit(request_id, chunk)
             finally:
-                close = getattr(chunks, "close", None)
-                if close is not None:
-                    close()  # releases the generator's per-request state now, on this thread
+                chunks.close()  # closes the engine's generator now, on this thread
         except Exception as e:
             if isinstance(e, CosyError):
                 logger.warning("synthesis %d failed: %s", request_id, e)

@@ -30,6 +30,8 @@ from cosycore.voices import VoiceLibrary
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.models import ModelsController
+from .controllers.script import ScriptController
+from .controllers.script_regen import RegenController
 from .controllers.session import SessionController
 from .controllers.takes import TakesController, expected_seconds
 from .controllers.voices import VoicesController
@@ -40,6 +42,7 @@ from .resources import icon
 from .server_controller import LocalServerDialog, ServerController
 from .settings import QUALITIES, Settings
 from .takes import Take, TakeList
+from .widgets.cast_table import CastTable
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.recorder import Recorder
@@ -86,6 +89,8 @@ class MainWindow(QMainWindow):
         self.devices_ctl = DevicesController(self)
         self.voices_ctl = VoicesController(self)
         self.models_ctl = ModelsController(self)
+        self.script_ctl = ScriptController(self)
+        self.regen_ctl = RegenController(self)
         self.session_ctl = SessionController(self)
 
         self._build_widgets()
@@ -131,6 +136,9 @@ class MainWindow(QMainWindow):
         center_layout = QVBoxLayout(center)
         center_layout.setContentsMargins(0, 0, 0, 0)
         self.controls.set_body(self.editor)
+        self.cast_table = CastTable(self.studio)
+        self.cast_table.setMaximumHeight(190)
+        self.controls.set_script_panel(self.cast_table)
         center_layout.addWidget(self.controls, 5)
         center_layout.addWidget(self.waveform, 4)
 
@@ -170,6 +178,14 @@ class MainWindow(QMainWindow):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
+
+        script_menu = bar.addMenu(self.tr("S&cript"))
+        self.regen_action = script_menu.addAction(self.tr("&Regenerate a line…"))
+        self.regen_action.setToolTip(self.tr("Speak one line of the shown script take again (another seed or "
+                                             "instruction) and splice it in"))
+        self.regen_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.undo_regen_action = script_menu.addAction(self.tr("&Undo line regeneration"))
+        self.undo_regen_action.setToolTip(self.tr("Put the shown take's previous version back (again: the newer one)"))
 
         voice_menu = bar.addMenu(self.tr("&Voice"))
         record_action = voice_menu.addAction(self.tr("&Record a voice…"))
@@ -232,7 +248,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
-                           self.session_ctl):
+                           self.script_ctl, self.regen_ctl, self.session_ctl):
             controller.connect()
         self.controls.mode_changed.connect(self._apply_mode)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
@@ -370,6 +386,7 @@ class MainWindow(QMainWindow):
         self.player.stop()
         self.voices_ctl.close()
         self.session_ctl.close()
+        self.script_ctl.close()
         self.takes_ctl.close()
         self.server.stop()  # before the engine thread it queues to
         if not self.engine.shutdown(CLOSE_WAIT_MS):

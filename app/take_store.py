@@ -5,7 +5,14 @@ Layout, under the app's data folder (``<data>/takes``)::
 
     <uid>/audio.f32   the take's samples, raw little-endian float32, mono; appended chunk by chunk
     <uid>/take.json   everything else (text, voice, model, mode, instruction, seed, speed, quality,
-                      name, state, chunk starts, sentence spans); replaced atomically after each chunk
+                      name, state, chunk starts, sentence spans; for a dialogue script's take the
+                      script, cast, lines and segments); replaced atomically after each chunk
+    <uid>/audio-<v>.f32, line-<v>.f32
+                      a script take after a line was regenerated: the new version of its audio and the
+                      new line's own samples. ``take.json`` names the current version's files and the
+                      previous version's (kept for Undo); it is the commit point: a version's files are
+                      written completely before ``take.json`` names them, and files neither names are
+                      deleted afterwards
     .trash/<uid>/     removed takes, kept until the next start so that a removal can be undone
 
 Each chunk is appended to ``audio.f32`` and flushed to the operating system *before* ``take.json``
@@ -22,6 +29,8 @@ import contextlib
 import json
 import logging
 import os
+import re
+import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,15 +41,24 @@ import numpy as np
 from cosycore.errors import StorageError
 from cosycore.voices import write_atomic
 
-from .takes import SentenceSpan, Take, TakeList, TakeState
+from .script_take import ScriptInfo
+from .takes import AUDIO_NAME, SentenceSpan, Take, TakeList, TakeState
 
 logger = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
-AUDIO_NAME = "audio.f32"
 META_NAME = "take.json"
 TRASH_NAME = ".trash"
 _SAMPLE_BYTES = 4
+_VERSION_FILE_RE = re.compile(r"^(?:audio|line)-[0-9a-f]{6,32}\.f32$")  # files of a regenerated take's versions
+
+
+def _file_name(raw: object) -> str:
+    """A file name read from a sidecar: only the store's own names, never a path."""
+    name = str(raw)
+    if name != AUDIO_NAME and not _VERSION_FILE_RE.match(name):
+        raise ValueError(f"{name!r} is not a take file's name")
+    return name
 
 
 def _reason(e: OSError) -> str:
@@ -164,14 +182,105 @@ class TakeStore:
         takes.take_changed.connect(lambda take: guard(take, lambda: self.save_meta(take)))
         takes.take_removed.connect(lambda take: guard(take, lambda: self.remove(take)))
 
+    # -- versions of a script take ----------------------------------------------------------
+    def read_raw(self, take: Take, name: str) -> np.ndarray:
+        """The samples of a file of the take's folder (a regenerated line's own samples)."""
+        try:
+            return np.fromfile(self.folder(take) / _file_name(name), dtype="<f4")
+        except OSError as e:
+            raise StorageError(f"could not read {name} of take {take.number}: {_reason(e)}.") from e
+
+    def new_version(self, take: Take, audio: np.ndarray, seams: list[int], spans: list[SentenceSpan],
+                    script: ScriptInfo, files: dict[str, np.ndarray]) -> None:
+        """Make ``audio`` (with ``script``'s layout and the extra ``files``) the take's current version and
+        its current one the previous (Undo puts it back). Nothing changes if it cannot be saved."""
+        folder = self.folder(take)
+        saved = folder.is_dir()
+        audio_file = f"audio-{secrets.token_hex(4)}.f32"
+        written: list[Path] = []
+        try:
+            if saved:
+                for name, samples in {audio_file: audio, **files}.items():
+                    write_atomic(folder / _file_name(name), np.ascontiguousarray(samples, dtype="<f4").tobytes())
+                    written.append(folder / name)
+        except StorageError:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+        before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script,
+                  take.previous_version)
+        assert take.script is not None
+        take.previous_version = {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
+                                 "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
+                                 "script": take.script.to_json()}
+        take.audio_file = audio_file
+        take.script = script
+        take.replace_audio(audio, seams, spans)
+        if not saved:
+            return
+        try:
+            self.save_meta(take)  # the commit
+        except StorageError:
+            take.audio_file, old_audio, old_seams, old_spans, take.script, take.previous_version = before
+            take.replace_audio(old_audio, old_seams, old_spans)
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
+        self._clean(take)
+
+    def swap_versions(self, take: Take) -> bool:
+        """Undo (and, again, redo) the last line regeneration: the previous version and the current swap."""
+        previous = take.previous_version
+        if previous is None or take.script is None:
+            return False
+        folder = self.folder(take)
+        audio_file = _file_name(previous["audio_file"])
+        samples = int(previous["samples"])
+        audio = np.fromfile(folder / audio_file, dtype="<f4", count=samples) if folder.is_dir() else None
+        if audio is None or audio.shape[0] != samples:
+            raise StorageError(f"the previous version of take {take.number} is not in {folder} any more.")
+        spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in previous.get("sentences", [])]
+        current = {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
+                   "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
+                   "script": take.script.to_json()}
+        script = ScriptInfo.from_json(previous["script"])
+        before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script)
+        take.audio_file, take.script, take.previous_version = audio_file, script, current
+        take.replace_audio(audio, [int(s) for s in previous.get("seams", [])], spans)
+        try:
+            self.save_meta(take)
+        except StorageError:
+            take.audio_file, old_audio, old_seams, old_spans, take.script = before
+            take.previous_version = previous
+            take.replace_audio(old_audio, old_seams, old_spans)
+            raise
+        return True
+
+    def _clean(self, take: Take) -> None:
+        """Delete the version files of the take's folder that neither its current nor its previous version names."""
+        keep = {take.audio_file}
+        if take.script is not None:
+            keep |= take.script.raw_files()
+        previous = take.previous_version
+        if previous is not None:
+            keep.add(str(previous.get("audio_file", "")))
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                keep |= ScriptInfo.from_json(previous["script"]).raw_files()
+        folder = self.folder(take)
+        with contextlib.suppress(OSError):
+            for path in folder.iterdir():
+                if (path.name == AUDIO_NAME or _VERSION_FILE_RE.match(path.name)) and path.name not in keep:
+                    path.unlink(missing_ok=True)
+
     # -- reading ---------------------------------------------------------------------------
     def size_bytes(self) -> int:
         """What the saved takes take up on disk (the trash not counted)."""
         total = 0
         for folder in self._folders():
-            for name in (AUDIO_NAME, META_NAME):
-                with contextlib.suppress(OSError):
-                    total += (folder / name).stat().st_size
+            with contextlib.suppress(OSError):
+                for path in folder.iterdir():
+                    if path.name in (AUDIO_NAME, META_NAME) or _VERSION_FILE_RE.match(path.name):
+                        total += path.stat().st_size
         return total
 
     def _folders(self) -> Iterator[Path]:
@@ -220,6 +329,9 @@ def _meta(take: Take) -> dict[str, Any]:
         "seams": take.seam_samples(), "expected_seconds": take.expected_seconds,
         "wall_seconds": take.wall_seconds, "first_audio_seconds": take.first_audio_seconds,
         "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
+        "audio_file": take.audio_file,
+        "script": take.script.to_json() if take.script is not None else None,
+        "previous": take.previous_version,
     }
 
 
@@ -227,7 +339,12 @@ def _read(folder: Path) -> Take | None:
     meta = json.loads((folder / META_NAME).read_text(encoding="utf-8"))
     if meta.get("format") != "cosy-studio-take":
         raise ValueError("not a saved take")
-    audio_path = folder / AUDIO_NAME
+    audio_file = _file_name(meta.get("audio_file", AUDIO_NAME))
+    audio_path = folder / audio_file
+    script = ScriptInfo.from_json(meta["script"]) if meta.get("script") is not None else None
+    previous = meta.get("previous")
+    if previous is not None:
+        _file_name(previous["audio_file"])
     on_disk = audio_path.stat().st_size // _SAMPLE_BYTES if audio_path.exists() else 0
     state = TakeState(meta["state"])
     recorded = int(meta["samples"])
@@ -264,4 +381,5 @@ def _read(folder: Path) -> Take | None:
         recovered=recovered, error=error, exported_partial=bool(meta.get("exported_partial", False)),
         expected_seconds=float(meta.get("expected_seconds", 0.0)),
         wall_seconds=float(meta.get("wall_seconds", 0.0)), first_audio_seconds=meta.get("first_audio_seconds"),
+        script=script, audio_file=audio_file, previous_version=previous,
     )

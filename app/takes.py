@@ -16,6 +16,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from .engine_thread import Chunk
+from .script_take import ScriptInfo
+
+AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.take_store)
 
 
 class TakeState(enum.Enum):
@@ -69,6 +72,9 @@ class Take:
         self._samples = 0
         self._audio: np.ndarray | None = None  # concatenation cache
         self._load: Callable[[], np.ndarray] | None = None  # reads a restored take's audio on first use
+        self.script: ScriptInfo | None = None  # a dialogue script's take: its script, cast and segments
+        self.audio_file = AUDIO_NAME  # the file in the take's folder that holds its audio (a new one per version)
+        self.previous_version: dict | None = None  # a script take before its last line regeneration (for Undo)
 
     @classmethod
     def restored(cls, *, uid: str, number: int, text: str, mode: str, voice_name: str, sample_rate: int,
@@ -95,6 +101,8 @@ class Take:
             raise RuntimeError(f"take {self.number} is {self.state.value}; it takes no more audio")
         self.sample_rate = chunk.sample_rate
         start = self._samples / self.sample_rate
+        if chunk.script is not None and self.script is not None:
+            self.script.mark(chunk.script, self._samples, chunk.samples.shape[0])
         self._chunks.append(chunk.samples)
         self._starts.append(start)
         self._samples += chunk.samples.shape[0]
@@ -105,6 +113,17 @@ class Take:
             span.start if span else start, end,
         )
         self._audio = None
+
+    def replace_audio(self, audio: np.ndarray, seams: list[int], spans: list[SentenceSpan]) -> None:
+        """Another version of a finished take's audio (a script line regenerated, or that undone)."""
+        audio = np.array(audio, dtype=np.float32, copy=True).reshape(-1)
+        audio.setflags(write=False)
+        self._chunks = [audio]
+        self._samples = audio.shape[0]
+        self._starts = [0.0] + [s / self.sample_rate for s in seams if 0 < s < self._samples]
+        self._spans = {s.index: s for s in spans}
+        self._audio = audio
+        self._load = None
 
     def finish(self, state: TakeState, *, wall_seconds: float = 0.0, first_audio: float | None = None,
                error: str = "") -> None:
@@ -158,14 +177,21 @@ class Take:
         """Where every chunk but the first starts, in samples."""
         return [round(s * self.sample_rate) for s in self._starts[1:]]
 
+    @property
+    def spoken_text(self) -> str:
+        """The text as spoken: a script without its comment, pause and dictionary lines."""
+        if self.script is None:
+            return self.text
+        return "\n".join(line for line in self.text.splitlines() if not line.lstrip().startswith(("#", "[")))
+
     def title(self, limit: int = 40) -> str:
         """The user's name for the take, or the start of its text."""
-        text = " ".join((self.name or self.text).split())
+        text = " ".join((self.name or self.spoken_text).split())
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def file_stem(self) -> str:
         """A file name (without suffix) for exports: the take's number and its name or text."""
-        return take_file_stem(self.number, self.name or self.text)
+        return take_file_stem(self.number, self.name or self.spoken_text)
 
 
 _UNSAFE_FILE_CHARS = "/\\:*?\"<>|\n\r\t"

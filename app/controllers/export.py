@@ -1,4 +1,5 @@
-"""Export: the File › Export action, the save dialog and writing a take to disk."""
+"""Export: the File › Export action, the save dialog and writing a take to disk (a script take with its
+subtitles and stems)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from cosycore.errors import CosyError
 
 from ..export import FORMATS, export_take, format_for_path, take_metadata
+from ..script_export import plan_export, write_script_export
+from ..script_take import ScriptInfo
 from ..takes import Take, TakeState
+from ..widgets.script_export_dialog import ScriptExportDialog
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
@@ -50,6 +54,9 @@ class ExportController(QObject):
         self.export_dialog(take)
 
     def export_dialog(self, take: Take) -> None:
+        if take.script is not None:
+            self.script_export_dialog(take)
+            return
         filters = {
             self.tr("WAV, 16-bit PCM (*.wav)"): "wav16",
             self.tr("WAV, 32-bit float (*.wav)"): "wav_float",
@@ -92,6 +99,60 @@ class ExportController(QObject):
             return write()
         self.running += 1
         self.w.statusBar().showMessage(self.tr("Exporting {0}…").format(path.name))
+        threading.Thread(target=write, name="export", daemon=False).start()
+        return True
+
+    def script_export_dialog(self, take: Take) -> None:
+        """A script take: the audio, and (asked) SRT/VTT subtitles with the speakers and one file per speaker."""
+        assert take.script is not None
+        folder = self.w.settings.last_export_folder or Path.home()
+        dialog = ScriptExportDialog(folder / f"{take.file_stem()}.wav", self.w)
+        if not dialog.exec():
+            return
+        path, fmt = dialog.path, dialog.fmt
+        plan = plan_export(path, fmt, take.script.speakers(), srt=dialog.srt_check.isChecked(),
+                           vtt=dialog.vtt_check.isChecked(), stems=dialog.stems_check.isChecked())
+        existing = [p for p in plan.paths() if p.exists()]
+        if existing:
+            shown = "\n".join(str(p) for p in existing[:10])
+            answer = QMessageBox.question(self.w, self.tr("Replace files?"),
+                                          self.tr("These files exist already and would be replaced:\n{0}")
+                                          .format(shown))
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        self.export_script(take, path, fmt, srt=plan.srt is not None, vtt=plan.vtt is not None,
+                           stems=bool(plan.stems), background=True)
+
+    def export_script(self, take: Take, path: Path, fmt: str = "wav16", *, srt: bool = True, vtt: bool = False,
+                      stems: bool = False, background: bool = False) -> bool:
+        """Write a script take's audio to ``path`` and, asked for, ``.srt``/``.vtt`` beside it (one cue per line,
+        with the speaker's name) and the stems in the folder ``<name> stems`` beside it."""
+        info = take.script
+        if info is None:
+            raise ValueError(f"take {take.number} is not a script take")
+        plan = plan_export(path, fmt, info.speakers(), srt=srt, vtt=vtt, stems=stems)
+        partial = take.state is not TakeState.DONE
+        audio = take.audio()
+        cues = info.cues(take.sample_rate)
+        snapshot = ScriptInfo.from_json(info.to_json())  # the take may stream on or change meanwhile
+        metadata = take_metadata(take)
+
+        def write() -> bool:
+            try:
+                stem_audio = snapshot.stems(audio) if stems else {}
+                write_script_export(plan, fmt, audio, take.sample_rate, cues, stem_audio, metadata)
+            except CosyError as e:
+                with contextlib.suppress(RuntimeError):
+                    self._failed.emit(str(e))
+                return False
+            with contextlib.suppress(RuntimeError):
+                self._written.emit(take, plan.audio, partial)
+            return True
+
+        if not background:
+            return write()
+        self.running += 1
+        self.w.statusBar().showMessage(self.tr("Exporting {0}…").format(plan.audio.name))
         threading.Thread(target=write, name="export", daemon=False).start()
         return True
 

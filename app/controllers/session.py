@@ -1,17 +1,19 @@
-"""Work in the editor that is kept: the text and the instruction are saved as they are typed (a moment
-after the last key) to ``<data>/session.json`` and put back at start, so quitting or a crash loses at
-most the last half second of typing."""
+"""Work in the editor that is kept: the text, the instruction and a script's cast are saved as they are
+typed (a moment after the last key) to ``<data>/session.json`` and put back at start, so quitting or a
+crash loses at most the last half second of typing."""
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
 from cosycore.errors import StorageError
 from cosycore.voices import write_atomic
+
+from ..script_take import CastEntry
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow
@@ -39,9 +41,11 @@ class SessionController(QObject):
         self.restore()
         self.w.editor.text_changed.connect(self._timer.start)
         self.w.controls.instruct_edit.textChanged.connect(self._timer.start)
+        self.w.cast_table.changed.connect(self._timer.start)
 
-    def state(self) -> dict[str, str]:
-        return {"text": self.w.editor.text(), "instruction": self.w.controls.instruct_edit.text()}
+    def state(self) -> dict[str, Any]:
+        return {"text": self.w.editor.text(), "instruction": self.w.controls.instruct_edit.text(),
+                "cast": [e.to_json() for e in self.w.cast_table.entries()]}
 
     def save(self) -> bool:
         """Write the text and the instruction now. On failure the user is told once; typing goes on."""
@@ -73,6 +77,11 @@ class SessionController(QObject):
             self.w.editor.set_text(text)
         if isinstance(instruction, str) and instruction:
             self.w.controls.instruct_edit.setText(instruction)
+        cast = raw.get("cast")
+        if isinstance(cast, list):
+            entries = [e for e in (CastEntry.from_json(r) for r in cast) if e is not None]
+            if entries:
+                self.w.cast_table.set_entries(entries)
 
     def close(self) -> None:
         self.save()

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
 
 from cosycore.errors import StorageError
@@ -39,6 +39,8 @@ def expected_seconds(text: str, speed: float = 1.0) -> float:
 
 class TakesController(QObject):
     """Owns the take being made, the take shown and the take playing. Created by the main window."""
+
+    take_shown = Signal(object)  # Take now in the waveform (its audio set, or begun for streaming)
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -138,6 +140,8 @@ class TakesController(QObject):
 
     def speak(self) -> int | None:
         """Start a take from the current fields; a take still being made is cancelled."""
+        if self.w.controls.mode == "script":
+            return self.w.script_ctl.speak()
         request = self.build_request()
         if request is None:
             return None
@@ -156,6 +160,12 @@ class TakesController(QObject):
                     expected_seconds=expected_seconds(request.text, request.speed),
                     instruction=request.instruct_text if request.mode == "instruct" else "",
                     model=f"{info.title} · {Path(info.model_dir).name}", quality=info.quality)
+        self.begin_take(take)
+        return request_id
+
+    def begin_take(self, take: Take) -> None:
+        """A take was asked of the engine thread: list it, show it as it grows, play it as it comes."""
+        w = self.w
         self.current = take
         self._take_started = time.monotonic()
         self._take_rtf = self.measured_rtf()
@@ -167,7 +177,6 @@ class TakesController(QObject):
         self.place_hud()
         self.refresh_hud()
         w.statusBar().showMessage(self.tr("Speaking take {0}…").format(take.number))
-        return request_id
 
     def stop(self) -> None:
         """Stop making and playing (Esc)."""
@@ -185,7 +194,7 @@ class TakesController(QObject):
         """Stop is enabled while anything is being made or heard; a playing take's Play button says Stop."""
         w = self.w
         sounding = w.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
-        w.controls.set_busy(self.making() or sounding)
+        w.controls.set_busy(self.making() or sounding or w.regen_ctl.busy)
         w.takes_view.set_playing(self.playing if sounding else None)
 
     def stop_playing(self) -> None:
@@ -423,6 +432,11 @@ class TakesController(QObject):
             w.waveform.set_audio(take.audio(), take.sample_rate, take.seams,
                                  finished=take.state is not TakeState.STREAMING)
         w.takes_view.select(take)
+        self.take_shown.emit(take)
+
+    def show_again(self, take: Take) -> None:
+        """Show ``take`` afresh (its audio changed: a line regenerated)."""
+        self._show_take(take)
 
     def show_take(self, take: Take) -> None:
         if take is not self.shown:

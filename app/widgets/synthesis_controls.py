@@ -1,4 +1,4 @@
-"""How to speak: mode (Clone / Cross-lingual / Instruct), instruction, speed, seed, streaming,
+"""How to speak: mode (Clone / Cross-lingual / Instruct / Script), instruction, speed, seed, streaming,
 and the Speak and Stop buttons.
 
 The instruction row has the preset picker (:mod:`.preset_picker`: the loaded family's built-in
@@ -47,16 +47,17 @@ RANDOM_SEED = -1  # spin box value shown as "Random"
 class SynthesisControls(QWidget):
     """Mode, instruction and knobs of the next take. Owned by the main window; GUI thread only.
 
-    Only the fields that apply to the chosen mode are visible: the instruction row in Instruct.
-    (The transcript belongs to the voice and is shown by the voice panel in Clone mode.)
+    Only the fields that apply to the chosen mode are visible: the instruction row in Instruct, the
+    script panel (the cast, :meth:`set_script_panel`) in Script. (The transcript belongs to the voice
+    and is shown by the voice panel in Clone mode.)
     """
 
-    mode_changed = Signal(str)  # "zero_shot", "cross_lingual" or "instruct"
+    mode_changed = Signal(str)  # "zero_shot", "cross_lingual", "instruct" or "script"
     speak_clicked = Signal()
     stop_clicked = Signal()
     user_presets_changed = Signal()  # a preset was saved, deleted or imported (already stored)
 
-    MODES = ("zero_shot", "cross_lingual", "instruct")
+    MODES = ("zero_shot", "cross_lingual", "instruct", "script")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +74,9 @@ class SynthesisControls(QWidget):
                                                                  "transcript (for another language than the voice's)")),
             "instruct": (self.tr("Instruct"), self.tr("Speak in the voice the way an instruction says: dialect, "
                                                       "emotion, speed, role")),
+            "script": (self.tr("Script"), self.tr("A dialogue: every line “Name: text” spoken by the voice cast for "
+                                                  "that name, optionally with its own instruction “Name (whispering): "
+                                                  "text”; one take")),
         }
         self.mode_group = QButtonGroup(self)
         self.mode_group.setExclusive(True)
@@ -198,6 +202,7 @@ class SynthesisControls(QWidget):
         self._layout.addLayout(mode_row)
         self._layout.addWidget(self.instruct_row)
         self._layout.addLayout(knobs)
+        self.script_panel: QWidget | None = None
         self._on_speed_slider_changed(self.speed_slider.value())
         self.set_family("")
         self._apply_mode(self.mode)
@@ -205,6 +210,12 @@ class SynthesisControls(QWidget):
     def set_body(self, widget: QWidget) -> None:
         """Place ``widget`` (the text editor) between the instruction row and the knobs."""
         self._layout.insertWidget(2, widget, 1)
+
+    def set_script_panel(self, widget: QWidget) -> None:
+        """Place ``widget`` (the cast) below the text; it is shown in Script mode only."""
+        self.script_panel = widget
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        self._apply_mode(self.mode)
 
     # -- values ------------------------------------------------------------------------------
     @property
@@ -433,3 +444,5 @@ class SynthesisControls(QWidget):
 
     def _apply_mode(self, mode: str) -> None:
         self.instruct_row.setVisible(mode == "instruct")
+        if self.script_panel is not None:
+            self.script_panel.setVisible(mode == "script")

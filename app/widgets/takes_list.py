@@ -107,7 +107,7 @@ class TakesList(QWidget):
 
     def mode_name(self, mode: str) -> str:
         modes = {"zero_shot": self.tr("Clone"), "cross_lingual": self.tr("Cross-lingual"),
-                 "instruct": self.tr("Instruct")}
+                 "instruct": self.tr("Instruct"), "script": self.tr("Script")}
         return modes.get(mode, mode)
 
     def label(self, take: Take) -> str:

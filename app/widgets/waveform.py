@@ -4,16 +4,21 @@ Chunks only update a min/max envelope (:class:`PeakEnvelope`, one pair per :data
 which costs O(chunk). Drawing happens on a ~30 Hz timer and only when something changed: the
 envelope is reduced once more to about one min/max pair per horizontal pixel of the visible range,
 so a redraw costs O(width) however long the take is. A click on a finished take asks to seek there.
+
+Marks (:class:`Mark`) are coloured regions with a label, e.g. each line of a dialogue script with its
+speaker's name; they are drawn with the rest, on the timer. A right-click asks for a context menu at
+that time (:attr:`WaveformView.context_menu_requested`).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QMouseEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QContextMenuEvent, QMouseEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 logger = logging.getLogger(__name__)
@@ -21,6 +26,17 @@ logger = logging.getLogger(__name__)
 BLOCK = 64  # samples per envelope pair (2.7 ms at 24 kHz)
 REDRAW_MS = 33  # ~30 Hz
 MIN_VIEW_SECONDS = 2.0  # the x range never shows less than this while a take grows
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A stretch of the audio shown as a coloured region with a label."""
+
+    start: float  # seconds
+    end: float  # seconds
+    label: str
+    color: str  # "#rrggbb"
+    tooltip: str = ""
 
 
 class PeakEnvelope:
@@ -103,6 +119,7 @@ class WaveformView(QWidget):
     """Plot of one take (or one voice prompt). Owned by the panel that shows it; GUI thread only."""
 
     seek_requested = Signal(float)  # seconds; only for finished audio
+    context_menu_requested = Signal(float, QPoint)  # seconds under the pointer, global position
 
     def __init__(self, parent: QWidget | None = None, *, show_axis: bool = True) -> None:
         super().__init__(parent)
@@ -115,6 +132,8 @@ class WaveformView(QWidget):
         self._dirty = False  # the audio, seams or range changed: the curve must be rebuilt
         self._playhead_dirty = False  # only the playhead moved
         self.redraw_count = 0  # how many times the curve was redrawn (tests check the timer works)
+        self._marks: list[Mark] = []
+        self._mark_items: list[tuple[pg.LinearRegionItem, pg.TextItem, Mark]] = []
 
         self.plot = pg.PlotWidget(self, background=None)
         self.plot.setMenuEnabled(False)
@@ -183,6 +202,7 @@ class WaveformView(QWidget):
         self._finished = False
         self._seams = []
         self._playhead = None
+        self._marks = []
         self._dirty = True
 
     def append(self, samples: np.ndarray) -> None:
@@ -203,6 +223,20 @@ class WaveformView(QWidget):
         self._env.append(samples)
         self._seams = [float(s) for s in seams]
         self._finished = finished
+
+    def set_marks(self, marks: list[Mark]) -> None:
+        """Show these marks (replacing any); drawn at the next redraw."""
+        if marks != self._marks:
+            self._marks = list(marks)
+            self._dirty = True
+
+    @property
+    def marks(self) -> list[Mark]:
+        return list(self._marks)
+
+    def drawn_marks(self) -> list[Mark]:
+        """The marks as last drawn (tests check that what is shown is what was set)."""
+        return [m for _region, _label, m in self._mark_items]
 
     def set_placeholder(self, text: str) -> None:
         """Text shown in the middle of the view while there is no audio."""
@@ -247,7 +281,42 @@ class WaveformView(QWidget):
         self._placeholder.setPos((x0 + x1) / 2, 0.0)
         seams = np.repeat(np.asarray(self._seams, dtype=float), 2)
         self._seam_marks.setData(seams, np.tile([-1.0, 1.0], len(self._seams)))
+        self._draw_marks()
         self._place_playhead()
+
+    def _draw_marks(self) -> None:
+        """Reuse the items of marks that did not change (while a script streams only the last one grows)."""
+        for k, mark in enumerate(self._marks):
+            if k < len(self._mark_items):
+                region, label, shown = self._mark_items[k]
+                if shown == mark:
+                    continue
+            else:
+                region = pg.LinearRegionItem(movable=False)
+                region.setZValue(-10)  # under the curve
+                for line in region.lines:
+                    line.setPen(pg.mkPen(None))
+                label = pg.TextItem("", anchor=(0.0, 0.0))
+                self.plot.addItem(region, ignoreBounds=True)
+                self.plot.addItem(label, ignoreBounds=True)
+            color = QColor(mark.color)
+            fill = QColor(color)
+            fill.setAlpha(45)
+            region.setBrush(pg.mkBrush(fill))
+            region.setRegion((mark.start, mark.end))
+            region.setToolTip(mark.tooltip)
+            label.setText(mark.label)
+            label.setColor(color)
+            label.setPos(mark.start, 1.0)
+            item = (region, label, mark)
+            if k < len(self._mark_items):
+                self._mark_items[k] = item
+            else:
+                self._mark_items.append(item)
+        for region, label, _mark in self._mark_items[len(self._marks):]:
+            self.plot.removeItem(region)
+            self.plot.removeItem(label)
+        del self._mark_items[len(self._marks):]
 
     def seam_marks(self) -> list[float]:
         """Where seam marks are drawn (s)."""
@@ -266,6 +335,11 @@ class WaveformView(QWidget):
         return float(self.plot.getPlotItem().vb.mapSceneToView(QPointF(scene)).x())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if (watched is self.plot.viewport() and event.type() == QEvent.Type.ContextMenu
+                and isinstance(event, QContextMenuEvent) and self.duration > 0):
+            t = min(max(0.0, self.time_at(event.pos().x())), self.duration)
+            self.context_menu_requested.emit(t, event.globalPos())
+            return True
         if (
             watched is self.plot.viewport()
             and event.type() == QEvent.Type.MouseButtonRelease

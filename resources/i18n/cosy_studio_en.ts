@@ -29,6 +29,61 @@
     </message>
 </context>
 <context>
+    <name>CastTable</name>
+    <message>
+        <source>Speaker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Default instruction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Who speaks each name of the script: a saved voice and, optionally, an instruction for the lines that have none of their own</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speakers appear here as you write lines like “Anna: Hello.”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The script checked against the cast and the loaded model; problems are underlined in red in the text (hover them for what to do)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none (or a preset, or your own words)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not in the script any more; right-click to remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>— choose a voice —</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Made for {0}; the loaded model is {1}. Re-create the voice with this model, or load the other model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (missing)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no saved voice called “{0}” any more; choose another or make it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove “{0}” from the cast</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>CatalogRow</name>
     <message>
         <source>Discard</source>
@@ -141,6 +196,15 @@
     </message>
     <message>
         <source>Exporting {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These files exist already and would be replaced:
+{0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -293,6 +357,26 @@
     </message>
     <message>
         <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>S&amp;cript</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate a line…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speak one line of the shown script take again (another seed or instruction) and splice it in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Undo line regeneration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the shown take&apos;s previous version back (again: the newer one)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1107,6 +1191,269 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>RegenController</name>
+    <message>
+        <source>Show a script take first (Script mode, Speak).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This take holds no spoken line yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate line {0} ({1})…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate a line…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo line regeneration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot regenerate the line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerating line {0} of take {1}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is not a script take.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait until the take being made is finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A line is being regenerated; wait until it is done.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is not saved on disk, so its lines cannot be regenerated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Two lines of this take touch without a pause; its lines cannot be regenerated one by one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save the regenerated line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line {0} of take {1} regenerated with seed {2}; Script › Undo line regeneration puts the previous one back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no line regeneration to undo.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RegenerateDialog</name>
+    <message>
+        <source>Regenerate a line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}. {1}: {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another seed speaks the line another way; the line&apos;s own seed remakes it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(keep the line&apos;s instruction)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no instruction)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spoken with seed {0}; instruction: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ScriptController</name>
+    <message>
+        <source>There is no saved voice called “{0}” any more.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The voice “{0}” cannot be read: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No voice is cast for {0}: choose one in the cast table below the text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}&apos;s voice: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problem(s), underlined in the text. First: line {0}: {1}</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Write lines like “Anna: Hello.” or “Ben (whispering): Quiet.”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s); load a model to check them against it.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s), ready to speak (about {0:.0f} s).</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write a script first: lines like “Anna: Hello.”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>… and {0} more</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The script cannot be spoken yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fix the underlined lines first (hover them for what to do):
+{0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The dictionary cannot be used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Line {0} ({1}): {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ScriptExportDialog</name>
+    <message>
+        <source>Export script take</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subtitles, WebVTT (the speaker as a voice span)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stems: one file per speaker, as long as the take, in a folder beside it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audio (*.wav *.flac)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SessionController</name>
     <message>
         <source>Cannot save the text</source>
@@ -1154,6 +1501,14 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
     <message>
         <source>Presets ▾</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A dialogue: every line “Name: text” spoken by the voice cast for that name, optionally with its own instruction “Name (whispering): text”; one take</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1492,6 +1847,10 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Remove every take; Undo puts them back until you quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Script</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

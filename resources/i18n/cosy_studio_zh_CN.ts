@@ -29,6 +29,61 @@
     </message>
 </context>
 <context>
+    <name>CastTable</name>
+    <message>
+        <source>Speaker</source>
+        <translation>说话人</translation>
+    </message>
+    <message>
+        <source>Voice</source>
+        <translation>音色</translation>
+    </message>
+    <message>
+        <source>Default instruction</source>
+        <translation>默认指令</translation>
+    </message>
+    <message>
+        <source>Who speaks each name of the script: a saved voice and, optionally, an instruction for the lines that have none of their own</source>
+        <translation>脚本中每个名字由谁来说：一个已保存的音色，以及（可选）用于没有自带指令的台词的指令</translation>
+    </message>
+    <message>
+        <source>Speakers appear here as you write lines like “Anna: Hello.”</source>
+        <translation>写下“Anna: Hello.”这样的台词后，说话人会出现在这里</translation>
+    </message>
+    <message>
+        <source>The script checked against the cast and the loaded model; problems are underlined in red in the text (hover them for what to do)</source>
+        <translation>脚本已按演员表和已加载的模型检查；问题在文本中以红色波浪线标出（鼠标悬停可查看处理方法）</translation>
+    </message>
+    <message>
+        <source>none (or a preset, or your own words)</source>
+        <translation>无（或预设，或你自己的话）</translation>
+    </message>
+    <message>
+        <source>Not in the script any more; right-click to remove</source>
+        <translation>已不在脚本中；右键可移除</translation>
+    </message>
+    <message>
+        <source>— choose a voice —</source>
+        <translation>— 选择音色 —</translation>
+    </message>
+    <message>
+        <source>Made for {0}; the loaded model is {1}. Re-create the voice with this model, or load the other model.</source>
+        <translation>为 {0} 制作；当前加载的模型是 {1}。请用此模型重新制作该音色，或加载另一个模型。</translation>
+    </message>
+    <message>
+        <source>{0} (missing)</source>
+        <translation>{0}（缺失）</translation>
+    </message>
+    <message>
+        <source>There is no saved voice called “{0}” any more; choose another or make it again.</source>
+        <translation>已没有名为“{0}”的音色；请选择其他音色或重新制作。</translation>
+    </message>
+    <message>
+        <source>Remove “{0}” from the cast</source>
+        <translation>从演员表中移除“{0}”</translation>
+    </message>
+</context>
+<context>
     <name>CatalogRow</name>
     <message>
         <source>Discard</source>
@@ -142,6 +197,16 @@
     <message>
         <source>Exporting {0}…</source>
         <translation>正在导出 {0}…</translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>These files exist already and would be replaced:
+{0}</source>
+        <translation>以下文件已存在，将被替换：
+{0}</translation>
     </message>
     <message>
         <source>Export failed</source>
@@ -294,6 +359,26 @@
     <message>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>S&amp;cript</source>
+        <translation>脚本(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate a line…</source>
+        <translation>重新生成一句(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Speak one line of the shown script take again (another seed or instruction) and splice it in</source>
+        <translation>重新朗读所显示脚本录音中的一句（换种子或指令）并拼接回去</translation>
+    </message>
+    <message>
+        <source>&amp;Undo line regeneration</source>
+        <translation>撤销重新生成(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Put the shown take&apos;s previous version back (again: the newer one)</source>
+        <translation>恢复所显示录音的上一个版本（再次执行：恢复较新的版本）</translation>
     </message>
     <message>
         <source>&amp;Voice</source>
@@ -1108,6 +1193,268 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>RegenController</name>
+    <message>
+        <source>Show a script take first (Script mode, Speak).</source>
+        <translation>请先显示一个脚本录音（脚本模式，朗读）。</translation>
+    </message>
+    <message>
+        <source>This take holds no spoken line yet.</source>
+        <translation>此录音中还没有已朗读的台词。</translation>
+    </message>
+    <message>
+        <source>Regenerate line {0} ({1})…</source>
+        <translation>重新生成第 {0} 句（{1}）…</translation>
+    </message>
+    <message>
+        <source>Regenerate a line…</source>
+        <translation>重新生成一句…</translation>
+    </message>
+    <message>
+        <source>Undo line regeneration</source>
+        <translation>撤销重新生成</translation>
+    </message>
+    <message>
+        <source>Cannot regenerate the line</source>
+        <translation>无法重新生成这一句</translation>
+    </message>
+    <message>
+        <source>Regenerating line {0} of take {1}…</source>
+        <translation>正在重新生成录音 {1} 的第 {0} 句…</translation>
+    </message>
+    <message>
+        <source>Take {0} is not a script take.</source>
+        <translation>录音 {0} 不是脚本录音。</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Wait until the take being made is finished.</source>
+        <translation>请等待正在生成的录音完成。</translation>
+    </message>
+    <message>
+        <source>A line is being regenerated; wait until it is done.</source>
+        <translation>正在重新生成一句；请等待完成。</translation>
+    </message>
+    <message>
+        <source>Take {0} is not saved on disk, so its lines cannot be regenerated.</source>
+        <translation>录音 {0} 未保存到磁盘，因此无法重新生成其中的台词。</translation>
+    </message>
+    <message>
+        <source>Two lines of this take touch without a pause; its lines cannot be regenerated one by one.</source>
+        <translation>此录音中有两句台词之间没有停顿；无法逐句重新生成。</translation>
+    </message>
+    <message>
+        <source>Cannot save the regenerated line</source>
+        <translation>无法保存重新生成的台词</translation>
+    </message>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation>{0}
+录音未改变。</translation>
+    </message>
+    <message>
+        <source>Line {0} of take {1} regenerated with seed {2}; Script › Undo line regeneration puts the previous one back.</source>
+        <translation>已用种子 {2} 重新生成录音 {1} 的第 {0} 句；“脚本 › 撤销重新生成”可恢复之前的版本。</translation>
+    </message>
+    <message>
+        <source>There is no line regeneration to undo.</source>
+        <translation>没有可撤销的重新生成。</translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation>无法撤销</translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
+        <translation>录音 {0} 已恢复到上一个版本；再次撤销可换回另一个版本。</translation>
+    </message>
+</context>
+<context>
+    <name>RegenerateDialog</name>
+    <message>
+        <source>Regenerate a line</source>
+        <translation>重新生成一句</translation>
+    </message>
+    <message>
+        <source>{0}. {1}: {2}</source>
+        <translation>{0}. {1}：{2}</translation>
+    </message>
+    <message>
+        <source>Another seed speaks the line another way; the line&apos;s own seed remakes it</source>
+        <translation>换一个种子会换一种说法；用这一句原来的种子会重新得到它</translation>
+    </message>
+    <message>
+        <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation>保留这一句的指令、不用指令，或选择预设、输入其他指令</translation>
+    </message>
+    <message>
+        <source>(keep the line&apos;s instruction)</source>
+        <translation>（保留这一句的指令）</translation>
+    </message>
+    <message>
+        <source>(no instruction)</source>
+        <translation>（无指令）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Line:</source>
+        <translation>台词：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation>指令：</translation>
+    </message>
+    <message>
+        <source>Spoken with seed {0}; instruction: {1}</source>
+        <translation>朗读时的种子 {0}；指令：{1}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptController</name>
+    <message>
+        <source>There is no saved voice called “{0}” any more.</source>
+        <translation>已没有名为“{0}”的音色。</translation>
+    </message>
+    <message>
+        <source>The voice “{0}” cannot be read: {1}</source>
+        <translation>无法读取音色“{0}”：{1}</translation>
+    </message>
+    <message>
+        <source>No voice is cast for {0}: choose one in the cast table below the text.</source>
+        <translation>{0} 还没有分配音色：请在文本下方的演员表中选择一个。</translation>
+    </message>
+    <message>
+        <source>{0}&apos;s voice: {1}</source>
+        <translation>{0} 的音色：{1}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n problem(s), underlined in the text. First: line {0}: {1}</source>
+        <translation>
+            <numerusform>%n 个问题，已在文本中标出。第一个：第 {0} 行：{1}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Write lines like “Anna: Hello.” or “Ben (whispering): Quiet.”</source>
+        <translation>写下“Anna: Hello.”或“Ben (whispering): Quiet.”这样的台词</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s); load a model to check them against it.</source>
+        <translation>
+            <numerusform>%n 句台词；加载模型后可按模型检查。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s), ready to speak (about {0:.0f} s).</source>
+        <translation>
+            <numerusform>%n 句台词，可以朗读（约 {0:.0f} 秒）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation>模型仍在加载；加载完成后再朗读。</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Write a script first: lines like “Anna: Hello.”</source>
+        <translation>请先写脚本：像“Anna: Hello.”这样的台词</translation>
+    </message>
+    <message>
+        <source>… and {0} more</source>
+        <translation>……另有 {0} 个</translation>
+    </message>
+    <message>
+        <source>The script cannot be spoken yet</source>
+        <translation>脚本暂时无法朗读</translation>
+    </message>
+    <message>
+        <source>Fix the underlined lines first (hover them for what to do):
+{0}</source>
+        <translation>请先修正标出的行（鼠标悬停可查看处理方法）：
+{0}</translation>
+    </message>
+    <message>
+        <source>The dictionary cannot be used</source>
+        <translation>无法使用该词典</translation>
+    </message>
+    <message>
+        <source>Line {0} ({1}): {2}</source>
+        <translation>第 {0} 句（{1}）：{2}</translation>
+    </message>
+</context>
+<context>
+    <name>ScriptExportDialog</name>
+    <message>
+        <source>Export script take</source>
+        <translation>导出脚本录音</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation>WAV，16 位 PCM</translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation>WAV，32 位浮点</translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation>FLAC</translation>
+    </message>
+    <message>
+        <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
+        <translation>字幕，SRT（每句一条，带说话人名字）</translation>
+    </message>
+    <message>
+        <source>Subtitles, WebVTT (the speaker as a voice span)</source>
+        <translation>字幕，WebVTT（说话人写作 voice 标记）</translation>
+    </message>
+    <message>
+        <source>Stems: one file per speaker, as long as the take, in a folder beside it</source>
+        <translation>分轨：每位说话人一个文件，与录音等长，放在旁边的文件夹中</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>Audio (*.wav *.flac)</source>
+        <translation>音频 (*.wav *.flac)</translation>
+    </message>
+</context>
+<context>
     <name>SessionController</name>
     <message>
         <source>Cannot save the text</source>
@@ -1157,6 +1504,14 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>Presets ▾</source>
         <translation>预设 ▾</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
+    </message>
+    <message>
+        <source>A dialogue: every line “Name: text” spoken by the voice cast for that name, optionally with its own instruction “Name (whispering): text”; one take</source>
+        <translation>对话：每一行“名字: 文本”由分配给该名字的音色朗读，可带自己的指令“名字 (whispering): 文本”；合成一个录音</translation>
     </message>
     <message>
         <source>Ready-made instructions of the loaded model, by group, with search; a dialect, an emotion, a speed and a volume can be combined</source>
@@ -1499,6 +1854,10 @@ Limit in MB:</source>
     <message>
         <source>Remove every take; Undo puts them back until you quit</source>
         <translation>移除所有合成；退出之前可用“撤销”恢复</translation>
+    </message>
+    <message>
+        <source>Script</source>
+        <translation>脚本</translation>
     </message>
     <message>
         <source>{0:.1f} s</source>

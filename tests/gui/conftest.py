@@ -183,6 +183,9 @@ class FakeEngine(QObject):
     voice_created = Signal(int, object, object)
     voice_failed = Signal(int, str)
     voice_refreshed = Signal(int, object)
+    script_started = Signal(int, object)  # the fake speaks no scripts (tests of scripts use the real engine)
+    line_regenerated = Signal(int, object)
+    regen_failed = Signal(int, str)
 
     def __init__(self, chunks: list[Chunk], *, interval_ms: int = 20, family: str = "cosyvoice2",
                  voice_factory=None) -> None:

@@ -1,0 +1,218 @@
+"""Regenerate a single line of a script take, and undo that.
+
+The line is spoken again on the engine thread (:func:`app.script_jobs.run_regen`, which calls
+:func:`cosycore.studio.render.regenerate_line`) with another seed and/or instruction, and spliced in
+with a short crossfade at both seams; every other segment keeps its samples. The take's new audio,
+the line's own samples and its new layout are saved as a new version of the take
+(:meth:`app.take_store.TakeStore.new_version`); the version before stays for Undo, which swaps the
+two (so a second Undo brings the new line back).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QPoint, Signal
+from PySide6.QtWidgets import QMenu
+
+from cosycore.errors import CosyError, InputError
+from cosycore.studio.script import parse_script
+
+from ..script_jobs import RegenJob, RegenResult, RegenSegment
+from ..takes import SentenceSpan, Take, TakeState
+from ..widgets.regenerate_dialog import RegenerateDialog
+
+if TYPE_CHECKING:
+    from ..main_window import MainWindow
+
+logger = logging.getLogger(__name__)
+
+
+class RegenController(QObject):
+    """Regenerates lines of script takes. Created by the main window; GUI thread only."""
+
+    finished = Signal(bool)  # a regeneration ended: True when the take was changed
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.w = window
+        self._pending: dict[int, tuple[Take, int]] = {}  # request id -> (take, line index)
+
+    def connect(self) -> None:
+        w = self.w
+        w.engine.line_regenerated.connect(self._on_engine_line_regenerated)
+        w.engine.regen_failed.connect(self._on_engine_regen_failed)
+        w.waveform.context_menu_requested.connect(self._on_waveform_context_menu_requested)
+        w.regen_action.triggered.connect(lambda: self.dialog())
+        w.undo_regen_action.triggered.connect(lambda: self.undo())
+        w.takes_ctl.take_shown.connect(lambda _take: self.update_actions())
+        w.takes.take_changed.connect(lambda _take: self.update_actions())
+        self.update_actions()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    def _shown_script_take(self) -> Take | None:
+        take = self.w.takes_ctl.shown
+        return take if take is not None and take.script is not None else None
+
+    def update_actions(self) -> None:
+        take = self._shown_script_take()
+        self.w.regen_action.setEnabled(take is not None and take.state is not TakeState.STREAMING)
+        self.w.undo_regen_action.setEnabled(take is not None and take.previous_version is not None)
+
+    # -- asking --------------------------------------------------------------------------------
+    def dialog(self, take: Take | None = None, line_index: int | None = None) -> None:
+        take = take or self._shown_script_take()
+        if take is None or take.script is None:
+            self.w.statusBar().showMessage(self.tr("Show a script take first (Script mode, Speak)."), 6000)
+            return
+        lines = take.script.spoken_lines()
+        if not lines:
+            self.w.statusBar().showMessage(self.tr("This take holds no spoken line yet."), 6000)
+            return
+        family = self.w.model_info.family if self.w.model_info is not None else ""
+        dialog = RegenerateDialog(lines, family, line_index, self.w)
+        if dialog.exec():
+            keep, instruction = dialog.instruction()
+            self.regenerate(take, dialog.line_index, seed=dialog.seed, keep_instruction=keep, instruction=instruction)
+
+    def _on_waveform_context_menu_requested(self, seconds: float, pos: QPoint) -> None:
+        take = self._shown_script_take()
+        if take is None or take.script is None or take.state is TakeState.STREAMING:
+            return
+        info = take.script.line_at(round(seconds * take.sample_rate))
+        menu = QMenu(self.w)
+        if info is not None:
+            action = menu.addAction(self.tr("Regenerate line {0} ({1})…").format(info.index + 1, info.speaker))
+            action.triggered.connect(lambda: self.dialog(take, info.index))
+        else:
+            menu.addAction(self.tr("Regenerate a line…")).triggered.connect(lambda: self.dialog(take))
+        undo = menu.addAction(self.tr("Undo line regeneration"))
+        undo.setEnabled(take.previous_version is not None)
+        undo.triggered.connect(lambda: self.undo(take))
+        menu.popup(pos)
+
+    # -- regenerating --------------------------------------------------------------------------
+    def regenerate(self, take: Take, line_index: int, *, seed: int | None = None, keep_instruction: bool = True,
+                   instruction: str | None = None) -> int | None:
+        """Speak line ``line_index`` (0-based) of ``take`` again on the engine thread; None if refused (said why)."""
+        w = self.w
+        try:
+            job = self._job(take, line_index, seed, keep_instruction, instruction)
+        except (CosyError, ValueError, KeyError) as e:
+            w.show_error(self.tr("Cannot regenerate the line"), str(e))
+            return None
+        if job is None:
+            return None
+        request_id = w.engine.regenerate_line(job)
+        self._pending[request_id] = (take, line_index)
+        w.controls.set_busy(True)
+        w.statusBar().showMessage(self.tr("Regenerating line {0} of take {1}…").format(line_index + 1, take.number))
+        return request_id
+
+    def _job(self, take: Take, line_index: int, seed: int | None, keep: bool,
+             instruction: str | None) -> RegenJob | None:
+        w = self.w
+        info = take.script
+        if info is None:
+            raise InputError(self.tr("Take {0} is not a script take.").format(take.number))
+        if w.model_info is None:
+            raise InputError(self.tr("Load a model first."))
+        if take.state is TakeState.STREAMING or w.takes_ctl.making():
+            w.statusBar().showMessage(self.tr("Wait until the take being made is finished."), 6000)
+            return None
+        if self._pending:
+            w.statusBar().showMessage(self.tr("A line is being regenerated; wait until it is done."), 6000)
+            return None
+        if not w.takes_ctl.store.folder(take).is_dir():
+            raise InputError(self.tr("Take {0} is not saved on disk, so its lines cannot be regenerated.").format(
+                take.number))
+        kinds = [s.kind for s in info.segments]
+        if any(a == "line" and b == "line" for a, b in itertools.pairwise(kinds)):
+            raise InputError(self.tr("Two lines of this take touch without a pause; its lines cannot be "
+                                     "regenerated one by one."))
+        info.line(line_index)  # KeyError: no such line
+        script = parse_script(info.text, base_dir=Path(info.base_dir) if info.base_dir else None)
+        cast, problems = w.script_ctl.cast_of(info.cast, list(script.lines))
+        if problems:
+            raise InputError("\n".join(str(p) for p in problems[:8]))
+        raws = info.raw_segments(take.audio(), lambda name: w.takes_ctl.store.read_raw(take, name))
+        segments = []
+        for seg, samples in zip(info.segments, raws):
+            line = info.line(seg.line_index) if seg.kind == "line" and seg.line_index is not None else None
+            segments.append(RegenSegment(seg.kind, samples, seg.line_index, line.seed if line else None,
+                                         line.mode if line else "", line.instruction if line else "", seg.spliced))
+        return RegenJob(take.uid, script, cast, tuple(segments), info.render, info.base_seed, take.sample_rate,
+                        line_index, seed, keep, instruction, w.script_ctl.app_lexicon())
+
+    def _done(self, ok: bool) -> None:
+        self.w.takes_ctl.update_stop()
+        self.update_actions()
+        self.finished.emit(ok)
+
+    def _on_engine_line_regenerated(self, request_id: int, result: RegenResult) -> None:
+        w = self.w
+        pending = self._pending.pop(request_id, None)
+        if pending is None:
+            return
+        take, line_index = pending
+        if take not in list(w.takes) or take.script is None or take.uid != result.take_uid:
+            self._done(False)  # removed meanwhile: nothing to change
+            return
+        raw_file = f"line-{secrets.token_hex(4)}.f32"
+        script = take.script.regenerated(line_index, result.layout, result.spliced, raw_file, result.seed,
+                                         result.mode, result.instruction)
+        seams = [start for start, _length in result.layout[1:]]
+        sr = take.sample_rate
+        spans = [SentenceSpan(k, script.line(seg.line_index).text, seg.start / sr, seg.end / sr)
+                 for k, seg in enumerate(script.segments) if seg.kind == "line" and seg.line_index is not None]
+        if w.takes_ctl.playing is take:
+            w.player.stop()
+        try:
+            w.takes_ctl.store.new_version(take, result.audio, seams, spans, script, {raw_file: result.line_samples})
+        except CosyError as e:
+            w.show_error(self.tr("Cannot save the regenerated line"),
+                         self.tr("{0}\nThe take is unchanged.").format(e))
+            self._done(False)
+            return
+        w.takes.changed(take)
+        if w.takes_ctl.shown is take:
+            w.takes_ctl.show_again(take)
+        w.statusBar().showMessage(self.tr("Line {0} of take {1} regenerated with seed {2}; Script › Undo line "
+                                          "regeneration puts the previous one back.").format(
+            line_index + 1, take.number, result.seed), 10000)
+        self._done(True)
+
+    def _on_engine_regen_failed(self, request_id: int, message: str) -> None:
+        if self._pending.pop(request_id, None) is None:
+            return
+        self.w.show_error(self.tr("Cannot regenerate the line"), message)
+        self._done(False)
+
+    def undo(self, take: Take | None = None) -> bool:
+        """Swap the take's current and previous versions (undo the last regeneration, or redo it)."""
+        w = self.w
+        take = take or self._shown_script_take()
+        if take is None or take.previous_version is None:
+            w.statusBar().showMessage(self.tr("There is no line regeneration to undo."), 5000)
+            return False
+        if w.takes_ctl.playing is take:
+            w.player.stop()
+        try:
+            w.takes_ctl.store.swap_versions(take)
+        except CosyError as e:
+            w.show_error(self.tr("Cannot undo"), str(e))
+            return False
+        w.takes.changed(take)
+        if w.takes_ctl.shown is take:
+            w.takes_ctl.show_again(take)
+        w.statusBar().showMessage(self.tr("Take {0} is back to its previous version; Undo again for the other.")
+                                  .format(take.number), 8000)
+        self.update_actions()
+        return True
