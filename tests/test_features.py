@@ -113,7 +113,12 @@ def test_whisper_log_mel_matches_reference(feats: dict[str, np.ndarray]) -> None
     reason="bit-level agreement needs the reference's FFT library (MKL on x86-64)",
 )
 def test_reference_reproduced_on_compatible_mkl_path(features_dir: Path) -> None:
-    """With MKL's conditional numerical reproducibility mode every entry matches at README tolerance."""
+    """With MKL's conditional numerical reproducibility mode every entry matches at the feature tolerance.
+
+    How close depends on the CPU: ~1e-6 on the AVX-512 machine the reference was checked on, 1.8e-4
+    for the Kaldi fbank on an AVX2-only AMD EPYC (its log of near-zero bin energies); both are well
+    inside FEATURE_ATOL, which is what the README promises.
+    """
     code = (
         "import sys, json; from pathlib import Path\n"
         "from cosycore.conformance.features import check_features_reference\n"
@@ -129,7 +134,7 @@ def test_reference_reproduced_on_compatible_mkl_path(features_dir: Path) -> None
     assert {n for n, *_ in rows} == {"prompt_mel_cv2", "prompt_mel_cv3", "fbank_raw", "fbank_cmn",
                                     "whisper_logmel_128"}
     assert all(ok for _, _, ok, _ in rows), rows
-    assert max(e for _, e, _, _ in rows) < 1e-4
+    assert max(e for _, e, _, _ in rows) < FEATURE_ATOL
 
 
 @pytest.mark.conformance
