@@ -9,12 +9,24 @@ and can take seconds. Results of an outdated text are dropped by a generation co
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import re
 import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -24,6 +36,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QToolButton,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -39,11 +52,46 @@ _TAG_RE = re.compile("|".join(re.escape(t) for t in sorted(PROTECTED_TAGS, key=l
 _SPAN_RE = re.compile("|".join(f"{re.escape(o)}(.*?){re.escape(c)}" for o, c in PAIRED_TAGS.items()), re.DOTALL)
 
 
+@dataclass(frozen=True)
+class Span:
+    """A stretch of one line (text block) to format, and what its tooltip says ("": none)."""
+
+    start: int  # offset in the block's text
+    length: int
+    format: QTextCharFormat
+    tooltip: str = ""
+
+
+class SpanProvider(Protocol):
+    """Anything that formats stretches of lines in the editor (script syntax and problems, dictionary
+    terms, …). :class:`TagHighlighter` lays every provider's spans over the tags, in the order the
+    providers were added; where spans overlap their formats are merged (a later one wins per property),
+    so an underline from one provider and a colour from another both show."""
+
+    def spans(self, block: int, text: str) -> Sequence[Span]:
+        """The spans of line ``block`` (0-based), whose text is ``text``."""
+        ...
+
+
+def _apply_layered(highlighter: QSyntaxHighlighter, spans: Sequence[Span]) -> None:
+    """Give every stretch of the block the merge of the formats of the spans that cover it."""
+    edges = sorted({e for s in spans if s.length > 0 for e in (s.start, s.start + s.length)})
+    for a, b in itertools.pairwise(edges):
+        fmt = QTextCharFormat()
+        for s in spans:
+            if s.start <= a and b <= s.start + s.length:
+                fmt.merge(s.format)
+        if not fmt.isEmpty():
+            highlighter.setFormat(a, b - a, fmt)
+
+
 class TagHighlighter(QSyntaxHighlighter):
-    """Colours every tag the models know and emphasises the text inside paired tags."""
+    """Colours every tag the models know and emphasises the text inside paired tags; then lays the
+    spans of its :attr:`providers` over them."""
 
     def __init__(self, document: QTextDocument) -> None:
         super().__init__(document)
+        self.providers: list[SpanProvider] = []
         self.tag_format = QTextCharFormat()
         self.tag_format.setForeground(QColor("#9a4fd1"))
         self.tag_format.setBackground(QColor(154, 79, 209, 30))
@@ -53,11 +101,16 @@ class TagHighlighter(QSyntaxHighlighter):
         self.span_format.setForeground(QColor("#1f6fb2"))
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt override)
+        spans: list[Span] = []
         for m in _SPAN_RE.finditer(text):
             group = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None)
-            self.setFormat(m.start(group), m.end(group) - m.start(group), self.span_format)
+            spans.append(Span(m.start(group), m.end(group) - m.start(group), self.span_format))
         for m in _TAG_RE.finditer(text):
-            self.setFormat(m.start(), m.end() - m.start(), self.tag_format)
+            spans.append(Span(m.start(), m.end() - m.start(), self.tag_format))
+        block = self.currentBlock().blockNumber()
+        for provider in self.providers:
+            spans.extend(provider.spans(block, text))
+        _apply_layered(self, spans)
 
 
 def find_tags(text: str) -> list[str]:
@@ -151,6 +204,7 @@ class TextEditor(QWidget):
                                      "are spoken as sounds or emphasis."))
         self.edit.setTabChangesFocus(True)
         self.highlighter = TagHighlighter(self.edit.document())
+        self.edit.viewport().installEventFilter(self)  # tooltips of the providers' spans
 
         palette_row = QHBoxLayout()
         palette_row.setContentsMargins(0, 0, 0, 0)
@@ -221,6 +275,8 @@ class TextEditor(QWidget):
         layout.addWidget(self.note_label)
 
         self._sentences: list[str] = []
+        self._refreshing = False  # refresh_spans() is re-formatting: the text itself did not change
+        self._spoken: Callable[[str], str] | None = None  # what happens to the text before the engine reads it
         self._generation = 0
         self._relay = _PreviewRelay(self)
         self._relay.done.connect(self._on_preview_done)
@@ -238,6 +294,39 @@ class TextEditor(QWidget):
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)
+
+    # -- spans of other features (script mode, dictionary terms) ---------------------------
+    def add_span_provider(self, provider: SpanProvider) -> None:
+        """Lay ``provider``'s spans over the text from now on (see :class:`SpanProvider`)."""
+        self.highlighter.providers.append(provider)
+        self.refresh_spans()
+
+    def refresh_spans(self) -> None:
+        """Ask every provider again (call after what a provider shows has changed). Formats are no edit:
+        :attr:`text_changed` is not emitted for them."""
+        self._refreshing = True
+        try:
+            self.highlighter.rehighlight()
+        finally:
+            self._refreshing = False
+
+    def tooltips_at(self, block: int, column: int) -> list[str]:
+        """The tooltips of the providers' spans over character ``column`` of line ``block`` (0-based)."""
+        text = self.edit.document().findBlockByNumber(block).text()
+        return [s.tooltip for p in self.highlighter.providers for s in p.spans(block, text)
+                if s.tooltip and s.start <= column < s.start + max(1, s.length)]
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if watched is self.edit.viewport() and event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            cursor = self.edit.cursorForPosition(event.pos())
+            column = cursor.positionInBlock()
+            if self.edit.cursorRect(cursor).center().x() > event.pos().x():
+                column -= 1  # the caret is right of the pointer: the character under it is the one before
+            tips = self.tooltips_at(cursor.blockNumber(), max(0, column)) if column >= 0 else []
+            if tips:
+                QToolTip.showText(event.globalPos(), "\n".join(dict.fromkeys(tips)), self.edit.viewport())
+                return True
+        return super().eventFilter(watched, event)
 
     @property
     def sentences(self) -> list[str]:
@@ -273,6 +362,8 @@ class TextEditor(QWidget):
         self.count_label.setStyleSheet("color: #c0392b;" if too_long else "")
 
     def _on_edit_text_changed(self) -> None:
+        if self._refreshing:
+            return
         self._update_count()
         text = self.text()
         note = japanese_note(text)
@@ -304,9 +395,17 @@ class TextEditor(QWidget):
             self._worker.set_reading(reading)
             self._preview_timer.start()
 
+    def set_spoken_text(self, spoken: Callable[[str], str] | None) -> None:
+        """Preview ``spoken(text)`` instead of the text as typed: what the engine is given (the active
+        pronunciation dictionaries replace their terms before the engine reads the text). None: as typed."""
+        self._spoken = spoken
+        if self.text().strip():
+            self._preview_timer.start()
+
     def _start_preview(self) -> None:
         self._generation += 1
-        self._worker.submit(self._generation, self.text())
+        text = self.text()
+        self._worker.submit(self._generation, self._spoken(text) if self._spoken is not None else text)
 
     def _on_preview_done(self, generation: int, sentences: list[str], error: str) -> None:
         if generation != self._generation:
