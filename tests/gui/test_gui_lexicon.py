@@ -340,3 +340,19 @@ def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, t
         assert any("Winfield" in s for s in spoken) and not any("Nguyen" in s for s in spoken)
     finally:
         assert thread.shutdown()
+
+
+def test_the_app_edits_the_dictionary_the_command_line_reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from app.settings import AppPaths
+    from cosycore.studio.lexicon import app_lexicon_path
+
+    monkeypatch.setenv("COSY_STUDIO_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("COSY_LEXICON")
+    assert AppPaths.default().lexicon == app_lexicon_path() == tmp_path / "home" / "data" / "lexicon.csv"
+    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "mine.csv"))
+    assert AppPaths.default().lexicon == tmp_path / "mine.csv"
+    monkeypatch.delenv("COSY_STUDIO_HOME")
+    assert AppPaths.default().lexicon == tmp_path / "mine.csv"
+    # Paths made without one (tests, portable layouts) keep it beside the voices.
+    paths = AppPaths(data=tmp_path / "d", cache=tmp_path / "c", logs=tmp_path / "l")
+    assert paths.lexicon == tmp_path / "d" / "lexicon.csv"
