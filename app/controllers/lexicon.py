@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+APP_LEXICON_NAME = "the app dictionary"  # in cosycore's (English) messages, as a voice's is "the voice 'NAME'"
+
 
 class LexiconController(QObject):
     """Owns the app-wide dictionary as loaded, the editor's dictionary spans and the dictionary dialogs.
@@ -83,7 +85,7 @@ class LexiconController(QObject):
             logger.warning("the app dictionary cannot be read: %s", e)
             self._app, self._app_problem = None, str(e)
             return
-        self._app, self._app_problem = Lexicon(lexicon.entries, name=self.tr("the app dictionary")), ""
+        self._app, self._app_problem = Lexicon(lexicon.entries, name=APP_LEXICON_NAME), ""
 
     def app_lexicon(self) -> Lexicon | None:
         """The app-wide dictionary as it is on disk now (None: there is none). Raises :class:`LexiconError`
@@ -162,7 +164,7 @@ class LexiconController(QObject):
         voice = self._voice_layer()[1]
         dialog = LexiconDialog(self.tr("Pronunciation dictionary: app"), self._app, save=self.save_app_lexicon,
                                setup=self._setup(), layers=lambda edited: combine(edited, voice),
-                               name=self.tr("the app dictionary"), note=note, parent=self.w)
+                               name=APP_LEXICON_NAME, note=note, parent=self.w)
         return self._open(dialog)
 
     def edit_voice_lexicon(self) -> LexiconDialog | None:
@@ -184,7 +186,7 @@ class LexiconController(QObject):
         dialog = LexiconDialog(self.tr("Pronunciation dictionary: voice {0}").format(name), own,
                                save=lambda lexicon: self.save_voice_lexicon(name, lexicon), setup=self._setup(),
                                layers=lambda edited: combine(app, edited),
-                               name=self.tr("the voice {0!r}").format(name), note=note, parent=self.w)
+                               name=f"the voice {name!r}", note=note, parent=self.w)
         return self._open(dialog)
 
     def save_app_lexicon(self, lexicon: Lexicon) -> None:

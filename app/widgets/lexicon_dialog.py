@@ -276,7 +276,7 @@ class LexiconDialog(QDialog):
         finally:
             self._updating = False
         self._rows_changed()
-        self.status_label.setText(self.tr("Removed %n entries. Undo (Ctrl+Z) brings them back.", "", len(rows)))
+        self.status_label.setText(self.tr("Removed %n entry(s). Undo (Ctrl+Z) brings them back.", "", len(rows)))
         return len(rows)
 
     def _push_undo(self) -> None:
@@ -440,7 +440,7 @@ class LexiconDialog(QDialog):
                     rows[r] = row
                     replaced += 1
         self.set_rows(rows)
-        self.status_label.setText(self.tr("Imported %n entries from {0} ({1} replaced). Undo (Ctrl+Z) takes "
+        self.status_label.setText(self.tr("Imported %n entry(s) from {0} ({1} replaced). Undo (Ctrl+Z) takes "
                                           "the import back.", "", len(imported)).format(Path(path).name, replaced))
         return True
 
@@ -458,7 +458,7 @@ class LexiconDialog(QDialog):
         except CosyError as e:
             self.show_message(self.tr("Cannot export the dictionary"), str(e))
             return False
-        self.status_label.setText(self.tr("Exported %n entries to {0}.", "", len(lexicon)).format(path))
+        self.status_label.setText(self.tr("Exported %n entry(s) to {0}.", "", len(lexicon)).format(path))
         return True
 
     # -- test --------------------------------------------------------------------------------
