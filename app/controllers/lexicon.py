@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+SPEAK_MODES = ("zero_shot", "cross_lingual", "instruct")
 APP_LEXICON_NAME = "the app dictionary"  # in cosycore's (English) messages, as a voice's is "the voice 'NAME'"
 
 
@@ -132,14 +133,15 @@ class LexiconController(QObject):
         """The loaded model (family, tokenizer, text reading, mode) for the editor's checks and Test."""
         w = self.w
         info = w.model_info
+        mode = w.controls.mode if w.controls.mode in SPEAK_MODES else "zero_shot"  # a script's lines: per line
         if info is None:
-            return PreviewSetup(None, reading=w.editor.text_reading, mode=w.controls.mode)
+            return PreviewSetup(None, reading=w.editor.text_reading, mode=mode)
         qwen: str | None = None
         try:
             qwen = str(load_model_config(info.model_dir).qwen_dir)
         except CosyError as e:
             logger.warning("the dictionary test estimates English lengths: %s", e)
-        return PreviewSetup(info.family, qwen, w.editor.text_reading, w.controls.mode)
+        return PreviewSetup(info.family, qwen, w.editor.text_reading, mode)
 
     def _open(self, dialog: LexiconDialog) -> LexiconDialog:
         if self.dialog is not None:
@@ -172,10 +174,10 @@ class LexiconController(QObject):
         voice = self.w.voice_panel.voice
         if voice is None:
             return None
-        note, own = "", None
+        note = ""
         try:
-            own = voice_lexicon(voice)
-        except LexiconError as e:  # a damaged entry: show why; saving writes the entries the table holds
+            voice_lexicon(voice)
+        except LexiconError as e:  # an entry that is no longer valid: shown flagged, for the user to fix
             note = str(e)
         app = None
         try:
@@ -183,7 +185,7 @@ class LexiconController(QObject):
         except LexiconError as e:
             note = (note + "\n" + str(e)).strip()
         name = voice.name
-        dialog = LexiconDialog(self.tr("Pronunciation dictionary: voice {0}").format(name), own,
+        dialog = LexiconDialog(self.tr("Pronunciation dictionary: voice {0}").format(name), voice.lexicon,
                                save=lambda lexicon: self.save_voice_lexicon(name, lexicon), setup=self._setup(),
                                layers=lambda edited: combine(app, edited),
                                name=f"the voice {name!r}", note=note, parent=self.w)

@@ -15,7 +15,7 @@ then the segments exactly as the engine will speak them (:mod:`app.lexicon_previ
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
@@ -68,10 +68,12 @@ def _row_key(row: Row) -> str:
 class LexiconDialog(QDialog):
     """Edits one dictionary; see the module docstring. Created and owned by the lexicon controller."""
 
-    def __init__(self, title: str, lexicon: Lexicon | None, *, save: Callable[[Lexicon], None],
+    def __init__(self, title: str, entries: Lexicon | Iterable[Row] | None, *, save: Callable[[Lexicon], None],
                  setup: PreviewSetup, layers: Callable[[Lexicon], Lexicon | None] | None = None,
                  name: str = "", note: str = "", parent: QWidget | None = None) -> None:
-        """``save`` writes the dictionary (raises :class:`CosyError` to refuse); ``setup`` is the loaded
+        """``entries``: a dictionary, or rows as stored (a voice's, which may hold an entry that is no longer
+        valid: it is shown flagged rather than dropped). ``save`` writes the dictionary (raises
+        :class:`CosyError` to refuse); ``setup`` is the loaded
         model the entries are checked and tested against; ``layers`` lays the edited dictionary among the
         other active ones for *Test* (default: alone); ``name`` names it in messages ("the app
         dictionary"); ``note`` is shown above the table (e.g. why the file could not be read)."""
@@ -83,7 +85,8 @@ class LexiconDialog(QDialog):
         self._layers = layers or (lambda lx: lx)
         self._name = name
         self._undo: list[list[Row]] = []  # table states before a removal or an import, the newest last
-        self._saved_rows: list[Row] = [entry_row(e) for e in lexicon or ()]
+        self._saved_rows: list[Row] = [entry_row(e) if isinstance(e, LexiconEntry) else
+                                       (str(e[0]), str(e[1]), bool(e[2]), bool(e[3])) for e in entries or ()]
         self._updating = False  # flags are being set: no itemChanged handling
         self.last_message: tuple[str, str] | None = None  # (title, text) of the last message shown
         self._message_box: QMessageBox | None = None

@@ -356,3 +356,23 @@ def test_the_app_edits_the_dictionary_the_command_line_reads(monkeypatch: pytest
     # Paths made without one (tests, portable layouts) keep it beside the voices.
     paths = AppPaths(data=tmp_path / "d", cache=tmp_path / "c", logs=tmp_path / "l")
     assert paths.lexicon == tmp_path / "d" / "lexicon.csv"
+
+
+def test_an_invalid_voice_entry_is_shown_flagged_not_dropped(qtbot, window: MainWindow) -> None:
+    from dataclasses import replace
+
+    w = window
+    voice = w.library.get("Tester")
+    w.library.replace(replace(voice, lexicon=(("Nguyen", "Win", True, False), ("SQL", "   ", True, False))))
+    w.voice_panel.reload(select="Tester")
+    w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Nguyen likes SQL.")
+    assert w.build_request() is None and "'Tester'" in w.last_message[1]  # the take says which voice
+    dialog = w.lexicon_ctl.edit_voice_lexicon()
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    assert dialog.note_label.isVisibleTo(dialog) and "Tester" in dialog.note_label.text()
+    assert [r[0] for r in dialog.rows()] == ["Nguyen", "SQL"] and dialog.flagged_rows() == [1]
+    assert not dialog.save() and "Row 2" in dialog.last_message[1]
+    dialog.table.item(1, 1).setText("sequel")
+    assert dialog.save()
+    assert w.library.get("Tester").lexicon == (("Nguyen", "Win", True, False), ("SQL", "sequel", True, False))
