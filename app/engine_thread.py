@@ -29,6 +29,7 @@ from PySide6.QtCore import QThread, Signal
 
 from cosycore.config import AUTO_QUALITY, QUALITY_MODES
 from cosycore.errors import CosyError, SynthesisError
+from cosycore.studio.lexicon import Lexicon
 from cosycore.voices import Voice
 
 from .eta import rtf_key
@@ -56,6 +57,7 @@ class SpeakRequest:
     stream: bool = True
     max_tokens: int | None = None  # advanced cap on speech tokens per sentence (benchmarks, tests)
     text_reading: str = ""  # "original" or "improved" (cosycore.frontend.text_reading); "" follows the quality mode
+    lexicon: Lexicon | None = None  # pronunciation dictionaries (app, voice) applied to the text before the engine
 
 
 @dataclass(frozen=True, eq=False)
@@ -569,9 +571,11 @@ def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
 
     Fields that do not apply to the mode are left out rather than sent empty, because the engine
     refuses (with a message) a transcript outside zero_shot and an instruction outside instruct.
+    The pronunciation dictionaries replace their terms here, before the engine's text normalisation,
+    as ``cosycore synth --lexicon`` does; the take keeps the text as typed.
     """
     return engine_mod.SynthesisRequest(
-        text=request.text,
+        text=request.lexicon.apply(request.text) if request.lexicon is not None else request.text,
         mode=request.mode,
         voice=request.voice,
         prompt_audio=request.prompt_audio,

@@ -2,9 +2,9 @@
 
 It owns one :class:`~app.engine_thread.EngineThread`, one :class:`~app.playback.Player`, the session's
 :class:`~app.takes.TakeList`, the widgets and one controller per job (:mod:`app.controllers`): takes
-and playback, export, audio devices, voices and the recorder, models. Every slot runs on the GUI
-thread; the engine thread reports through queued signals, and only the newest take's chunks are
-shown and played.
+and playback, export, audio devices, voices and the recorder, models, pronunciation dictionaries.
+Every slot runs on the GUI thread; the engine thread reports through queued signals, and only the
+newest take's chunks are shown and played.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from cosycore.voices import VoiceLibrary
 
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
+from .controllers.lexicon import LexiconController
 from .controllers.models import ModelsController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.script_ctl = ScriptController(self)
         self.regen_ctl = RegenController(self)
         self.session_ctl = SessionController(self)
+        self.lexicon_ctl = LexiconController(self)
 
         self._build_widgets()
         self._build_menus()
@@ -194,6 +196,11 @@ class MainWindow(QMainWindow):
         file_action = voice_menu.addAction(self.tr("Voice from &file…"))
         file_action.triggered.connect(self.voices_ctl.choose_file)
 
+        tools_menu = bar.addMenu(self.tr("&Tools"))
+        self.lexicon_action = tools_menu.addAction(self.tr("Pronunciation &dictionary…"))
+        self.lexicon_action.setToolTip(self.tr("Terms and how to say them, for every voice"))
+        self.lexicon_action.triggered.connect(lambda: self.lexicon_ctl.edit_app_lexicon())
+
         settings_menu = bar.addMenu(self.tr("&Settings"))
         self.output_menu = settings_menu.addMenu(self.tr("&Output device"))
         limit_action = settings_menu.addAction(self.tr("&Take storage limit…"))
@@ -248,7 +255,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
-                           self.script_ctl, self.regen_ctl, self.session_ctl):
+                           self.script_ctl, self.regen_ctl, self.session_ctl, self.lexicon_ctl):
             controller.connect()
         self.controls.mode_changed.connect(self._apply_mode)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))

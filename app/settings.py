@@ -22,6 +22,7 @@ import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
 from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
+from cosycore.studio.lexicon import app_lexicon_path
 
 from .user_presets import UserPreset, parse_user_presets
 
@@ -50,21 +51,29 @@ class AppPaths:
     data: Path  # saved voices live in data / "voices"
     cache: Path
     logs: Path
+    lexicon_file: Path | None = None  # the app-wide pronunciation dictionary; None: data / "lexicon.csv"
 
     @property
     def voices(self) -> Path:
         return self.data / "voices"
 
+    @property
+    def lexicon(self) -> Path:
+        """The app-wide pronunciation dictionary (a CSV file; ``cosycore`` commands read the same one)."""
+        return self.lexicon_file or self.data / "lexicon.csv"
+
     @classmethod
     def default(cls) -> AppPaths:
+        lexicon = app_lexicon_path()  # shared with the command line ($COSY_LEXICON, $COSY_STUDIO_HOME, user data)
         home = os.environ.get(HOME_ENV)
         if home:
             root = Path(home)
-            return cls(data=root / "data", cache=root / "cache", logs=root / "logs")
+            return cls(data=root / "data", cache=root / "cache", logs=root / "logs", lexicon_file=lexicon)
         return cls(
             data=Path(platformdirs.user_data_dir(APP_NAME, APP_AUTHOR)),
             cache=Path(platformdirs.user_cache_dir(APP_NAME, APP_AUTHOR)),
             logs=Path(platformdirs.user_log_dir(APP_NAME, APP_AUTHOR)),
+            lexicon_file=lexicon,
         )
 
 

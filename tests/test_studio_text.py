@@ -347,3 +347,17 @@ def test_text_command_applies_the_app_dictionary(monkeypatch: pytest.MonkeyPatch
     assert code == 0 and out.strip() == "Hello Win."
     code, out, _ = _run(["text", "--family", "cosyvoice2", "--no-app-lexicon", "Hello Nguyen."])
     assert code == 0 and out.strip() == "Hello Nguyen."
+
+
+def test_app_dictionary_path_follows_the_app_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The app and the CLI share one app-wide dictionary, also in a portable home ($COSY_STUDIO_HOME)."""
+    from cosycore.studio.lexicon import app_lexicon_path
+
+    monkeypatch.delenv("COSY_LEXICON")
+    monkeypatch.setenv("COSY_STUDIO_HOME", str(tmp_path / "home"))
+    assert app_lexicon_path() == tmp_path / "home" / "data" / "lexicon.csv"
+    save_csv(app_lexicon_path(), Lexicon((LexiconEntry("Nguyen", "Win"),)))
+    code, out, _ = _run(["text", "--family", "cosyvoice2", "Hello Nguyen."])
+    assert code == 0 and out.strip() == "Hello Win."
+    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "elsewhere.csv"))  # the explicit file comes first
+    assert app_lexicon_path() == tmp_path / "elsewhere.csv"

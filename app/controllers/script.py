@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.cast import Cast, CastMember, plan_lines
-from cosycore.studio.lexicon import Lexicon, combine, load_app_lexicon, load_many
+from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.script import Script, ScriptError, ScriptProblem, SpeechLine, parse_script, speaker_key
 from cosycore.voices import Voice, VoiceInfo, load_voice
 
@@ -137,9 +137,10 @@ class ScriptController(QObject):
         return cast, problems
 
     def app_lexicon(self) -> Lexicon | None:
-        """The app-wide pronunciation dictionary (as the command line's: ``$COSY_LEXICON``, else
-        ``lexicon.csv`` in the user data folder)."""
-        return load_app_lexicon()
+        """The app-wide pronunciation dictionary, the one Tools › Pronunciation dictionary… edits (as the
+        command line's: ``$COSY_LEXICON``, else ``lexicon.csv`` in the user data folder). Raises a
+        :class:`~cosycore.studio.lexicon.LexiconError` (an InputError) when its file cannot be read."""
+        return self.w.lexicon_ctl.app_lexicon()
 
     # -- the check -----------------------------------------------------------------------------
     def _parse(self, text: str) -> tuple[Script | None, list[ScriptProblem]]:

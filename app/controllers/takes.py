@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
 
-from cosycore.errors import StorageError
+from cosycore.errors import CosyError, StorageError
 
 from ..engine_thread import Chunk, SpeakRequest, SynthesisStats
 from ..eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
@@ -126,9 +126,14 @@ class TakesController(QObject):
                                  "Transcribe under the field to have it written from the recording, or use "
                                  "Cross-lingual mode, which needs none."))
             return None
+        try:  # the app's and the voice's pronunciation dictionaries, checked against the loaded family
+            lexicon = w.lexicon_ctl.for_take(voice)
+        except CosyError as e:
+            w.show_error(self.tr("Pronunciation dictionary"), str(e))
+            return None
         common = {"text": text, "mode": mode, "instruct_text": w.controls.instruct_text,
                   "speed": w.controls.speed, "seed": w.controls.seed, "stream": w.controls.stream,
-                  "text_reading": w.settings.text_reading}
+                  "text_reading": w.settings.text_reading, "lexicon": lexicon}
         if voice.family != w.model_info.family:
             # Features of a voice made for the other family do not fit: re-extract from its audio for this
             # take, and have the engine make the voice again for this family and save it (once).

@@ -13,7 +13,7 @@ import itertools
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -277,6 +277,7 @@ class TextEditor(QWidget):
 
         self._sentences: list[str] = []
         self._refreshing = False  # refresh_spans() is re-formatting: the text itself did not change
+        self._spoken: Callable[[str], str] | None = None  # what happens to the text before the engine reads it
         self._generation = 0
         self._relay = _PreviewRelay(self)
         self._relay.done.connect(self._on_preview_done)
@@ -399,9 +400,17 @@ class TextEditor(QWidget):
             self._worker.set_reading(reading)
             self._preview_timer.start()
 
+    def set_spoken_text(self, spoken: Callable[[str], str] | None) -> None:
+        """Preview ``spoken(text)`` instead of the text as typed: what the engine is given (the active
+        pronunciation dictionaries replace their terms before the engine reads the text). None: as typed."""
+        self._spoken = spoken
+        if self.text().strip():
+            self._preview_timer.start()
+
     def _start_preview(self) -> None:
         self._generation += 1
-        self._worker.submit(self._generation, self.text())
+        text = self.text()
+        self._worker.submit(self._generation, self._spoken(text) if self._spoken is not None else text)
 
     def _on_preview_done(self, generation: int, sentences: list[str], error: str) -> None:
         if generation != self._generation:

@@ -120,6 +120,7 @@ class VoicePanel(QWidget):
     presets_imported = Signal(list)  # [(name, text)]: user instruct presets that came with imported voices
     message = Signal(str)  # a note for the status bar
     asr_models_requested = Signal()  # Transcribe needs the speech-recognition model: open Models… on it
+    lexicon_requested = Signal()  # edit the current voice's own pronunciation dictionary
 
     def __init__(self, library: VoiceLibrary, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -161,6 +162,10 @@ class VoicePanel(QWidget):
         self.edit_button = QPushButton(self.tr("Edit…"), self)
         self.edit_button.setToolTip(self.tr("Edit the selected voice's transcript, language and notes"))
         self.edit_button.clicked.connect(self._on_edit_clicked)
+        self.lexicon_button = QPushButton(self.tr("Dictionary…"), self)
+        self.lexicon_button.setToolTip(self.tr("The selected voice's own pronunciation dictionary (saved in the "
+                                               "voice file; it goes with the voice when exported)"))
+        self.lexicon_button.clicked.connect(self.lexicon_requested)
 
         self.transcript_label = QLabel(self.tr("Transcript:"), self)
         self.transcript_edit = QLineEdit(self)
@@ -192,7 +197,7 @@ class VoicePanel(QWidget):
         make_row.addWidget(self.file_button)
         manage_row = QGridLayout()
         for i, b in enumerate((self.edit_button, self.rename_button, self.delete_button, self.import_button,
-                               self.export_button)):
+                               self.export_button, self.lexicon_button)):
             manage_row.addWidget(b, i // 3, i % 3)
         listen_row = QHBoxLayout()
         listen_row.addWidget(self.info_label, 1)
@@ -367,7 +372,8 @@ class VoicePanel(QWidget):
 
     def _update_buttons(self) -> None:
         has = self._voice is not None
-        for b in (self.export_button, self.rename_button, self.delete_button, self.play_button, self.edit_button):
+        for b in (self.export_button, self.rename_button, self.delete_button, self.play_button, self.edit_button,
+                  self.lexicon_button):
             b.setEnabled(has)
 
     def _on_play_clicked(self) -> None:

@@ -46,6 +46,7 @@ from ..voices import APP_DIR_NAME, Voice, write_atomic
 
 CSV_HEADER = ("term", "replacement", "whole_word", "case_sensitive")
 APP_LEXICON_ENV = "COSY_LEXICON"  # overrides the app-wide dictionary's path (CLI, app, tests)
+STUDIO_HOME_ENV = "COSY_STUDIO_HOME"  # the app's portable home folder (its data in $COSY_STUDIO_HOME/data)
 MAX_TERM_CHARS = 200
 MAX_ENTRIES = 100_000
 MAX_CSV_BYTES = 16 * 1024 * 1024
@@ -246,10 +247,14 @@ def combine(*layers: Lexicon | None) -> Lexicon | None:
 
 
 def app_lexicon_path() -> Path:
-    """The app-wide dictionary: ``$COSY_LEXICON``, else ``lexicon.csv`` in the user data folder."""
+    """The app-wide dictionary: ``$COSY_LEXICON``, else ``$COSY_STUDIO_HOME/data/lexicon.csv`` (the app's
+    portable home, as for its models), else ``lexicon.csv`` in the user data folder. The app edits this file."""
     env = os.environ.get(APP_LEXICON_ENV)
     if env:
         return Path(env)
+    home = os.environ.get(STUDIO_HOME_ENV, "").strip()
+    if home:
+        return Path(home) / "data" / "lexicon.csv"
     import platformdirs
 
     return platformdirs.user_data_path(APP_DIR_NAME, appauthor=False) / "lexicon.csv"

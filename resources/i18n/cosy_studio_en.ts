@@ -228,6 +228,252 @@
     </message>
 </context>
 <context>
+    <name>LexiconController</name>
+    <message>
+        <source>The app dictionary {0} cannot be read: {1} Fix the file, or open Tools › Pronunciation dictionary… to start a new one (the file is kept).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>voice {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>app</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} cannot be read: {1}
+Saving keeps that file under another name and writes a new one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary: app</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary: voice {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The unreadable dictionary was kept as {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the app dictionary ({0}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the dictionary of the voice “{0}”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LexiconDialog</name>
+    <message>
+        <source>The replacement is how the word sounds, in ordinary letters or characters (CosyVoice2 has no pronunciation tokens).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The replacement is a respelling, pinyin tokens such as [j][ǐ] or ARPAbet tokens such as [N][UW1] (Fun-CosyVoice3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The replacement is a respelling; Fun-CosyVoice3 also takes pinyin tokens ([j][ǐ]) and ARPAbet tokens ([N][UW1]). Entries are checked once a model is loaded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each term is replaced before the text is read. {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Term</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replacement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Whole word</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Case sensitive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Double-click a cell to edit it. Whole word: the term does not match inside a longer word. Case sensitive: the letters match only as written.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add an entry and type its term</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove the selected entries (Delete); Undo brings them back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo the last removal or import (Ctrl+Z)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add entries from a CSV file whose header starts term,replacement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save these entries as a CSV file (for the command line or to share)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type a sentence to see how it will be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows what the dictionary replaces and the sentences exactly as the engine will speak them (as `cosycore text --lexicon`)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The replacements, then each segment the model will speak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Test:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep these entries</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close without saving</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n entry(s). Undo (Ctrl+Z) brings them back.</source>
+        <translation>
+            <numerusform>Removed %n entry. Undo (Ctrl+Z) brings it back.</numerusform>
+            <numerusform>Removed %n entries. Undo (Ctrl+Z) brings them back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n entry(s) from {0} ({1} replaced). Undo (Ctrl+Z) takes the import back.</source>
+        <translation>
+            <numerusform>Imported %n entry from {0} ({1} replaced). Undo (Ctrl+Z) takes the import back.</numerusform>
+            <numerusform>Imported %n entries from {0} ({1} replaced). Undo (Ctrl+Z) takes the import back.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n entry(s) to {0}.</source>
+        <translation>
+            <numerusform>Exported %n entry to {0}.</numerusform>
+            <numerusform>Exported %n entries to {0}.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {0}: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Row {0} has the same term; that entry is used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… and %n more</numerusform>
+            <numerusform>… and %n more</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The dictionary was not saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close without saving the changes to the dictionary?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import a dictionary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add the entries of {0} to these (an entry for the same term is replaced), or replace all entries with them?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add (merge)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot import {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the dictionary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export the dictionary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dictionary: {0} → {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot be spoken: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>LexiconSpans</name>
+    <message>
+        <source>{0} → {1} (dictionary: {2})</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LiveHud</name>
     <message>
         <source>Estimated from the real-time factor measured on earlier takes with this model, device and quality</source>
@@ -389,6 +635,18 @@
     </message>
     <message>
         <source>Voice from &amp;file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pronunciation &amp;dictionary…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Terms and how to say them, for every voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1684,6 +1942,10 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Pronunciation dictionary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Speaking take {0}…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2176,6 +2438,14 @@ Limit in MB:</source>
     </message>
     <message>
         <source>The selected voice&apos;s recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dictionary…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The selected voice&apos;s own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

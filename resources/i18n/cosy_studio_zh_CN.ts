@@ -229,6 +229,249 @@
     </message>
 </context>
 <context>
+    <name>LexiconController</name>
+    <message>
+        <source>The app dictionary {0} cannot be read: {1} Fix the file, or open Tools › Pronunciation dictionary… to start a new one (the file is kept).</source>
+        <translation>无法读取应用词典 {0}：{1} 请修正该文件，或打开“工具 › 发音词典…”新建一个（原文件会保留）。</translation>
+    </message>
+    <message>
+        <source>voice {0}</source>
+        <translation>音色 {0}</translation>
+    </message>
+    <message>
+        <source>app</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>{0} cannot be read: {1}
+Saving keeps that file under another name and writes a new one.</source>
+        <translation>无法读取 {0}：{1}
+保存时会把该文件改名保留，并写入一个新文件。</translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary: app</source>
+        <translation>发音词典：应用</translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary: voice {0}</source>
+        <translation>发音词典：音色 {0}</translation>
+    </message>
+    <message>
+        <source>The unreadable dictionary was kept as {0}.</source>
+        <translation>无法读取的词典已保留为 {0}。</translation>
+    </message>
+    <message>
+        <source>Saved the app dictionary ({0}).</source>
+        <translation>已保存应用词典（{0}）。</translation>
+    </message>
+    <message>
+        <source>Saved the dictionary of the voice “{0}”.</source>
+        <translation>已保存音色“{0}”的词典。</translation>
+    </message>
+</context>
+<context>
+    <name>LexiconDialog</name>
+    <message>
+        <source>The replacement is how the word sounds, in ordinary letters or characters (CosyVoice2 has no pronunciation tokens).</source>
+        <translation>替换内容写出这个词的读音，用普通字母或汉字（CosyVoice2 没有发音标记）。</translation>
+    </message>
+    <message>
+        <source>The replacement is a respelling, pinyin tokens such as [j][ǐ] or ARPAbet tokens such as [N][UW1] (Fun-CosyVoice3).</source>
+        <translation>替换内容可以是改写的拼法、拼音标记（如 [j][ǐ]）或 ARPAbet 标记（如 [N][UW1]）（Fun-CosyVoice3）。</translation>
+    </message>
+    <message>
+        <source>The replacement is a respelling; Fun-CosyVoice3 also takes pinyin tokens ([j][ǐ]) and ARPAbet tokens ([N][UW1]). Entries are checked once a model is loaded.</source>
+        <translation>替换内容是改写的拼法；Fun-CosyVoice3 还接受拼音标记（[j][ǐ]）和 ARPAbet 标记（[N][UW1]）。加载模型后会检查各词条。</translation>
+    </message>
+    <message>
+        <source>Each term is replaced before the text is read. {0}</source>
+        <translation>朗读文本之前，每个词语都会被替换。{0}</translation>
+    </message>
+    <message>
+        <source>Term</source>
+        <translation>词语</translation>
+    </message>
+    <message>
+        <source>Replacement</source>
+        <translation>替换为</translation>
+    </message>
+    <message>
+        <source>Whole word</source>
+        <translation>整词</translation>
+    </message>
+    <message>
+        <source>Case sensitive</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Double-click a cell to edit it. Whole word: the term does not match inside a longer word. Case sensitive: the letters match only as written.</source>
+        <translation>双击单元格即可编辑。整词：词语不会匹配更长单词的一部分。区分大小写：字母必须与所写完全一致才匹配。</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Add an entry and type its term</source>
+        <translation>添加一个词条并输入词语</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Remove the selected entries (Delete); Undo brings them back</source>
+        <translation>删除所选词条（Delete 键）；可用“撤销”恢复</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo the last removal or import (Ctrl+Z)</source>
+        <translation>撤销上一次删除或导入（Ctrl+Z）</translation>
+    </message>
+    <message>
+        <source>Import CSV…</source>
+        <translation>导入 CSV…</translation>
+    </message>
+    <message>
+        <source>Add entries from a CSV file whose header starts term,replacement</source>
+        <translation>从 CSV 文件添加词条（首行以 term,replacement 开头）</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>导出 CSV…</translation>
+    </message>
+    <message>
+        <source>Save these entries as a CSV file (for the command line or to share)</source>
+        <translation>将这些词条保存为 CSV 文件（供命令行使用或分享）</translation>
+    </message>
+    <message>
+        <source>Type a sentence to see how it will be read</source>
+        <translation>输入一句话，查看它会如何被朗读</translation>
+    </message>
+    <message>
+        <source>Shows what the dictionary replaces and the sentences exactly as the engine will speak them (as `cosycore text --lexicon`)</source>
+        <translation>显示词典替换了什么，以及引擎实际朗读的句子（与 `cosycore text --lexicon` 相同）</translation>
+    </message>
+    <message>
+        <source>The replacements, then each segment the model will speak</source>
+        <translation>先列出替换，再列出模型将朗读的每一段</translation>
+    </message>
+    <message>
+        <source>&amp;Test:</source>
+        <translation>测试(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Keep these entries</source>
+        <translation>保存这些词条</translation>
+    </message>
+    <message>
+        <source>Close without saving</source>
+        <translation>关闭且不保存</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n entry(s). Undo (Ctrl+Z) brings them back.</source>
+        <translation>
+            <numerusform>已删除 %n 个词条。撤销（Ctrl+Z）可恢复。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n entry(s) from {0} ({1} replaced). Undo (Ctrl+Z) takes the import back.</source>
+        <translation>
+            <numerusform>已从 {0} 导入 %n 个词条（替换了 {1} 个）。撤销（Ctrl+Z）可取消这次导入。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n entry(s) to {0}.</source>
+        <translation>
+            <numerusform>已将 %n 个词条导出到 {0}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Undone.</source>
+        <translation>已撤销。</translation>
+    </message>
+    <message>
+        <source>Row {0}: {1}</source>
+        <translation>第 {0} 行：{1}</translation>
+    </message>
+    <message>
+        <source>Row {0} has the same term; that entry is used.</source>
+        <translation>第 {0} 行是同一个词语；将使用那一行。</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>…… 另有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The dictionary was not saved</source>
+        <translation>词典未保存</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>Close without saving the changes to the dictionary?</source>
+        <translation>关闭且不保存对词典的更改？</translation>
+    </message>
+    <message>
+        <source>Import a dictionary</source>
+        <translation>导入词典</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>CSV 文件 (*.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add the entries of {0} to these (an entry for the same term is replaced), or replace all entries with them?</source>
+        <translation>将 {0} 中的词条添加到这里（同一词语的词条会被替换），还是用它们替换全部词条？</translation>
+    </message>
+    <message>
+        <source>Add (merge)</source>
+        <translation>添加（合并）</translation>
+    </message>
+    <message>
+        <source>Replace all</source>
+        <translation>全部替换</translation>
+    </message>
+    <message>
+        <source>Cannot import {0}</source>
+        <translation>无法导入 {0}</translation>
+    </message>
+    <message>
+        <source>Export the dictionary</source>
+        <translation>导出词典</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Cannot export the dictionary</source>
+        <translation>无法导出词典</translation>
+    </message>
+    <message>
+        <source>dictionary: {0} → {1}</source>
+        <translation>词典：{0} → {1}</translation>
+    </message>
+    <message>
+        <source>Cannot be spoken: {0}</source>
+        <translation>无法朗读：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>LexiconSpans</name>
+    <message>
+        <source>{0} → {1} (dictionary: {2})</source>
+        <translation>{0} → {1}（词典：{2}）</translation>
+    </message>
+</context>
+<context>
     <name>LiveHud</name>
     <message>
         <source>Estimated from the real-time factor measured on earlier takes with this model, device and quality</source>
@@ -391,6 +634,18 @@
     <message>
         <source>Voice from &amp;file…</source>
         <translation>从文件创建声音(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Pronunciation &amp;dictionary…</source>
+        <translation>发音词典(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Terms and how to say them, for every voice</source>
+        <translation>词语及其读法，适用于所有音色</translation>
     </message>
     <message>
         <source>&amp;Settings</source>
@@ -1687,6 +1942,10 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
+        <source>Pronunciation dictionary</source>
+        <translation>发音词典</translation>
+    </message>
+    <message>
         <source>Speaking take {0}…</source>
         <translation>正在合成第 {0} 条…</translation>
     </message>
@@ -2181,6 +2440,14 @@ Limit in MB:</source>
     <message>
         <source>The selected voice&apos;s recording</source>
         <translation>所选声音的录音</translation>
+    </message>
+    <message>
+        <source>Dictionary…</source>
+        <translation>词典…</translation>
+    </message>
+    <message>
+        <source>The selected voice&apos;s own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
+        <translation>所选音色自己的发音词典（保存在音色文件中，导出音色时一并带走）</translation>
     </message>
     <message>
         <source>Listen</source>
