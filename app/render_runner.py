@@ -33,7 +33,14 @@ from PySide6.QtCore import QObject, Signal
 from cosycore.errors import InputError, StorageError
 from cosycore.studio.cast import resolve_instruction
 from cosycore.studio.lexicon import combine, load_app_lexicon, voice_lexicon
-from cosycore.studio.longform import CannotResumeError, Document, LongFormJob, LongFormProgress, load_document
+from cosycore.studio.longform import (
+    CannotResumeError,
+    Document,
+    LongFormJob,
+    LongFormProgress,
+    load_document,
+    state_path,
+)
 from cosycore.studio.longform import partial_path as longform_partial_path
 from cosycore.voices import Voice
 
@@ -312,7 +319,7 @@ class RenderRunner(QObject):
         document = self._document
         spec = self.spec
         instruction = resolve_instruction(spec.instruction, engine.family) if spec.instruction else ""
-        settings = spec.settings(resuming=not self._restart)
+        settings = spec.settings(resuming=not self._restart and state_path(spec.out).exists())
         if instruction != spec.instruction:
             from dataclasses import replace
 
