@@ -45,7 +45,7 @@ from cosycore.studio.longform import partial_path as longform_partial_path
 from cosycore.voices import Voice
 
 from .engine_thread import readable_error
-from .render_records import RenderSpec
+from .render_records import RenderSpec, render_progress
 
 logger = logging.getLogger(__name__)
 
@@ -254,6 +254,8 @@ class RenderRunner(QObject):
             self._model_key = end.model_key
         with self._lock:
             stop, cancel = self._stop_wanted, self._cancel_wanted
+        if end.outcome in ("done", "mismatch") or cancel:
+            self._document = None  # read again if it is ever needed: the text may be large
         if end.outcome == "done":
             self._restart = False
             self._last_eta = (0.0, time.monotonic())
@@ -366,8 +368,9 @@ class RenderRunner(QObject):
                 .format(folder)
         else:
             head = readable_error(e)
-        if self.status is not None and self.status.done:
+        progress = render_progress(self.spec)  # the state file says what is safe on disk
+        if progress is not None and progress.done:
             kept = self.tr("The {0} finished segments are kept in {1}; Resume goes on from there.").format(
-                self.status.done, self.partial.name)
+                progress.done, self.partial.name)
             return f"{head}\n{kept}"
         return head

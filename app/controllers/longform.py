@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, QUrl
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QTextCursor
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
@@ -134,14 +135,16 @@ class LongFormController(QObject):
                               speed=w.controls.speed, folder=folder, parent=w)
         if chosen is None and offered is not None:
             dialog.file_edit.setText(str(offered))  # offered, while the editor's text is chosen
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.start_render(dialog.choice()))
+        dialog.finished.connect(lambda _result: setattr(self, "dialog", None))
         self.dialog = dialog
         dialog.open()
         return dialog
 
     def _looks_markdown(self, text: str) -> bool:
-        if self.open_path is not None and text == self._opened_text:
-            return self.open_markdown
+        if self.open_path is not None and self.open_markdown:
+            return True
         return any(line.startswith("# ") for line in text.splitlines())
 
     def start_render(self, choice: RenderChoice, *, min_tokens: int | None = None,
@@ -155,6 +158,7 @@ class LongFormController(QObject):
             return None
         if not self._model_ready():
             return None
+        w.voice_panel.commit_transcript()  # a transcript typed for the voice is kept in it (and rendered with)
         voice = self._voice(choice.voice)
         if voice is None:
             return None
@@ -183,11 +187,8 @@ class LongFormController(QObject):
             except CosyError as e:
                 w.show_error(self.tr("Cannot keep the text for the render"), str(e))
                 return None
-            spec = RenderSpec(source, spec.out, spec.voice, spec.chapters, spec.instruction, spec.speed, spec.seed,
-                              bool(existing), True, min_tokens, max_tokens)
-        elif existing:
-            spec = RenderSpec(spec.source, spec.out, spec.voice, spec.chapters, spec.instruction, spec.speed,
-                              spec.seed, True, False, min_tokens, max_tokens)
+            spec = replace(spec, source=source)
+        spec = replace(spec, overwrite=bool(existing))
         w.settings.last_export_folder = spec.out.parent
         return self._start(RenderRecord(record_id, spec), voice)
 
@@ -211,9 +212,9 @@ class LongFormController(QObject):
         except CosyError as e:
             self.w.show_error(self.tr("Cannot start the render"), str(e))
             return None
-        if self.runner is not None:
-            self.runner.deleteLater()
-        runner = RenderRunner(self.w.engine, record.spec, voice, restart=restart, parent=self)
+        # No Qt parent: the runner lives while the controller or a queued slice holds it, and a slice still
+        # queued when it is dropped can report to it safely (its reports are then ignored here).
+        runner = RenderRunner(self.w.engine, record.spec, voice, restart=restart)
         runner.state_changed.connect(self._on_runner_state_changed)
         runner.status_changed.connect(self._on_runner_status_changed)
         runner.finished.connect(self._on_runner_finished)
@@ -261,15 +262,17 @@ class LongFormController(QObject):
         menu = self.w.unfinished_menu
         menu.clear()
         found = self.unfinished()
-        if not found:
-            menu.addAction(self.tr("None")).setEnabled(False)
-            return
+        running = self.record.id if self.record is not None and self.runner is not None and self.runner.active else ""
         for record, progress in found:
+            if record.id == running:
+                continue  # in the panel, rendering
             done, total = (progress.done, progress.total) if progress else (0, 0)
             action = menu.addAction(self.tr("Resume rendering {0} — {1}/{2} segments done").format(
                 record.spec.title, done, total))
             action.setToolTip(str(record.spec.out))
             action.triggered.connect(lambda _=False, r=record: self.resume_record(r))
+        if menu.isEmpty():
+            menu.addAction(self.tr("None")).setEnabled(False)
 
     def resume_record(self, record: RenderRecord) -> RenderRunner | None:
         """Go on with an unfinished render from an earlier session (or one cancelled in this one)."""
@@ -362,8 +365,6 @@ class LongFormController(QObject):
         self._clock.stop()
         self.w.render_panel.hide()
         self.record = None
-        if self.runner is not None:
-            self.runner.deleteLater()
         self.runner = None
 
     def _on_panel_open_folder_clicked(self) -> None:
@@ -380,13 +381,19 @@ class LongFormController(QObject):
         if self.runner is not None and self.runner.state is RenderState.RENDERING:
             self.runner.refresh_status()
 
+    def _current(self) -> bool:
+        """The signal being handled comes from the runner in the panel (not one dropped meanwhile)."""
+        return self.runner is not None and self.sender() is self.runner
+
     def _on_runner_status_changed(self, status: RenderStatus) -> None:
+        if not self._current():
+            return
         self.w.render_panel.show_progress(status.done, status.total, status.percent, status.audio_seconds,
                                           status.elapsed, status.eta)
 
     def _on_runner_state_changed(self, state: RenderState) -> None:
         runner = self.runner
-        if runner is None or self.sender() is not runner:
+        if runner is None or not self._current():
             return
         panel = self.w.render_panel
         if state is RenderState.WAITING:
@@ -409,6 +416,8 @@ class LongFormController(QObject):
                 ).format(record.spec.title, done, total), 15000)
 
     def _on_runner_finished(self, files: tuple[Path, ...]) -> None:
+        if not self._current():
+            return
         self._clock.stop()
         if self.record is not None:
             self.records.remove(self.record)
@@ -417,6 +426,8 @@ class LongFormController(QObject):
         self.w.statusBar().showMessage(self.tr("Render finished: {0}").format(files[0].name if files else ""), 10000)
 
     def _on_runner_failed(self, message: str) -> None:
+        if not self._current():
+            return
         self._clock.stop()
         runner = self.runner
         mode = PanelMode.NEEDS_RESTART if runner is not None and runner.state is RenderState.NEEDS_RESTART \
