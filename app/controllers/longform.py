@@ -99,7 +99,7 @@ class LongFormController(QObject):
         if opened.text is None:
             w.show_error(self.tr("{0} is opened for rendering").format(opened.path.name), self.tr(
                 "{0} has {1} characters, more than one take can speak ({2}), so it is not put into the editor. "
-                "Render it to an audio file: File › Render to file… (open now).").format(
+                "Render it to an audio file in the Render to file dialog, which is open now.").format(
                     opened.path.name, f"{opened.chars:,}", f"{EDITOR_MAX_CHARS:,}"))
             self.render_dialog(source=opened.path)
             return True

@@ -131,3 +131,29 @@ def test_output_files_per_chapter_mode(tmp_path: Path) -> None:
     assert split.output_files(2) == [tmp_path / "book-01.flac", tmp_path / "book-02.flac", tmp_path / "book.m3u"]
     (tmp_path / "book-07.flac").write_bytes(b"")
     assert split.existing_outputs() == [tmp_path / "book-07.flac"]
+
+
+def test_render_records_are_kept_until_the_render_is_gone(tmp_path: Path) -> None:
+    from app.render_records import RenderRecord, RenderRecords, render_progress
+    from cosycore.studio.longform import partial_path, state_path
+
+    records = RenderRecords(tmp_path / "data")
+    out = tmp_path / "book.wav"
+    text = records.keep_text("abc", "# Title\n\nText.", markdown=True)
+    spec = RenderSpec(text, out, "Tester", chapters="split", seed=7, from_editor=True, max_tokens=12)
+    record = RenderRecord("abc", spec)
+    records.save(record)
+    assert records.load() == []  # nothing was rendered yet (no state beside the output): forgotten
+    assert not text.exists() and not (tmp_path / "data" / "renders" / "abc.json").exists()
+    records.keep_text("abc", "# Title\n\nText.", markdown=True)
+    records.save(record)
+    state_path(out).write_text('{"segment_samples": [10, 20], "segments_total": 5}', encoding="utf-8")
+    partial_path(out).write_bytes(b"partial")
+    assert records.load() == [record]  # read back exactly as saved
+    assert render_progress(spec).done == 2 and render_progress(spec).total == 5
+    (tmp_path / "data" / "renders" / "broken.json").write_text("{not json", encoding="utf-8")
+    assert records.load() == [record]  # an unreadable record is skipped and left alone
+    assert (tmp_path / "data" / "renders" / "broken.json").exists()
+    records.discard(record)
+    assert not partial_path(out).exists() and not state_path(out).exists() and not text.exists()
+    assert records.load() == []
