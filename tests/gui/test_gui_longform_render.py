@@ -264,8 +264,28 @@ def test_errors_are_shown_in_the_panel_and_nothing_is_lost(qtbot, window: MainWi
     assert "The voice 'Tester' is not in the voice library any more" in panel.message_label.text()
     assert "the 2 finished segments are kept" in panel.message_label.text()
     voice_file.write_bytes(kept)
+    # The text file was moved away meanwhile: said in the panel too.
+    moved = book.with_name("moved.md")
+    book.rename(moved)
+    qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)
+    assert panel.mode is PanelMode.FAILED and "book.md is not there any more" in panel.message_label.text()
+    moved.rename(book)
     qtbot.mouseClick(panel.resume_button, Qt.MouseButton.LeftButton)
     runner = w.longform_ctl.runner
     qtbot.waitUntil(lambda: runner.state is RenderState.FINISHED, timeout=WAIT_MS)
     audio, _ = sf.read(str(out), dtype="float32")
     assert_same_audio(audio, reference[0])
+
+
+def test_a_model_loaded_meanwhile_pauses_the_render(qtbot, window: MainWindow, book: Path) -> None:
+    w = window
+    out = book.with_suffix(".wav")
+    runner = _render(w, book, out, chapters="none")
+    qtbot.waitUntil(lambda: _done(w) >= 1, timeout=WAIT_MS)
+    w.choose_quality("draft")  # loads the model again, in another quality mode
+    qtbot.waitUntil(lambda: runner.state is RenderState.PAUSED, timeout=WAIT_MS)
+    assert w.model_info.quality == "draft"
+    assert "another model was loaded" in w.render_panel.message_label.text()
+    qtbot.mouseClick(w.render_panel.resume_button, Qt.MouseButton.LeftButton)  # goes on with the new one
+    qtbot.waitUntil(lambda: runner.state is RenderState.FINISHED, timeout=WAIT_MS)
+    assert sf.info(str(out)).frames > 0 and not out.with_suffix(".cue").exists()
