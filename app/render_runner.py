@@ -24,7 +24,7 @@ import logging
 import shutil
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,7 @@ class _SliceEnd:
     seconds: float = 0.0
     files: tuple[Path, ...] = ()
     model_key: tuple[str, ...] = ()
+    generation: int = 0  # of the slice that ended
 
 
 def _disk_full(e: BaseException, folder: Path) -> bool:
@@ -101,7 +102,7 @@ class RenderRunner(QObject):
     finished = Signal(object)  # tuple of the files written
     failed = Signal(str)  # readable message (state FAILED or NEEDS_RESTART)
 
-    _slice_started = Signal(int, int, int, int)  # done, total, chars done, chars total (engine thread)
+    _slice_started = Signal(int, int, int, int, float)  # done, total, chars done, chars total, audio s (engine thread)
     _progress = Signal(object)  # LongFormProgress (engine thread)
     _slice_ended = Signal(object)  # _SliceEnd (engine thread)
 
@@ -224,14 +225,14 @@ class RenderRunner(QObject):
             self.state = state
             self.state_changed.emit(state)
 
-    def _on_slice_started(self, done: int, total: int, chars_done: int, chars_total: int) -> None:
+    def _on_slice_started(self, done: int, total: int, chars_done: int, chars_total: int, audio: float) -> None:
         self._slice_began = time.monotonic()
         self._chars_seen = chars_done
         if self.state is RenderState.WAITING:
             self._set_state(RenderState.RENDERING)
         if self.status is None:
             percent = 100.0 * chars_done / max(1, chars_total)
-            self.status = RenderStatus(done, total, percent, 0.0, self.elapsed(), None)
+            self.status = RenderStatus(done, total, percent, audio, self.elapsed(), None)
         self.refresh_status()
 
     def _on_progress(self, p: LongFormProgress) -> None:
@@ -250,10 +251,13 @@ class RenderRunner(QObject):
         if self._slice_began is not None:
             self._seconds += end.seconds
             self._slice_began = None
-        if end.model_key and not self._model_key:
-            self._model_key = end.model_key
         with self._lock:
             stop, cancel = self._stop_wanted, self._cancel_wanted
+            stale = end.generation != self._generation
+        if stale:
+            return  # stopped and started again before this slice reported: the newer slice goes on
+        if end.model_key and not self._model_key:
+            self._model_key = end.model_key
         if end.outcome in ("done", "mismatch") or cancel:
             self._document = None  # read again if it is ever needed: the text may be large
         if end.outcome == "done":
@@ -306,7 +310,7 @@ class RenderRunner(QObject):
             finally:
                 with self._lock:
                     self._job = None  # no reference to the engine outlives the slice
-        self._slice_ended.emit(end)
+        self._slice_ended.emit(replace(end, generation=generation))
 
     def _render(self, engine: Any, began: float) -> _SliceEnd:
         if engine is None:
@@ -323,8 +327,6 @@ class RenderRunner(QObject):
         instruction = resolve_instruction(spec.instruction, engine.family) if spec.instruction else ""
         settings = spec.settings(resuming=not self._restart and state_path(spec.out).exists())
         if instruction != spec.instruction:
-            from dataclasses import replace
-
             settings = replace(settings, instruction=instruction or None)
         lexicon = combine(load_app_lexicon(), voice_lexicon(self.voice))
         job = LongFormJob(engine, document, self.voice, spec.out, settings, lexicon, restart=self._restart,
@@ -337,7 +339,8 @@ class RenderRunner(QObject):
         segments = document.segments
         done = job.state.done
         chars_done = sum(len(s.text) for s in segments[:done])
-        self._slice_started.emit(done, len(segments), chars_done, document.total_chars)
+        audio = sum(job.state.segment_samples) / job.state.sample_rate
+        self._slice_started.emit(done, len(segments), chars_done, document.total_chars, audio)
         if self.engine_thread.has_waiting_work() and not job.done:
             return _SliceEnd("stopped", seconds=time.perf_counter() - began, model_key=key)
 
