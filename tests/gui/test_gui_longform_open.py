@@ -157,3 +157,22 @@ def test_render_records_are_kept_until_the_render_is_gone(tmp_path: Path) -> Non
     records.discard(record)
     assert not partial_path(out).exists() and not state_path(out).exists() and not text.exists()
     assert records.load() == []
+
+
+def test_a_script_is_offered_to_script_mode_when_it_is_there(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    w = window
+    script = tmp_path / "play.txt"
+    script.write_text("Anna: Hello there.\nBen (softly): Hi Anna.\n", encoding="utf-8")
+    assert w.longform_ctl.script_opener is None  # no Script mode yet: a script opens as text
+    assert w.longform_ctl.open_file(script) and w.editor.text().startswith("Anna: Hello there.")
+    opened: list[tuple[str, Path]] = []
+    questions: list[str] = []
+    w.longform_ctl.script_opener = lambda text, path: opened.append((text, path)) or True
+    w.longform_ctl.ask = lambda title, text: questions.append(title) or True
+    w.editor.set_text("")
+    assert w.longform_ctl.open_file(script)
+    assert questions == ["Open as a script?"] and opened == [(script.read_text(encoding="utf-8"), script)]
+    assert w.editor.text() == ""  # Script mode took it
+    prose = tmp_path / "prose.txt"
+    prose.write_text("Just a story.\n", encoding="utf-8")
+    assert w.longform_ctl.open_file(prose) and len(questions) == 1  # prose is not asked about
