@@ -10,7 +10,8 @@ atomically) records how many segments are done and how many samples each one has
 is stopped (Ctrl-C, :meth:`LongFormJob.stop`, a crash, a reboot) resumes from the last finished
 segment: the partial file is cut back to the recorded length and the next segment is spoken. The
 state also records the text's hash, the voice and the settings; resuming with a different text or
-settings is refused (``restart=True`` starts over, discarding only our own partial file).
+settings is refused with :class:`CannotResumeError` (``restart=True`` starts over, discarding only our own
+partial file).
 
 Markdown headings start chapters. With ``chapters="cue"`` a cue sheet (``NAME.cue``, one track per
 chapter) is written beside the WAV or FLAC; with ``chapters="split"`` every chapter becomes its own
