@@ -295,6 +295,11 @@ class EngineThread(QThread):
         self._ensure_started()
         self._jobs.put(_Job("call", self._new_id(), {"fn": fn}))
 
+    def has_waiting_work(self) -> bool:
+        """Jobs are queued behind the one running. Thread-safe; a long job that runs in slices (the long-form
+        render, :mod:`app.render_runner`) checks it between slices and gives way to takes and other work."""
+        return not self._jobs.empty()
+
     def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:
         """Cancel everything, let the loop end and wait for it. True if the thread has finished."""
         if not self.isRunning():

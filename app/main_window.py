@@ -30,6 +30,7 @@ from cosycore.voices import VoiceLibrary
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
+from .controllers.longform import LongFormController
 from .controllers.models import ModelsController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
@@ -47,6 +48,7 @@ from .widgets.cast_table import CastTable
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.recorder import Recorder
+from .widgets.render_panel import RenderPanel
 from .widgets.synthesis_controls import SynthesisControls
 from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
@@ -94,6 +96,7 @@ class MainWindow(QMainWindow):
         self.regen_ctl = RegenController(self)
         self.session_ctl = SessionController(self)
         self.lexicon_ctl = LexiconController(self)
+        self.longform_ctl = LongFormController(self)  # File › Open, Render to file, Unfinished renders
 
         self._build_widgets()
         self._build_menus()
@@ -143,6 +146,9 @@ class MainWindow(QMainWindow):
         self.controls.set_script_panel(self.cast_table)
         center_layout.addWidget(self.controls, 5)
         center_layout.addWidget(self.waveform, 4)
+        self.render_panel = RenderPanel(center)  # a long-form render's progress; hidden while there is none
+        self.render_panel.hide()
+        center_layout.addWidget(self.render_panel)
 
         splitter = QSplitter(Qt.Orientation.Horizontal, self.studio)
         splitter.addWidget(self.voice_panel)
@@ -165,6 +171,16 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
+        self.open_action = QAction(self.tr("&Open…"), self)
+        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.open_action.setToolTip(self.tr("Open a .txt or .md file into the editor"))
+        self.render_action = QAction(self.tr("&Render to file…"), self)
+        self.render_action.setToolTip(self.tr("Speak a long text or a book into a WAV or FLAC file, in the background"))
+        file_menu.addAction(self.open_action)
+        file_menu.addAction(self.render_action)
+        self.unfinished_menu = file_menu.addMenu(self.tr("&Unfinished renders"))
+        self.unfinished_menu.setToolTipsVisible(True)
+        file_menu.addSeparator()
         self.open_model_action = QAction(self.tr("Choose &model folder…"), self)
         self.open_model_action.triggered.connect(self.models_ctl.choose_model_folder)
         self.models_action = QAction(self.tr("&Models…"), self)
@@ -255,7 +271,8 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
-                           self.script_ctl, self.regen_ctl, self.session_ctl, self.lexicon_ctl):
+                           self.script_ctl, self.regen_ctl, self.session_ctl, self.lexicon_ctl,
+                           self.longform_ctl):
             controller.connect()
         self.controls.mode_changed.connect(self._apply_mode)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
@@ -395,6 +412,7 @@ class MainWindow(QMainWindow):
         self.session_ctl.close()
         self.script_ctl.close()
         self.takes_ctl.close()
+        self.longform_ctl.close()  # a running render pauses; it is offered again at the next start
         self.server.stop()  # before the engine thread it queues to
         if not self.engine.shutdown(CLOSE_WAIT_MS):
             logger.warning("the engine is still finishing a call; closing when it has")

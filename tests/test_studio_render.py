@@ -13,7 +13,14 @@ import soundfile as sf
 
 from cosycore.__main__ import CliIO, main
 from cosycore.studio.cast import Cast, CastMember
-from cosycore.studio.longform import LongFormJob, LongFormSettings, parse_document, partial_path, state_path
+from cosycore.studio.longform import (
+    CannotResumeError,
+    LongFormJob,
+    LongFormSettings,
+    parse_document,
+    partial_path,
+    state_path,
+)
 from cosycore.studio.render import RenderSettings, ScriptRender, regenerate_line
 from cosycore.studio.script import parse_script
 from cosycore.voices import VoiceLibrary
@@ -209,7 +216,7 @@ def test_long_form_resumes_after_a_stop(cv2_engine, voices, tmp_path: Path) -> N
     unfinished = LongFormJob(cv2_engine, doc, anna, tmp_path / "x.wav", settings)
     assert unfinished.run(lambda p: unfinished.stop()) is False
     other = parse_document("Something else.", markdown=False)
-    with pytest.raises(Exception, match="unfinished render of another text"):
+    with pytest.raises(CannotResumeError, match="unfinished render of another text"):
         LongFormJob(cv2_engine, other, anna, tmp_path / "x.wav", settings)
     with pytest.raises(Exception, match="exists already"):
         LongFormJob(cv2_engine, doc, anna, out, settings)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QTextCursor
 
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.cast import Cast, CastMember, plan_lines
@@ -78,6 +79,7 @@ class ScriptController(QObject):
         w.engine.chunk_ready.connect(self._on_engine_chunk_ready)
         w.takes_ctl.take_shown.connect(self._on_takes_take_shown)
         w.voice_panel.voice_changed.connect(lambda _voice: self._refresh_voices(force=True))
+        w.longform_ctl.script_opener = self.open_script  # File › Open offers a script file to Script mode
         self._refresh_voices(force=True)
         self._on_controls_mode_changed(w.controls.mode)
 
@@ -216,6 +218,20 @@ class ScriptController(QObject):
             else:
                 table.set_status(self.tr("%n line(s), ready to speak (about {0:.0f} s).", "",
                                          len(script.lines)).format(seconds))
+
+    def open_script(self, text: str, path: Path) -> bool:
+        """Put a script file's ``text`` into the editor in Script mode, as one edit (Ctrl+Z brings the
+        previous text back); its relative ``[lexicon FILE]`` paths then start at the file's folder."""
+        w = self.w
+        self.base_dir = path.parent
+        w.controls.set_mode("script")
+        cursor = QTextCursor(w.editor.edit.document())
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(text)
+        self.check()
+        w.statusBar().showMessage(self.tr("Opened {0} as a script. Ctrl+Z in the editor brings back the text it "
+                                          "replaced.").format(path.name), 10000)
+        return True
 
     def _on_editor_text_changed(self) -> None:
         if self.enabled:

@@ -156,6 +156,7 @@ class TakesController(QObject):
         w = self.w
         assert w.model_info is not None
         w.player.stop()
+        w.longform_ctl.make_way()  # a long-form render gives way: its segment in progress is made again later
         request_id = w.engine.speak(request)
         voice = request.voice.name if request.voice is not None else (w.voice_panel.voice.name
                                                                        if w.voice_panel.voice else "")

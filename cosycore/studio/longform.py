@@ -10,7 +10,8 @@ atomically) records how many segments are done and how many samples each one has
 is stopped (Ctrl-C, :meth:`LongFormJob.stop`, a crash, a reboot) resumes from the last finished
 segment: the partial file is cut back to the recorded length and the next segment is spoken. The
 state also records the text's hash, the voice and the settings; resuming with a different text or
-settings is refused (``restart=True`` starts over, discarding only our own partial file).
+settings is refused with :class:`CannotResumeError` (``restart=True`` starts over, discarding only our own
+partial file).
 
 Markdown headings start chapters. With ``chapters="cue"`` a cue sheet (``NAME.cue``, one track per
 chapter) is written beside the WAV or FLAC; with ``chapters="split"`` every chapter becomes its own
@@ -65,6 +66,12 @@ _LINK_RE = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _CODE_RE = re.compile(r"`([^`]*)`")
 _EMPH_RE = re.compile(r"(\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1")
 _HTML_RE = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+class CannotResumeError(InputError):
+    """An unfinished render exists but cannot be continued as it is: its text, voice, dictionary or
+    settings differ, or its state or partial audio is damaged or missing. ``restart=True`` starts over
+    (discarding only that unfinished render)."""
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,7 @@ class LongFormJob:
             state = _State(int(data["version"]), str(data["fingerprint"]), int(data["base_seed"]),
                            int(data["sample_rate"]), [int(n) for n in data["segment_samples"]])
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"the render state {path.name} is damaged ({e}); start over with --restart "
+            raise CannotResumeError(f"the render state {path.name} is damaged ({e}); start over with --restart "
                              "(only the unfinished render is discarded).") from None
         return state
 
@@ -290,7 +297,7 @@ class LongFormJob:
         if old is not None and not restart:
             if old.version != STATE_VERSION or old.fingerprint != self.fingerprint \
                     or old.sample_rate != self.engine.sample_rate:
-                raise InputError(
+                raise CannotResumeError(
                     f"{self.out.name} has an unfinished render of another text, voice or settings "
                     f"({state_path(self.out).name}). Run it with the same file and options to resume, or "
                     "start over with --restart (this discards only that unfinished render).")
@@ -299,7 +306,7 @@ class LongFormJob:
                                  f"{self.settings.seed}; resume with --seed {old.base_seed} (or without --seed), "
                                  "or start over with --restart.")
             if not partial_path(self.out).exists():
-                raise InputError(f"the partial audio of the unfinished render of {self.out.name} is missing; "
+                raise CannotResumeError(f"the partial audio of the unfinished render of {self.out.name} is missing; "
                                  "start over with --restart.")
             return old
         if old is None and self.out.exists() and not self.overwrite:

@@ -568,6 +568,182 @@ Saving keeps that file under another name and writes a new one.</source>
     </message>
 </context>
 <context>
+    <name>LongFormController</name>
+    <message>
+        <source>Open text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text and Markdown (*.txt *.md *.markdown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is opened for rendering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} has {1} characters, more than one take can speak ({2}), so it is not put into the editor. Render it to an audio file in the Render to file dialog, which is open now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open as a script?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} looks like a dialogue script (Name: line). Open it as a script?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Opened {0}. Ctrl+Z in the editor brings back the text it replaced.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A render is running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One render runs at a time: wait until it has finished, or cancel it (it can be resumed later).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} has an unfinished render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume it from File › Unfinished renders, or choose another file name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These files exist already and would be replaced when the render has finished:
+{0}
+Replace them?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing to render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The editor is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot keep the text for the render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot start the render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rendering {0} → {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more unfinished render(s) in File › Unfinished renders.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Resume rendering {0} — {1}/{2} segments done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saving to {0}. It was stopped before it had finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One render runs at a time: wait until it has finished, or cancel it first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not there any more (moved or deleted?). Put it back and press Resume.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The voice &apos;{0}&apos; is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing is lost: the {0} finished segments are kept in {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start over?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Render {0} from the beginning? The unfinished audio made so far is discarded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting over…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard the unfinished render?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the partial audio of {0} ({1})? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot discard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for its turn: takes and other work on the engine go first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused. Resume goes on from the last finished segment; closing Cosy Studio keeps it for later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Render of {0} stopped with {1} of {2} segments done; File › Unfinished renders resumes it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rendered {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Render finished: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Cosy Studio</source>
@@ -583,6 +759,26 @@ Saving keeps that file under another name and writes a new one.</source>
     </message>
     <message>
         <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a .txt or .md file into the editor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Render to file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speak a long text or a book into a WAV or FLAC file, in the background</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Unfinished renders</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1580,6 +1776,246 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>RenderDialog</name>
+    <message>
+        <source>Render to file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A file:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a .txt or .md file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>The text in the editor (%n character(s))</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Headings (# …) start chapters, as in Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: clone (or cross-lingual without a transcript)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With an instruction every segment is spoken in instruct mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>book.flac or book.wav</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A cue sheet beside the file (.cue)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One file per chapter, and a playlist (.m3u)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No chapter marks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chapters start at Markdown headings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Voice:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chapters:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text to render:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs in the background: keep working, and speak takes meanwhile (the render waits for them). Stopped or closed, it resumes where it stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text to render</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text and Markdown (*.txt *.md *.markdown)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the rendered audio as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLAC (*.flac);;WAV (*.wav)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the file to render.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not a .txt or .md file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no saved voice yet: record one or make one from a file first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose where to save the audio.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as .flac or .wav (not {0}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no extension</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder {0} does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RenderPanel</name>
+    <message>
+        <source>Segments are paragraphs and headings; the time left is estimated from this session&apos;s speed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop now; Resume goes on from the last finished segment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go on from the last finished segment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start over</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Render the text as it is now, from the beginning (the unfinished audio is discarded)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop rendering; the audio made so far is kept, and File › Unfinished renders resumes it later</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete this unfinished render&apos;s partial audio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the folder with the rendered files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide this panel (an unfinished render stays in File › Unfinished renders)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}/{1} segments done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>estimating…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}/{1} segments · {2:.0f} % · {3} of audio · elapsed {4} · {5} left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pausing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote {0} in {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RenderRunner</name>
+    <message>
+        <source>Paused: another model was loaded. Resume goes on with the model loaded now; the audio made so far stays as it is.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}, the voice, the dictionary or the settings changed since this render began, so it cannot go on where it stopped. Start over renders the text as it is now (the unfinished audio is discarded); or put {0} back as it was and press Resume.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The disk is full: {0} has no room for the audio. Free some space, then press Resume.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The {0} finished segments are kept in {1}; Resume goes on from there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ScriptController</name>
     <message>
         <source>There is no saved voice called “{0}” any more.</source>
@@ -1621,6 +2057,10 @@ The take is unchanged.</source>
             <numerusform></numerusform>
             <numerusform></numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Opened {0} as a script. Ctrl+Z in the editor brings back the text it replaced.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>The model is still loading; Speak when it is ready.</source>

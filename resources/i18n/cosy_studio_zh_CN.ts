@@ -566,6 +566,183 @@ Saving keeps that file under another name and writes a new one.</source>
     </message>
 </context>
 <context>
+    <name>LongFormController</name>
+    <message>
+        <source>Open text</source>
+        <translation>打开文本</translation>
+    </message>
+    <message>
+        <source>Text and Markdown (*.txt *.md *.markdown)</source>
+        <translation>文本和 Markdown (*.txt *.md *.markdown)</translation>
+    </message>
+    <message>
+        <source>Cannot open {0}</source>
+        <translation>无法打开 {0}</translation>
+    </message>
+    <message>
+        <source>{0} is opened for rendering</source>
+        <translation>{0} 已打开，用于渲染</translation>
+    </message>
+    <message>
+        <source>{0} has {1} characters, more than one take can speak ({2}), so it is not put into the editor. Render it to an audio file in the Render to file dialog, which is open now.</source>
+        <translation>{0} 有 {1} 个字符，超过一次合成能朗读的上限（{2}），因此不放入编辑器。请在已打开的“渲染到文件”对话框中把它渲染为音频文件。</translation>
+    </message>
+    <message>
+        <source>Open as a script?</source>
+        <translation>作为脚本打开？</translation>
+    </message>
+    <message>
+        <source>{0} looks like a dialogue script (Name: line). Open it as a script?</source>
+        <translation>{0} 看起来是对白脚本（名字: 台词）。要作为脚本打开吗？</translation>
+    </message>
+    <message>
+        <source>Opened {0}. Ctrl+Z in the editor brings back the text it replaced.</source>
+        <translation>已打开 {0}。在编辑器中按 Ctrl+Z 可找回被替换的文本。</translation>
+    </message>
+    <message>
+        <source>A render is running</source>
+        <translation>正在渲染</translation>
+    </message>
+    <message>
+        <source>One render runs at a time: wait until it has finished, or cancel it (it can be resumed later).</source>
+        <translation>一次只能进行一个渲染：请等它完成，或取消它（之后可以继续）。</translation>
+    </message>
+    <message>
+        <source>{0} has an unfinished render</source>
+        <translation>{0} 有未完成的渲染</translation>
+    </message>
+    <message>
+        <source>Resume it from File › Unfinished renders, or choose another file name.</source>
+        <translation>请从 文件 › 未完成的渲染 继续它，或换一个文件名。</translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>These files exist already and would be replaced when the render has finished:
+{0}
+Replace them?</source>
+        <translation>以下文件已存在，渲染完成时会被替换：
+{0}
+要替换吗？</translation>
+    </message>
+    <message>
+        <source>Nothing to render</source>
+        <translation>没有可渲染的内容</translation>
+    </message>
+    <message>
+        <source>The editor is empty.</source>
+        <translation>编辑器是空的。</translation>
+    </message>
+    <message>
+        <source>Cannot keep the text for the render</source>
+        <translation>无法保存要渲染的文本</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation>没有声音</translation>
+    </message>
+    <message>
+        <source>Cannot start the render</source>
+        <translation>无法开始渲染</translation>
+    </message>
+    <message>
+        <source>Rendering {0} → {1}</source>
+        <translation>正在渲染 {0} → {1}</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more unfinished render(s) in File › Unfinished renders.</source>
+        <translation>
+            <numerusform>文件 › 未完成的渲染 中还有 %n 个未完成的渲染。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Resume rendering {0} — {1}/{2} segments done</source>
+        <translation>继续渲染 {0} — 已完成 {1}/{2} 段</translation>
+    </message>
+    <message>
+        <source>Saving to {0}. It was stopped before it had finished.</source>
+        <translation>保存到 {0}。它在完成之前被停止了。</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>One render runs at a time: wait until it has finished, or cancel it first.</source>
+        <translation>一次只能进行一个渲染：请等它完成，或先取消它。</translation>
+    </message>
+    <message>
+        <source>{0} is not there any more (moved or deleted?). Put it back and press Resume.</source>
+        <translation>{0} 已不在原处（被移动或删除了？）。请把它放回去，然后按“继续”。</translation>
+    </message>
+    <message>
+        <source>The voice &apos;{0}&apos; is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
+        <translation>声音“{0}”已不在声音库中（被删除或改名了？）。请把它放回去（导入它的 .cosyvoice 文件），然后按“继续”。</translation>
+    </message>
+    <message>
+        <source>Nothing is lost: the {0} finished segments are kept in {1}.</source>
+        <translation>没有丢失任何内容：已完成的 {0} 段保存在 {1} 中。</translation>
+    </message>
+    <message>
+        <source>Start over?</source>
+        <translation>重新开始？</translation>
+    </message>
+    <message>
+        <source>Render {0} from the beginning? The unfinished audio made so far is discarded.</source>
+        <translation>从头渲染 {0}？已生成的未完成音频会被丢弃。</translation>
+    </message>
+    <message>
+        <source>Starting over…</source>
+        <translation>正在重新开始…</translation>
+    </message>
+    <message>
+        <source>Discard the unfinished render?</source>
+        <translation>丢弃未完成的渲染？</translation>
+    </message>
+    <message>
+        <source>Delete the partial audio of {0} ({1})? This cannot be undone.</source>
+        <translation>删除 {0} 的部分音频（{1}）？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Cannot discard</source>
+        <translation>无法丢弃</translation>
+    </message>
+    <message>
+        <source>Waiting for its turn: takes and other work on the engine go first.</source>
+        <translation>正在等待：合成和引擎上的其他任务优先。</translation>
+    </message>
+    <message>
+        <source>Paused. Resume goes on from the last finished segment; closing Cosy Studio keeps it for later.</source>
+        <translation>已暂停。“继续”会从最后完成的一段接着渲染；关闭 Cosy Studio 也会保留它，供以后继续。</translation>
+    </message>
+    <message>
+        <source>Render of {0} stopped with {1} of {2} segments done; File › Unfinished renders resumes it.</source>
+        <translation>{0} 的渲染已停止，完成了 {1}/{2} 段；可在 文件 › 未完成的渲染 中继续。</translation>
+    </message>
+    <message>
+        <source>Rendered {0}</source>
+        <translation>已渲染 {0}</translation>
+    </message>
+    <message>
+        <source>Render finished: {0}</source>
+        <translation>渲染完成：{0}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Cosy Studio</source>
@@ -582,6 +759,26 @@ Saving keeps that file under another name and writes a new one.</source>
     <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a .txt or .md file into the editor</source>
+        <translation>把 .txt 或 .md 文件打开到编辑器中</translation>
+    </message>
+    <message>
+        <source>&amp;Render to file…</source>
+        <translation>渲染到文件(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Speak a long text or a book into a WAV or FLAC file, in the background</source>
+        <translation>在后台把长文本或整本书朗读成 WAV 或 FLAC 文件</translation>
+    </message>
+    <message>
+        <source>&amp;Unfinished renders</source>
+        <translation>未完成的渲染(&amp;U)</translation>
     </message>
     <message>
         <source>Choose &amp;model folder…</source>
@@ -1580,6 +1777,245 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>RenderDialog</name>
+    <message>
+        <source>Render to file</source>
+        <translation>渲染到文件</translation>
+    </message>
+    <message>
+        <source>A file:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>a .txt or .md file</source>
+        <translation>.txt 或 .md 文件</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message numerus="yes">
+        <source>The text in the editor (%n character(s))</source>
+        <translation>
+            <numerusform>编辑器中的文本（%n 个字符）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Headings (# …) start chapters, as in Markdown</source>
+        <translation>标题（# …）开始新章节，与 Markdown 相同</translation>
+    </message>
+    <message>
+        <source>none: clone (or cross-lingual without a transcript)</source>
+        <translation>无：克隆（没有文字稿时为跨语种）</translation>
+    </message>
+    <message>
+        <source>With an instruction every segment is spoken in instruct mode</source>
+        <translation>有指令时，每一段都以指令模式朗读</translation>
+    </message>
+    <message>
+        <source>book.flac or book.wav</source>
+        <translation>book.flac 或 book.wav</translation>
+    </message>
+    <message>
+        <source>A cue sheet beside the file (.cue)</source>
+        <translation>文件旁的 cue 表（.cue）</translation>
+    </message>
+    <message>
+        <source>One file per chapter, and a playlist (.m3u)</source>
+        <translation>每章一个文件，外加播放列表（.m3u）</translation>
+    </message>
+    <message>
+        <source>No chapter marks</source>
+        <translation>不标记章节</translation>
+    </message>
+    <message>
+        <source>Chapters start at Markdown headings</source>
+        <translation>章节从 Markdown 标题开始</translation>
+    </message>
+    <message>
+        <source>Voice:</source>
+        <translation>声音：</translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation>指令：</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>语速：</translation>
+    </message>
+    <message>
+        <source>Save as:</source>
+        <translation>保存为：</translation>
+    </message>
+    <message>
+        <source>Chapters:</source>
+        <translation>章节：</translation>
+    </message>
+    <message>
+        <source>Render</source>
+        <translation>渲染</translation>
+    </message>
+    <message>
+        <source>Text to render:</source>
+        <translation>要渲染的文本：</translation>
+    </message>
+    <message>
+        <source>It runs in the background: keep working, and speak takes meanwhile (the render waits for them). Stopped or closed, it resumes where it stopped.</source>
+        <translation>它在后台运行：你可以继续工作，也可以同时进行合成（渲染会让它们先完成）。停止或关闭后，它会从停下的地方继续。</translation>
+    </message>
+    <message>
+        <source>Text to render</source>
+        <translation>要渲染的文本</translation>
+    </message>
+    <message>
+        <source>Text and Markdown (*.txt *.md *.markdown)</source>
+        <translation>文本和 Markdown (*.txt *.md *.markdown)</translation>
+    </message>
+    <message>
+        <source>Save the rendered audio as</source>
+        <translation>把渲染的音频保存为</translation>
+    </message>
+    <message>
+        <source>FLAC (*.flac);;WAV (*.wav)</source>
+        <translation>FLAC (*.flac);;WAV (*.wav)</translation>
+    </message>
+    <message>
+        <source>Choose the file to render.</source>
+        <translation>请选择要渲染的文件。</translation>
+    </message>
+    <message>
+        <source>{0} is not a .txt or .md file.</source>
+        <translation>{0} 不是 .txt 或 .md 文件。</translation>
+    </message>
+    <message>
+        <source>{0} does not exist.</source>
+        <translation>{0} 不存在。</translation>
+    </message>
+    <message>
+        <source>There is no saved voice yet: record one or make one from a file first.</source>
+        <translation>还没有保存的声音：请先录制一个，或从文件制作一个。</translation>
+    </message>
+    <message>
+        <source>Choose where to save the audio.</source>
+        <translation>请选择音频的保存位置。</translation>
+    </message>
+    <message>
+        <source>Save as .flac or .wav (not {0}).</source>
+        <translation>请保存为 .flac 或 .wav（而不是 {0}）。</translation>
+    </message>
+    <message>
+        <source>no extension</source>
+        <translation>无扩展名</translation>
+    </message>
+    <message>
+        <source>The folder {0} does not exist.</source>
+        <translation>文件夹 {0} 不存在。</translation>
+    </message>
+</context>
+<context>
+    <name>RenderPanel</name>
+    <message>
+        <source>Segments are paragraphs and headings; the time left is estimated from this session&apos;s speed</source>
+        <translation>段落和标题各为一段；剩余时间按本次会话的速度估算</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Stop now; Resume goes on from the last finished segment</source>
+        <translation>立即停止；“继续”会从最后完成的一段接着渲染</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Go on from the last finished segment</source>
+        <translation>从最后完成的一段接着渲染</translation>
+    </message>
+    <message>
+        <source>Start over</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Render the text as it is now, from the beginning (the unfinished audio is discarded)</source>
+        <translation>按现在的文本从头渲染（未完成的音频会被丢弃）</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop rendering; the audio made so far is kept, and File › Unfinished renders resumes it later</source>
+        <translation>停止渲染；已生成的音频会保留，之后可在 文件 › 未完成的渲染 中继续</translation>
+    </message>
+    <message>
+        <source>Discard…</source>
+        <translation>丢弃…</translation>
+    </message>
+    <message>
+        <source>Delete this unfinished render&apos;s partial audio</source>
+        <translation>删除这个未完成渲染的部分音频</translation>
+    </message>
+    <message>
+        <source>Show folder</source>
+        <translation>显示文件夹</translation>
+    </message>
+    <message>
+        <source>Open the folder with the rendered files</source>
+        <translation>打开存放渲染文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Hide this panel (an unfinished render stays in File › Unfinished renders)</source>
+        <translation>隐藏此面板（未完成的渲染仍保留在 文件 › 未完成的渲染 中）</translation>
+    </message>
+    <message>
+        <source>{0}/{1} segments done</source>
+        <translation>已完成 {0}/{1} 段</translation>
+    </message>
+    <message>
+        <source>estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <source>{0}/{1} segments · {2:.0f} % · {3} of audio · elapsed {4} · {5} left</source>
+        <translation>{0}/{1} 段 · {2:.0f} % · 音频 {3} · 已用 {4} · 剩余 {5}</translation>
+    </message>
+    <message>
+        <source>Pausing…</source>
+        <translation>正在暂停…</translation>
+    </message>
+    <message>
+        <source>Wrote {0} in {1}</source>
+        <translation>已写入 {0}，位于 {1}</translation>
+    </message>
+</context>
+<context>
+    <name>RenderRunner</name>
+    <message>
+        <source>Paused: another model was loaded. Resume goes on with the model loaded now; the audio made so far stays as it is.</source>
+        <translation>已暂停：加载了另一个模型。“继续”会用现在加载的模型接着渲染；已生成的音频保持不变。</translation>
+    </message>
+    <message>
+        <source>{0}, the voice, the dictionary or the settings changed since this render began, so it cannot go on where it stopped. Start over renders the text as it is now (the unfinished audio is discarded); or put {0} back as it was and press Resume.</source>
+        <translation>{0}、声音、词典或设置在这次渲染开始后发生了变化，因此无法从停下的地方继续。“重新开始”会按现在的文本渲染（未完成的音频会被丢弃）；或者把 {0} 恢复原样，然后按“继续”。</translation>
+    </message>
+    <message>
+        <source>The disk is full: {0} has no room for the audio. Free some space, then press Resume.</source>
+        <translation>磁盘已满：{0} 没有空间存放音频。请腾出一些空间，然后按“继续”。</translation>
+    </message>
+    <message>
+        <source>The {0} finished segments are kept in {1}; Resume goes on from there.</source>
+        <translation>已完成的 {0} 段保存在 {1} 中；“继续”会从那里接着渲染。</translation>
+    </message>
+</context>
+<context>
     <name>ScriptController</name>
     <message>
         <source>There is no saved voice called “{0}” any more.</source>
@@ -1618,6 +2054,10 @@ The take is unchanged.</source>
         <translation>
             <numerusform>%n 句台词，可以朗读（约 {0:.0f} 秒）。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Opened {0} as a script. Ctrl+Z in the editor brings back the text it replaced.</source>
+        <translation>已将 {0} 作为剧本打开。在编辑器中按 Ctrl+Z 可恢复被替换的文本。</translation>
     </message>
     <message>
         <source>The model is still loading; Speak when it is ready.</source>
