@@ -6,7 +6,7 @@
 # The .ts files carry no source locations, so that edits to unrelated lines never touch them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin=.venv/bin
+bin="${COSY_VENV:-.venv}/bin"  # COSY_VENV: another environment (a git worktree shares one)
 mapfile -t sources < <(find app -name '*.py' | sort)
 "$bin/pyside6-lupdate" -locations none -no-obsolete "${sources[@]}" \
   -ts resources/i18n/cosy_studio_zh_CN.ts resources/i18n/cosy_studio_en.ts
