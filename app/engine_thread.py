@@ -39,6 +39,9 @@ from .script_take import ScriptMark
 logger = logging.getLogger(__name__)
 
 QUIT_TIMEOUT_MS = 30_000
+# Engine threads that outlived their window's close (a model load cannot be cancelled): kept alive
+# here until they finish, since destroying a running QThread ends the process (EngineThread.shutdown).
+_FINISHING: set[EngineThread] = set()
 
 
 @dataclass(frozen=True, eq=False)
@@ -309,6 +312,12 @@ class EngineThread(QThread):
         finished = self.wait(timeout_ms)
         if not finished:
             logger.error("the engine thread did not finish within %d ms", timeout_ms)
+            # A call that cannot be cancelled (a model load) is still running. Destroying a running
+            # QThread aborts the process, so the thread leaves its parent (the window may be deleted
+            # now) and is kept here until it has finished.
+            self.setParent(None)
+            _FINISHING.add(self)
+            self.finished.connect(lambda: _FINISHING.discard(self))
         return bool(finished)
 
     def _ensure_started(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,32 @@ def test_download_button_opens_the_models_dialog(qtbot, settings: Settings, tmp_
     assert len(opened) == 1
     assert opened[0].models_dir == tmp_path / "data" / "models"
     qtbot.waitUntil(lambda: settings.model_folder == cv2_dir, timeout=10_000)
+    # the window loads the chosen model; let it finish so no load runs on into the next test
+    qtbot.waitUntil(lambda: w.model_info is not None or not w.model_screen.error_label.isHidden(), timeout=120_000)
+
+
+def test_closing_while_a_model_loads_never_destroys_the_running_thread(qtbot, settings: Settings,
+                                                                       tiny_cv2_model: Path) -> None:
+    """A model load cannot be cancelled: the window closes within its wait, and the engine thread is
+    kept (not destroyed with the window, which would end the process) until the load has finished."""
+    import gc
+
+    import app.engine_thread as engine_thread
+
+    w = MainWindow(settings)
+    engine = w.engine
+    gate = threading.Event()
+    engine.run_on_engine(lambda _engine: gate.wait())  # a call that does not end at a cancel, like a model load
+    qtbot.waitUntil(engine.isRunning, timeout=10_000)
+    assert not engine.shutdown(100)
+    assert engine in engine_thread._FINISHING and engine.parent() is None
+    w.deleteLater()
+    del w
+    gc.collect()
+    qtbot.wait(50)
+    gate.set()
+    qtbot.waitUntil(lambda: engine not in engine_thread._FINISHING, timeout=30_000)
+    assert engine.wait(10_000)
 
 
 def test_bad_folder_shows_message(qtbot, settings: Settings, tmp_path: Path) -> None:
