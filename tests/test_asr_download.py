@@ -16,9 +16,11 @@ import pytest
 from cosycore import hub as dl
 from cosycore.asr import CATALOG_ID, SenseVoice
 from cosycore.errors import DownloadError, IntegrityError
-from cosycore.hub import models_cli, transfer
+from cosycore.hub import models_cli
 from cosycore.hub.catalog import ASR_MODEL_ID, entries_of_kind, get_entry, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 SV_REPO = "csukuangfj/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17"
 EXTRAS = {  # in the release repository, never downloaded: the float model, the export script, test clips
@@ -40,13 +42,6 @@ def hub(sv_repo: FakeRepo):
     with FakeHub(max_requests=300, max_seconds=60) as server:
         server.add_repo(sv_repo)
         yield server
-
-
-@pytest.fixture(autouse=True)
-def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
-    monkeypatch.delenv("HF_ENDPOINT", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
 
 def test_catalogue_lists_the_sensevoice_release() -> None:

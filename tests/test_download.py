@@ -38,6 +38,8 @@ from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.manifest import recorded_sha256
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
+pytestmark = pytest.mark.usefixtures("quick_retries")
+
 CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
 CV3_REPO = "FunAudioLLM/Fun-CosyVoice3-0.5B-2512"
 EXTRAS = {  # in the repositories but not needed: must not be downloaded
@@ -79,13 +81,6 @@ def hub(cv2_repo: FakeRepo, cv3_repo: FakeRepo):
         server.add_repo(cv2_repo)
         server.add_repo(cv3_repo)
         yield server
-
-
-@pytest.fixture(autouse=True)
-def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
-    monkeypatch.delenv("HF_ENDPOINT", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
 
 def closed_port_url() -> str:
