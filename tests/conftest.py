@@ -198,3 +198,14 @@ def click(qtbot, button) -> None:
 
     assert button.isEnabled() and button.isVisible(), button.text()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def run_models_cli(*argv: str) -> tuple[int, str, str]:
+    """``cosycore models ARGV`` in this process: the exit code, stdout and stderr."""
+    import io
+
+    from cosycore.hub import models_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = models_cli.main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()

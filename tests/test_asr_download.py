@@ -7,7 +7,6 @@ repository id, next to the files of the real repository that Cosy Studio does no
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +15,9 @@ import pytest
 from cosycore import hub as dl
 from cosycore.asr import CATALOG_ID, SenseVoice
 from cosycore.errors import DownloadError, IntegrityError
-from cosycore.hub import models_cli
 from cosycore.hub.catalog import ASR_MODEL_ID, entries_of_kind, get_entry, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import run_models_cli
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -158,23 +157,17 @@ def test_a_download_that_is_not_a_recognizer_is_not_installed(tmp_path: Path, ti
     assert not (tmp_path / "SenseVoice-Small").exists()
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = models_cli.main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     d = str(tmp_path)
-    code, out, _ = run_cli("list", "--dir", d)
+    code, out, _ = run_models_cli("list", "--dir", d)
     assert code == 0 and "sensevoice-small" in out and "speech recognition" in out
-    code, out, err = run_cli("download", ASR_MODEL_ID, "--dir", d, "--endpoint", hub.url)
+    code, out, err = run_models_cli("download", ASR_MODEL_ID, "--dir", d, "--endpoint", hub.url)
     assert code == 0, err
     assert "SenseVoice-Small (sensevoice," in out and "is installed in" in out
-    code, out, _ = run_cli("list", "--dir", d)
+    code, out, _ = run_models_cli("list", "--dir", d)
     assert code == 0 and "SenseVoice-Small" in out and "speech recognition (voice transcripts)" in out
-    code, out, err = run_cli("verify", ASR_MODEL_ID, "--dir", d, "--smoke")
+    code, out, err = run_models_cli("verify", ASR_MODEL_ID, "--dir", d, "--smoke")
     assert code == 0, err
     assert out.startswith("OK: 3 files") and "test transcription ran" in out
-    code, out, _ = run_cli("remove", ASR_MODEL_ID, "--dir", d)
+    code, out, _ = run_models_cli("remove", ASR_MODEL_ID, "--dir", d)
     assert code == 0 and not (tmp_path / "SenseVoice-Small").exists()

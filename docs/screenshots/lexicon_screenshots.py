@@ -105,7 +105,6 @@ def main() -> int:
         (lambda: len(window.editor.sentences) > 0, hover),
         (lambda: True, lambda: None),  # the tooltip appears
         (lambda: True, lambda: shot("lexicon-underline")),
-        (lambda: True, app.quit),
     ]
 
     run_steps(app, steps, 300)

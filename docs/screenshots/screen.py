@@ -87,11 +87,14 @@ def capture(app: Any, target: Path, *, rounds: int = 3) -> None:
 
 
 def run_steps(app: Any, steps: list[Step], interval_ms: int) -> None:
-    """Run the app's event loop; every ``interval_ms`` the first step's action runs once it is ready."""
+    """Run the app's event loop; every ``interval_ms`` the first step's action runs once it is ready, and
+    the loop ends at the tick after the last step."""
     from PySide6.QtCore import QTimer
 
     def tick() -> None:
-        if steps and steps[0][0]():
+        if not steps:
+            app.quit()
+        elif steps[0][0]():
             steps.pop(0)[1]()
 
     timer = QTimer()

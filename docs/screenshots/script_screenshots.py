@@ -110,7 +110,6 @@ def main() -> int:
     when(lambda: bool(window.takes) and window.takes[-1].state.value == "done", lambda: None)
     when(lambda: True, lambda: window.player.stop())
     when(lambda: True, lambda: shot("script-take"))
-    when(lambda: True, app.quit)
 
     run_steps(app, steps, 200)
     window.close()

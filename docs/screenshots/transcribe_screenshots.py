@@ -75,7 +75,6 @@ def main() -> int:
     when(lambda: True, open_models)
     when(lambda: True, lambda: shot("models-asr"))
     when(lambda: True, lambda: dialogs[-1].close())
-    when(lambda: True, app.quit)
 
     run_steps(app, steps, 200)
     window.close()
