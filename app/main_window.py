@@ -54,6 +54,7 @@ from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
 from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
 from .widgets.voice_panel import VoicePanel
+from .widgets.warning_box import WarningBox
 from .widgets.waveform import WaveformView
 
 if TYPE_CHECKING:
@@ -84,8 +85,7 @@ class MainWindow(QMainWindow):
         self.library = VoiceLibrary(self.settings.paths.voices)
         self.server = ServerController(self.engine, self.library, self.settings, self)  # Settings › Local server
         self.model_info: ModelInfo | None = None
-        self.last_message: tuple[str, str] | None = None  # (title, text) of the last error shown
-        self._message_box: QMessageBox | None = None
+        self._warnings = WarningBox(self)
         self._close_when_finished = False
         self.takes_ctl = TakesController(self)
         self.export_ctl = ExportController(self)
@@ -312,14 +312,12 @@ class MainWindow(QMainWindow):
     def show_error(self, title: str, text: str) -> None:
         """Show a readable error without blocking the event loop (the engine keeps reporting)."""
         logger.info("%s: %s", title, text)
-        self.last_message = (title, text)
-        if self._message_box is not None:
-            self._message_box.close()
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        self._message_box = box
-        box.destroyed.connect(lambda: setattr(self, "_message_box", None))
+        self._warnings.show(title, text)
+
+    @property
+    def last_message(self) -> tuple[str, str] | None:
+        """(title, text) of the last error shown."""
+        return self._warnings.last
 
     # ------------------------------------------------------------------------------------------
     # The controllers' public entry points (tests, scripts and the menus call these)

@@ -22,10 +22,11 @@ from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, Segment, regenerate_line
 from cosycore.studio.script import Script
 
+from .engine_messages import Chunk, readable_error
 from .script_take import LineInfo, RenderValues, ScriptMark
 
 if TYPE_CHECKING:
-    from .engine_thread import Chunk, EngineThread
+    from .engine_thread import EngineThread
 
 logger = logging.getLogger(__name__)
 
@@ -105,8 +106,6 @@ class RegenResult:
 def script_chunks(thread: EngineThread, engine: Any, request_id: int, job: ScriptJob,
                   start: float) -> Generator[Chunk, None, None]:
     """The take's chunks as the GUI sees them; reports the plan (:class:`ScriptStart`) before the first."""
-    from .engine_thread import Chunk
-
     render = ScriptRender(engine, job.script, job.cast, render_settings(job.render, job.seed),
                           app_lexicon=job.app_lexicon)
     lines = tuple(LineInfo(p.index, p.line.line, p.member.name, p.member.voice.name, p.line.text, p.mode,
@@ -131,8 +130,6 @@ def script_chunks(thread: EngineThread, engine: Any, request_id: int, job: Scrip
 
 def run_regen(thread: EngineThread, engine: Any, request_id: int, job: RegenJob) -> None:
     """Regenerate the line and report :class:`RegenResult` (``line_regenerated``) or a message (``regen_failed``)."""
-    from .engine_thread import readable_error
-
     if engine is None:
         thread.regen_failed.emit(request_id, "No model is loaded yet; choose a model folder first.")
         return

@@ -54,8 +54,27 @@ class SynthesisRequest:
         return not isinstance(self.text, str)
 
 
+class ChunkTiming:
+    """Where a chunk's audio ends, from its ``samples``, ``sample_rate`` and ``start_time``: the part of
+    :class:`AudioChunk` that the app's copy of a chunk (``app.engine_messages.Chunk``) shares."""
+
+    samples: np.ndarray
+    sample_rate: int
+    start_time: float
+
+    @property
+    def duration(self) -> float:
+        """Seconds of audio in this chunk."""
+        return self.samples.shape[0] / self.sample_rate
+
+    @property
+    def end_time(self) -> float:
+        """Seconds of the request's audio up to the end of this chunk."""
+        return self.start_time + self.duration
+
+
 @dataclass(frozen=True, eq=False)
-class AudioChunk:
+class AudioChunk(ChunkTiming):
     """One piece of a request's audio, as ``synthesize`` yields it. Plain values only."""
 
     samples: np.ndarray  # float32 [N], mono, in [-1, 1]
@@ -70,15 +89,6 @@ class AudioChunk:
     sentence_final: bool  # the last chunk of its segment (for subtitles: the segment ends here)
     start_time: float  # seconds of request audio before this chunk (its start in the utterance)
     warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know (prompt trimmed, …)
-
-    @property
-    def duration(self) -> float:
-        """Seconds of audio in this chunk."""
-        return self.samples.shape[0] / self.sample_rate
-
-    @property
-    def end_time(self) -> float:
-        return self.start_time + self.duration
 
 
 def _too_long(length: int, limit: int, what: str) -> InputError:

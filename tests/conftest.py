@@ -147,3 +147,65 @@ def cv3_engine(tiny_cv3_model: Path):
     from cosycore.engine import Engine
 
     return Engine(tiny_cv3_model, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def script_voices(cv2_engine, espeak_wav: Path):
+    """Anna (with a transcript: zero_shot) and Ben (without: cross_lingual), made from the espeak prompt."""
+    import soundfile as sf
+
+    audio, sr = sf.read(str(espeak_wav), dtype="float32")
+    clip = audio[: int(2.5 * sr)]
+    anna = cv2_engine.create_voice(clip, sr, transcript="The quick brown fox", name="Anna")
+    ben = cv2_engine.create_voice(clip[::-1].copy(), sr, name="Ben")  # no transcript: cross_lingual
+    return anna, ben
+
+
+@pytest.fixture
+def no_app_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The app-wide dictionary (``COSY_LEXICON``) is a file that does not exist: the user's own is never read."""
+    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "no-app-lexicon.csv"))
+
+
+@pytest.fixture
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Downloads retry at once, from the endpoint they are given (no HF_ENDPOINT or offline switch from outside)."""
+    from cosycore.hub import transfer
+
+    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+
+
+@pytest.fixture
+def open_models_dialog(qtbot, tmp_path: Path):
+    """Opens the Models dialog on ``tmp_path/models`` fetching from ``endpoint`` (qtbot closes it)."""
+
+    def open_dialog(endpoint: str, **kwargs):
+        from app.widgets.models_dialog import ModelsDialog
+
+        dialog = ModelsDialog(tmp_path / "models", endpoint=endpoint, **kwargs)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        return dialog
+
+    return open_dialog
+
+
+def click(qtbot, button) -> None:
+    """Click ``button`` with the mouse, as a user can: it must be enabled and visible."""
+    from PySide6.QtCore import Qt
+
+    assert button.isEnabled() and button.isVisible(), button.text()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def run_models_cli(*argv: str) -> tuple[int, str, str]:
+    """``cosycore models ARGV`` in this process: the exit code, stdout and stderr."""
+    import io
+
+    from cosycore.hub import models_cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = models_cli.main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()

@@ -7,7 +7,6 @@ repository id, next to the files of the real repository that Cosy Studio does no
 from __future__ import annotations
 
 import hashlib
-import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,9 +15,11 @@ import pytest
 from cosycore import hub as dl
 from cosycore.asr import CATALOG_ID, SenseVoice
 from cosycore.errors import DownloadError, IntegrityError
-from cosycore.hub import models_cli, transfer
 from cosycore.hub.catalog import ASR_MODEL_ID, entries_of_kind, get_entry, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import run_models_cli
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 SV_REPO = "csukuangfj/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17"
 EXTRAS = {  # in the release repository, never downloaded: the float model, the export script, test clips
@@ -40,13 +41,6 @@ def hub(sv_repo: FakeRepo):
     with FakeHub(max_requests=300, max_seconds=60) as server:
         server.add_repo(sv_repo)
         yield server
-
-
-@pytest.fixture(autouse=True)
-def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
-    monkeypatch.delenv("HF_ENDPOINT", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
 
 def test_catalogue_lists_the_sensevoice_release() -> None:
@@ -163,23 +157,17 @@ def test_a_download_that_is_not_a_recognizer_is_not_installed(tmp_path: Path, ti
     assert not (tmp_path / "SenseVoice-Small").exists()
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = models_cli.main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     d = str(tmp_path)
-    code, out, _ = run_cli("list", "--dir", d)
+    code, out, _ = run_models_cli("list", "--dir", d)
     assert code == 0 and "sensevoice-small" in out and "speech recognition" in out
-    code, out, err = run_cli("download", ASR_MODEL_ID, "--dir", d, "--endpoint", hub.url)
+    code, out, err = run_models_cli("download", ASR_MODEL_ID, "--dir", d, "--endpoint", hub.url)
     assert code == 0, err
     assert "SenseVoice-Small (sensevoice," in out and "is installed in" in out
-    code, out, _ = run_cli("list", "--dir", d)
+    code, out, _ = run_models_cli("list", "--dir", d)
     assert code == 0 and "SenseVoice-Small" in out and "speech recognition (voice transcripts)" in out
-    code, out, err = run_cli("verify", ASR_MODEL_ID, "--dir", d, "--smoke")
+    code, out, err = run_models_cli("verify", ASR_MODEL_ID, "--dir", d, "--smoke")
     assert code == 0, err
     assert out.startswith("OK: 3 files") and "test transcription ran" in out
-    code, out, _ = run_cli("remove", ASR_MODEL_ID, "--dir", d)
+    code, out, _ = run_models_cli("remove", ASR_MODEL_ID, "--dir", d)
     assert code == 0 and not (tmp_path / "SenseVoice-Small").exists()

@@ -37,6 +37,9 @@ from cosycore.hub import models_cli, plan, transfer
 from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.manifest import recorded_sha256
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import run_models_cli
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
 CV3_REPO = "FunAudioLLM/Fun-CosyVoice3-0.5B-2512"
@@ -79,13 +82,6 @@ def hub(cv2_repo: FakeRepo, cv3_repo: FakeRepo):
         server.add_repo(cv2_repo)
         server.add_repo(cv3_repo)
         yield server
-
-
-@pytest.fixture(autouse=True)
-def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01, 0.01))
-    monkeypatch.delenv("HF_ENDPOINT", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
 
 def closed_port_url() -> str:
@@ -602,39 +598,34 @@ def test_progress_text() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = models_cli.main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     d = str(tmp_path)
-    code, out, err = run_cli("download", "cosyvoice2-0.5b", "--dir", d, "--endpoint", hub.url)
+    code, out, err = run_models_cli("download", "cosyvoice2-0.5b", "--dir", d, "--endpoint", hub.url)
     assert code == 0, err
     assert "CosyVoice2-0.5B (cosyvoice2, 17" in out and "is installed in" in out
     assert "downloading llm.pt (2/10)" in err  # not a terminal: one line per file
 
-    code, out, _ = run_cli("list", "--dir", d)
+    code, out, _ = run_models_cli("list", "--dir", d)
     assert code == 0 and "CosyVoice2-0.5B" in out and "Hugging Face" in out
     assert "fun-cosyvoice3-0.5b-2512-rl" in out and "installed" in out
 
-    code, out, _ = run_cli("verify", "cosyvoice2-0.5b", "--dir", d)
+    code, out, _ = run_models_cli("verify", "cosyvoice2-0.5b", "--dir", d)
     assert code == 0 and out.startswith("OK: 10 files")
     (tmp_path / "CosyVoice2-0.5B" / "flow.pt").write_bytes(b"oops")
-    code, _, err = run_cli("verify", "cosyvoice2-0.5b", "--dir", d, "--quick")
+    code, _, err = run_models_cli("verify", "cosyvoice2-0.5b", "--dir", d, "--quick")
     assert code == 1 and "flow.pt has 4 bytes" in err
 
-    code, out, _ = run_cli("remove", "cosyvoice2-0.5b", "--dir", d)
+    code, out, _ = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
     assert code == 0 and not (tmp_path / "CosyVoice2-0.5B").exists()
 
 
 def test_cli_failures_are_messages_with_exit_codes(tmp_path: Path) -> None:
-    code, _, err = run_cli("download", "cosyvoice2-0.5b", "--dir", str(tmp_path), "--endpoint", closed_port_url())
+    code, _, err = run_models_cli("download", "cosyvoice2-0.5b", "--dir", str(tmp_path), "--endpoint",
+                                  closed_port_url())
     assert code == 1 and "use a folder you already have" in err and "Traceback" not in err
-    code, _, err = run_cli("download", "no-such-model", "--dir", str(tmp_path))
+    code, _, err = run_models_cli("download", "no-such-model", "--dir", str(tmp_path))
     assert code == 2 and "choose one of" in err
-    code, _, _ = run_cli("frobnicate")
+    code, _, _ = run_models_cli("frobnicate")
     assert code == 2
 
 

@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
 from cosycore import hub as dl
 from cosycore.hub import transfer
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import click
 
 CV2 = "cosyvoice2-0.5b"
 CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
@@ -38,16 +38,8 @@ def hub(cv2_repo: FakeRepo, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
-def dialog(qtbot, hub: FakeHub, tmp_path: Path) -> ModelsDialog:
-    dlg = ModelsDialog(tmp_path / "models", endpoint=hub.url)
-    qtbot.addWidget(dlg)
-    dlg.show()
-    return dlg
-
-
-def click(qtbot, button) -> None:
-    assert button.isEnabled() and button.isVisible(), button.text()
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+def dialog(open_models_dialog, hub: FakeHub) -> ModelsDialog:
+    return open_models_dialog(hub.url)
 
 
 def test_nothing_is_fetched_until_download_is_pressed(dialog: ModelsDialog, hub: FakeHub) -> None:
@@ -102,13 +94,11 @@ def test_cancel_then_resume(qtbot, dialog: ModelsDialog, hub: FakeHub, cv2_repo:
     assert dialog.table.rowCount() == 1 and not row.discard.isVisible()
 
 
-def test_without_network_the_dialog_points_to_own_folders(qtbot, tmp_path: Path) -> None:
+def test_without_network_the_dialog_points_to_own_folders(qtbot, open_models_dialog) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    dlg = ModelsDialog(tmp_path / "models", endpoint=url)
-    qtbot.addWidget(dlg)
-    dlg.show()
+    dlg = open_models_dialog(url)
     with qtbot.waitSignal(dlg.download_failed, timeout=WAIT_MS) as failed:
         click(qtbot, dlg.rows[CV2].action)
     # Advice for a GUI user: the Mirror field and the button, not an environment variable or a flag.
@@ -139,12 +129,11 @@ def test_use_a_folder_i_already_have(qtbot, dialog: ModelsDialog, tiny_cv2_model
     assert dialog.table.rowCount() == 0 and (tiny_cv2_model / "llm.pt").is_file()
 
 
-def test_verify_use_and_delete(qtbot, hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verify_use_and_delete(qtbot, hub: FakeHub, tmp_path: Path, open_models_dialog,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
     model = dl.download_model(CV2, tmp_path / "models", endpoint=hub.url)
     smoke_calls: list[Path] = []
-    dlg = ModelsDialog(tmp_path / "models", endpoint=hub.url, smoke_test=smoke_calls.append)
-    qtbot.addWidget(dlg)
-    dlg.show()
+    dlg = open_models_dialog(hub.url, smoke_test=smoke_calls.append)
     assert dlg.selected_model() is not None and dlg.delete_button.text() == "Delete…"
 
     with qtbot.waitSignal(dlg.verify_finished, timeout=WAIT_MS) as done:

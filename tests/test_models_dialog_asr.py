@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
 from cosycore.hub import transfer
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import click
 
 SV = "sensevoice-small"
 SV_REPO = "csukuangfj/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17"
@@ -31,16 +31,8 @@ def hub(tiny_sensevoice: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
-def dialog(qtbot, hub: FakeHub, tmp_path: Path) -> ModelsDialog:
-    dlg = ModelsDialog(tmp_path / "models", endpoint=hub.url)
-    qtbot.addWidget(dlg)
-    dlg.show()
-    return dlg
-
-
-def click(qtbot, button) -> None:
-    assert button.isEnabled() and button.isVisible(), button.text()
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+def dialog(open_models_dialog, hub: FakeHub) -> ModelsDialog:
+    return open_models_dialog(hub.url)
 
 
 def test_download_verify_and_delete_the_recognizer(qtbot, dialog: ModelsDialog, hub: FakeHub,
@@ -71,12 +63,10 @@ def test_download_verify_and_delete_the_recognizer(qtbot, dialog: ModelsDialog, 
     assert not model.folder.exists() and row.action.text() == "Download"
 
 
-def test_a_recognizer_put_in_place_by_hand_counts_as_installed(qtbot, hub: FakeHub, tmp_path: Path,
+def test_a_recognizer_put_in_place_by_hand_counts_as_installed(qtbot, hub: FakeHub, tmp_path: Path, open_models_dialog,
                                                                tiny_sensevoice: Path) -> None:
     shutil.copytree(tiny_sensevoice, tmp_path / "models" / "SenseVoice-Small")
-    dlg = ModelsDialog(tmp_path / "models", endpoint=hub.url)
-    qtbot.addWidget(dlg)
-    dlg.show()
+    dlg = open_models_dialog(hub.url)
     section = dlg.asr_section
     assert section.rows[SV].action.text() == "Installed" and not section.rows[SV].action.isEnabled()
     assert section.verify_buttons[SV].isEnabled()

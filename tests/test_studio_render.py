@@ -25,34 +25,21 @@ from cosycore.studio.render import RenderSettings, ScriptRender, regenerate_line
 from cosycore.studio.script import parse_script
 from cosycore.voices import VoiceLibrary
 
-pytestmark = pytest.mark.usefixtures("single_thread")
+pytestmark = pytest.mark.usefixtures("single_thread", "no_app_lexicon")
 
-
-@pytest.fixture(autouse=True)
-def _no_app_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "no-app-lexicon.csv"))
 
 SCRIPT = "Anna: Hello there.\nBen (Please speak softly.): Hi Anna.\n\nAnna: Bye now.\n"
 FAST = {"min_tokens": 10, "max_tokens": 12}
 
 
-@pytest.fixture(scope="module")
-def voices(cv2_engine, espeak_wav: Path):
-    audio, sr = sf.read(str(espeak_wav), dtype="float32")
-    clip = audio[: int(2.5 * sr)]
-    anna = cv2_engine.create_voice(clip, sr, transcript="The quick brown fox", name="Anna")
-    ben = cv2_engine.create_voice(clip[::-1].copy(), sr, name="Ben")  # no transcript: cross_lingual
-    return anna, ben
-
-
-def _render(engine, voices, seed: int = 5) -> ScriptRender:
-    anna, ben = voices
+def _render(engine, script_voices, seed: int = 5) -> ScriptRender:
+    anna, ben = script_voices
     cast = Cast([CastMember("Anna", anna), CastMember("Ben", ben)])
     return ScriptRender(engine, parse_script(SCRIPT), cast, RenderSettings(seed=seed, **FAST))
 
 
-def test_a_script_streams_as_one_take(cv2_engine, voices) -> None:
-    render = _render(cv2_engine, voices)
+def test_a_script_streams_as_one_take(cv2_engine, script_voices) -> None:
+    render = _render(cv2_engine, script_voices)
     chunks = list(render.chunks())
     assert chunks[-1].is_final and sum(c.is_final for c in chunks) == 1
     speakers = [c.speaker for c in chunks if c.line_index is not None]
@@ -65,7 +52,7 @@ def test_a_script_streams_as_one_take(cv2_engine, voices) -> None:
     for c in chunks:
         assert c.start_time == pytest.approx(position, abs=1e-9)
         position += c.duration
-    take = _render(cv2_engine, voices).take()
+    take = _render(cv2_engine, script_voices).take()
     audio = take.audio()
     assert np.array_equal(audio, np.concatenate([c.samples for c in chunks]))  # same seed, same take
     kinds = [s.kind for s in take.segments]
@@ -77,13 +64,13 @@ def test_a_script_streams_as_one_take(cv2_engine, voices) -> None:
     assert take.segments[3].samples.shape[0] == round(0.9 * sr)
 
 
-def test_dictionaries_reach_the_lines(cv2_engine, voices, tmp_path: Path) -> None:
+def test_dictionaries_reach_the_lines(cv2_engine, script_voices, tmp_path: Path) -> None:
     from cosycore.studio.lexicon import Lexicon, LexiconEntry, with_voice_lexicon
 
     (tmp_path / "lx.csv").write_text("term,replacement\nAnna,Ana\nnow,naow\n", encoding="utf-8")
     script = parse_script("[lexicon lx.csv]\n" + SCRIPT, base_dir=tmp_path)
-    anna = with_voice_lexicon(voices[0], Lexicon((LexiconEntry("Hello", "Hullo"), LexiconEntry("now", "noo"))))
-    cast = Cast([CastMember("Anna", anna), CastMember("Ben", voices[1])])
+    anna = with_voice_lexicon(script_voices[0], Lexicon((LexiconEntry("Hello", "Hullo"), LexiconEntry("now", "noo"))))
+    cast = Cast([CastMember("Anna", anna), CastMember("Ben", script_voices[1])])
     app = Lexicon((LexiconEntry("there", "thair"),))
     render = ScriptRender(cv2_engine, script, cast, RenderSettings(**FAST),
                           Lexicon((LexiconEntry("Bye", "Goodbye"),)), app_lexicon=app)
@@ -91,8 +78,8 @@ def test_dictionaries_reach_the_lines(cv2_engine, voices, tmp_path: Path) -> Non
     assert [p.text for p in render.plans] == ["Hullo thair.", "Hi Ana.", "Goodbye naow."]
 
 
-def test_stems_sum_to_the_take_and_cues_follow_the_layout(cv2_engine, voices) -> None:
-    take = _render(cv2_engine, voices).take()
+def test_stems_sum_to_the_take_and_cues_follow_the_layout(cv2_engine, script_voices) -> None:
+    take = _render(cv2_engine, script_voices).take()
     stems = take.stems()
     assert set(stems) == {"Anna", "Ben"}
     audio = take.audio()
@@ -109,8 +96,8 @@ def test_stems_sum_to_the_take_and_cues_follow_the_layout(cv2_engine, voices) ->
     assert not ben[: spans[2][0]].any() and not ben[spans[2][0] + spans[2][1]:].any()
 
 
-def test_regenerate_one_line(cv2_engine, voices) -> None:
-    take = _render(cv2_engine, voices).take()
+def test_regenerate_one_line(cv2_engine, script_voices) -> None:
+    take = _render(cv2_engine, script_voices).take()
     new = regenerate_line(cv2_engine, take, 1, seed=99, instruction="Please speak very happily.")
     assert take.segments[2].seed == 6 and not take.segments[2].spliced  # the old take is unchanged
     seg = new.segments[2]
@@ -145,9 +132,9 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def test_synth_script_cli(tiny_cv2_model: Path, voices, tmp_path: Path) -> None:
+def test_synth_script_cli(tiny_cv2_model: Path, script_voices, tmp_path: Path) -> None:
     lib = VoiceLibrary(tmp_path / "voices")
-    for v in voices:
+    for v in script_voices:
         lib.add(v)
     script = tmp_path / "play.txt"
     (tmp_path / "lx.csv").write_text("term,replacement\nAnna,Ana\n", encoding="utf-8")
@@ -173,8 +160,8 @@ def test_synth_script_cli(tiny_cv2_model: Path, voices, tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".none.wav*"))
 
 
-def test_long_form_resumes_after_a_stop(cv2_engine, voices, tmp_path: Path) -> None:
-    anna = voices[0]
+def test_long_form_resumes_after_a_stop(cv2_engine, script_voices, tmp_path: Path) -> None:
+    anna = script_voices[0]
     doc = parse_document("# One\n\nFirst part.\n\nSecond part.\n\n# Two\n\nThird part.\n\nFourth part.\n",
                          markdown=True)
     settings = LongFormSettings(seed=3, chapters="cue", **FAST)

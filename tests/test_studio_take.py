@@ -37,35 +37,21 @@ from cosycore.studio.take_file import (
 )
 from cosycore.voices import VoiceLibrary
 
-pytestmark = pytest.mark.usefixtures("single_thread")
+pytestmark = pytest.mark.usefixtures("single_thread", "no_app_lexicon")
 
 SCRIPT = "Anna: Hello there.\nBen (Please speak softly.): Hi Anna.\n\n# a comment\nAnna: Bye now.\n"
 FAST = {"min_tokens": 10, "max_tokens": 12}
 MODEL = TakeModel("cosyvoice2", "tiny", "exact", "original")
 
 
-@pytest.fixture(autouse=True)
-def _no_app_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "no-app-lexicon.csv"))
-
-
-@pytest.fixture(scope="module")
-def voices(cv2_engine, espeak_wav: Path):
-    audio, sr = sf.read(str(espeak_wav), dtype="float32")
-    clip = audio[: int(2.5 * sr)]
-    anna = cv2_engine.create_voice(clip, sr, transcript="The quick brown fox", name="Anna")
-    ben = cv2_engine.create_voice(clip[::-1].copy(), sr, name="Ben")  # no transcript: cross_lingual
-    return anna, ben
-
-
-def _render(engine, voices) -> ScriptRender:
-    cast = Cast([CastMember("Anna", voices[0]), CastMember("Ben", voices[1])])
+def _render(engine, script_voices) -> ScriptRender:
+    cast = Cast([CastMember("Anna", script_voices[0]), CastMember("Ben", script_voices[1])])
     return ScriptRender(engine, parse_script(SCRIPT), cast, RenderSettings(seed=5, **FAST))
 
 
 @pytest.fixture(scope="module")
-def render_take(cv2_engine, voices) -> tuple[ScriptTake, Cast]:
-    render = _render(cv2_engine, voices)
+def render_take(cv2_engine, script_voices) -> tuple[ScriptTake, Cast]:
+    render = _render(cv2_engine, script_voices)
     return render.take(), render.cast
 
 
@@ -113,9 +99,9 @@ def test_a_saved_take_loads_back_sample_for_sample(render_take, saved: Path) -> 
         record.line_index(3)
 
 
-def test_the_writer_streams_the_same_take_and_leaves_nothing_when_stopped(cv2_engine, voices, render_take,
+def test_the_writer_streams_the_same_take_and_leaves_nothing_when_stopped(cv2_engine, script_voices, render_take,
                                                                           tmp_path: Path) -> None:
-    render = _render(cv2_engine, voices)
+    render = _render(cv2_engine, script_voices)
     folder = tmp_path / "play.wav.take"
     writer = TakeWriter(folder, render, MODEL, SCRIPT, "play.txt")
     for chunk in render.chunks(keep_audio=False):
@@ -123,7 +109,7 @@ def test_the_writer_streams_the_same_take_and_leaves_nothing_when_stopped(cv2_en
     writer.commit(TakeOutputs())
     assert np.array_equal(load_take(folder).take.audio(), render_take[0].audio())  # the same seed, the same take
     # stopped midway: no take folder, no temporary folder
-    render = _render(cv2_engine, voices)
+    render = _render(cv2_engine, script_voices)
     other = tmp_path / "other.wav.take"
     writer = TakeWriter(other, render, MODEL, SCRIPT)
     for chunk in render.chunks(keep_audio=False):
@@ -326,9 +312,9 @@ def _pcm(path: Path) -> np.ndarray:
 
 
 @pytest.mark.slow
-def test_regenerate_cli(tiny_cv2_model: Path, voices, tmp_path: Path) -> None:
+def test_regenerate_cli(tiny_cv2_model: Path, script_voices, tmp_path: Path) -> None:
     lib = VoiceLibrary(tmp_path / "voices")
-    for v in voices:
+    for v in script_voices:
         lib.add(v)
     script = tmp_path / "play.txt"
     script.write_text(SCRIPT, encoding="utf-8")

@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cosycore.frontend.prompt import FAMILY_TITLES
 from cosycore.presets import load_instruct_presets
 from cosycore.studio.script import speaker_key
 from cosycore.voices import VoiceInfo
 
 from ..script_take import CastEntry
 
-FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 NAME_COLUMN, VOICE_COLUMN, INSTRUCTION_COLUMN = range(3)
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from cosycore import hub as dl
+from cosycore.frontend.prompt import FAMILY_TITLES as VOICE_FAMILY_TITLES
 from cosycore.hub.catalog import CatalogEntry
 
-FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3", "sensevoice": "SenseVoice"}
+FAMILY_TITLES = {**VOICE_FAMILY_TITLES, "sensevoice": "SenseVoice"}
 PROGRESS_STEPS = 1000
 
 

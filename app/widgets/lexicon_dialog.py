@@ -39,15 +39,16 @@ from PySide6.QtWidgets import (
 )
 
 from cosycore.errors import CosyError
+from cosycore.frontend.prompt import FAMILY_TITLES
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, LexiconError, family_problem, load_csv, save_csv
 
 from ..lexicon_preview import PreviewSetup, SpokenPreview, SpokenPreviewWorker
+from .warning_box import WarningBox
 
 logger = logging.getLogger(__name__)
 
 TERM, REPLACEMENT, WHOLE_WORD, CASE_SENSITIVE = range(4)
 TEST_DELAY_MS = 300
-FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 _REFUSED = QColor(214, 39, 40, 45)  # a row the family cannot take, or not an entry at all
 _SHADOWED = QColor(255, 191, 0, 60)  # a later row has the same term and wins
 
@@ -88,8 +89,7 @@ class LexiconDialog(QDialog):
         self._saved_rows: list[Row] = [entry_row(e) if isinstance(e, LexiconEntry) else
                                        (str(e[0]), str(e[1]), bool(e[2]), bool(e[3])) for e in entries or ()]
         self._updating = False  # flags are being set: no itemChanged handling
-        self.last_message: tuple[str, str] | None = None  # (title, text) of the last message shown
-        self._message_box: QMessageBox | None = None
+        self._warnings = WarningBox(self)
 
         family = FAMILY_TITLES.get(setup.family or "", "")
         if family == "CosyVoice2":
@@ -387,14 +387,12 @@ class LexiconDialog(QDialog):
     def show_message(self, title: str, text: str) -> None:
         """A warning that does not block the event loop (the test keeps running)."""
         logger.info("%s: %s", title, text)
-        self.last_message = (title, text)
-        if self._message_box is not None:
-            self._message_box.close()
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        self._message_box = box
-        box.destroyed.connect(lambda: setattr(self, "_message_box", None))
+        self._warnings.show(title, text)
+
+    @property
+    def last_message(self) -> tuple[str, str] | None:
+        """(title, text) of the last message shown."""
+        return self._warnings.last
 
     # -- CSV ---------------------------------------------------------------------------------
     def _on_import_clicked(self) -> None:

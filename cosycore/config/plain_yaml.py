@@ -11,7 +11,8 @@ import ast
 import math
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,18 @@ def _read_small_text(path: Path, what: str) -> str:
                           "the release.") from e
 
 
+@contextmanager
+def _naming_the_file(path: Path) -> Iterator[None]:
+    """A reading step's :class:`ConfigError`, or nesting too deep for the stack or memory, as an error naming
+    ``path``."""
+    try:
+        yield
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from e
+    except (RecursionError, MemoryError) as e:
+        raise ConfigError(f"{path} nests too deeply to be a release yaml") from e
+
+
 def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Read a HyperPyYAML file as plain data. Nothing named in it is imported or run.
 
@@ -229,23 +242,17 @@ def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> d
     """
     text = _read_small_text(Path(path), "the release yaml")
     try:
-        tree = yaml.load(text, Loader=_PlainLoader)
+        with _naming_the_file(path):
+            tree = yaml.load(text, Loader=_PlainLoader)
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid yaml: {e}") from e
-    except (RecursionError, MemoryError) as e:
-        raise ConfigError(f"{path} nests too deeply to be a release yaml") from e
-    except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from e
     if not isinstance(tree, dict):
         raise ConfigError(f"{path} does not hold a yaml mapping at the top level")
     if overrides:
         tree.update(overrides)
     try:
-        resolved = _resolve(tree, tree)
+        with _naming_the_file(path):
+            resolved = _resolve(tree, tree)
     except KeyError as e:
         raise ConfigError(f"{path}: !ref to {e.args[0]!r}, which the file does not define") from e
-    except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from e
-    except (RecursionError, MemoryError) as e:
-        raise ConfigError(f"{path} nests too deeply to be a release yaml") from e
     return {k: v for k, v in resolved.items() if not str(k).startswith("__")}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..engine import Mode
 from ..errors import InputError
+from ..frontend.prompt import FAMILY_TITLES
 from ..presets import FAMILIES, find_preset, instruct_prompt
 from ..presets import combine as combine_presets
 from ..voices import VOICE_SUFFIX, Voice, VoiceLibrary, load_voice
@@ -35,7 +36,6 @@ from .lexicon import Lexicon, combine, replacement_tokens, token_problem, voice_
 from .script import Script, ScriptError, ScriptProblem, SpeechLine, speaker_key
 
 _PRESET_ID_RE = re.compile(r"^[a-z]+\.[a-z0-9_]+(?:\s*\+\s*[a-z]+\.[a-z0-9_]+)*$")
-_FAMILY_TITLES = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,7 +124,7 @@ def resolve_instruction(instruction: str, family: str) -> str:
     """The instruction body for ``family``: preset ids (``emotion.happy+speed.slow``) resolved, free
     text as it is. Raises :class:`InputError` when the family cannot take it."""
     text = instruction.strip()
-    title = _FAMILY_TITLES.get(family, family)
+    title = FAMILY_TITLES.get(family, family)
     if _PRESET_ID_RE.match(text):
         presets = []
         for preset_id in (p.strip() for p in text.split("+")):
@@ -150,7 +150,7 @@ def plan_lines(script: Script, cast: Cast, family: str, lexicon: Lexicon | None 
     dictionary, ``lexicon`` (the script's); the later wins for the same term."""
     if family not in FAMILIES:
         raise InputError(f"unknown model family {family!r}; expected one of {', '.join(FAMILIES)}.")
-    title = _FAMILY_TITLES[family]
+    title = FAMILY_TITLES[family]
     problems: list[ScriptProblem] = []
     for shared in (app_lexicon, lexicon):
         if shared is None:
@@ -174,7 +174,7 @@ def plan_lines(script: Script, cast: Cast, family: str, lexicon: Lexicon | None 
                 wrong_family_reported.add(member.name)
                 problems.append(ScriptProblem(
                     line.line, f"{member.name}'s voice {member.voice.name!r} was made for "
-                    f"{_FAMILY_TITLES.get(member.voice.family, member.voice.family)}, but the model is {title}; "
+                    f"{FAMILY_TITLES.get(member.voice.family, member.voice.family)}, but the model is {title}; "
                     "re-create the voice with this model or load the other model.", 1, len(line.speaker)))
             continue
         raw_instruction = line.instruction if line.instruction is not None else member.instruction

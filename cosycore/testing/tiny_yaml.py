@@ -76,9 +76,11 @@ llm: !new:cosyvoice.llm.llm.{llm_class}
         tau_r: 0.1
 """
 
-_FLOW_V2 = """
-flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec
-    input_size: {flow_token_dim}
+# The flow: its head, then CosyVoice2's conformer encoder or CosyVoice3's pre-lookahead layer, then the
+# CFM decoder with CosyVoice2's U-Net or CosyVoice3's DiT as its estimator.
+_FLOW_HEAD = """
+flow: !new:cosyvoice.flow.flow.{flow_class}
+    input_size: {flow_input_size}
     output_size: 80
     spk_embed_dim: !ref <spk_embed_dim>
     output_type: 'mel'
@@ -87,6 +89,9 @@ flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec
     only_mask_loss: True
     token_mel_ratio: !ref <token_mel_ratio>
     pre_lookahead_len: 3
+"""
+
+_ENCODER_V2 = """\
     encoder: !new:cosyvoice.transformer.upsample_encoder.UpsampleConformerEncoder
         output_size: {flow_token_dim}
         attention_heads: {encoder_heads}
@@ -103,6 +108,16 @@ flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec
         use_cnn_module: False
         macaron_style: False
         static_chunk_size: !ref <chunk_size>
+"""
+
+_PRE_LOOKAHEAD_V3 = """\
+    pre_lookahead_layer: !new:cosyvoice.transformer.upsample_encoder.PreLookaheadLayer
+        in_channels: 80
+        channels: {pre_lookahead_channels}
+        pre_lookahead_len: 3
+"""
+
+_DECODER = """\
     decoder: !new:cosyvoice.flow.flow_matching.CausalConditionalCFM
         in_channels: 240
         n_spks: 1
@@ -115,7 +130,10 @@ flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec
                 training_cfg_rate: 0.2
                 inference_cfg_rate: 0.7
                 reg_loss_type: 'l1'
-        estimator: !new:cosyvoice.flow.decoder.CausalConditionalDecoder
+        estimator: !new:cosyvoice.flow.{estimator_class}
+"""
+
+_UNET_V2 = """\
             in_channels: 320
             out_channels: 80
             channels: [{unet_channels}]
@@ -125,38 +143,9 @@ flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithXvec
             num_mid_blocks: {unet_mid_blocks}
             num_heads: {unet_heads}
             act_fn: 'gelu'
-            static_chunk_size: !ref <chunk_size> * <token_mel_ratio>
-            num_decoding_left_chunks: !ref <num_decoding_left_chunks>
 """
 
-_FLOW_V3 = """
-flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithDiT
-    input_size: 80
-    output_size: 80
-    spk_embed_dim: !ref <spk_embed_dim>
-    output_type: 'mel'
-    vocab_size: 6561
-    input_frame_rate: !ref <token_frame_rate>
-    only_mask_loss: True
-    token_mel_ratio: !ref <token_mel_ratio>
-    pre_lookahead_len: 3
-    pre_lookahead_layer: !new:cosyvoice.transformer.upsample_encoder.PreLookaheadLayer
-        in_channels: 80
-        channels: {pre_lookahead_channels}
-        pre_lookahead_len: 3
-    decoder: !new:cosyvoice.flow.flow_matching.CausalConditionalCFM
-        in_channels: 240
-        n_spks: 1
-        spk_emb_dim: 80
-        cfm_params: !new:omegaconf.DictConfig
-            content:
-                sigma_min: 1e-06
-                solver: 'euler'
-                t_scheduler: 'cosine'
-                training_cfg_rate: 0.2
-                inference_cfg_rate: 0.7
-                reg_loss_type: 'l1'
-        estimator: !new:cosyvoice.flow.DiT.dit.DiT
+_DIT_V3 = """\
             dim: {dit_dim}
             depth: {dit_depth}
             heads: {dit_heads}
@@ -166,6 +155,9 @@ flow: !new:cosyvoice.flow.flow.CausalMaskedDiffWithDiT
             mu_dim: 80
             spk_dim: 80
             out_channels: 80
+"""
+
+_ESTIMATOR_CHUNKS = """\
             static_chunk_size: !ref <chunk_size> * <token_mel_ratio>
             num_decoding_left_chunks: !ref <num_decoding_left_chunks>
 """
@@ -196,17 +188,22 @@ hift: !new:cosyvoice.hifigan.generator.{hift_class}
         cond_channels: {f0_channels}
 """
 
-_TAIL = """
-# gan related module (training only)
-mel_spec_transform1: !name:matcha.utils.audio.mel_spectrogram
+# The mel spectrogram's parameters, for the GAN's transform (fmax null) and the prompt's features.
+_MEL = """\
     n_fft: 1920
     num_mels: 80
     sampling_rate: !ref <sample_rate>
     hop_size: 480
     win_size: 1920
     fmin: 0
-    fmax: null
+    fmax: {fmax}
     center: False
+"""
+
+_TAIL = """
+# gan related module (training only)
+mel_spec_transform1: !name:matcha.utils.audio.mel_spectrogram
+{gan_mel}\
 hifigan: !new:cosyvoice.hifigan.hifigan.HiFiGan
     generator: !ref <hift>
     discriminator: !new:cosyvoice.hifigan.discriminator.MultipleDiscriminator
@@ -227,14 +224,7 @@ tokenize: !name:cosyvoice.dataset.processor.tokenize
 truncate: !name:cosyvoice.dataset.processor.truncate
     truncate_length: {truncate_length} # a multiple of hop_size
 feat_extractor: !name:matcha.utils.audio.mel_spectrogram
-    n_fft: 1920
-    num_mels: 80
-    sampling_rate: !ref <sample_rate>
-    hop_size: 480
-    win_size: 1920
-    fmin: 0
-    fmax: {fmax}
-    center: False
+{prompt_mel}\
 compute_fbank: !name:cosyvoice.dataset.processor.compute_fbank
     feat_extractor: !ref <feat_extractor>
     num_frames: 960
@@ -256,12 +246,17 @@ def tiny_yaml(family: Family, seed: int = 0, sizes: TinySizes = TinySizes()) -> 
         "family": family,
         "seed": seed,
         "llm_class": "Qwen2LM" if v2 else "CosyVoice3LM",
+        "flow_class": "CausalMaskedDiffWithXvec" if v2 else "CausalMaskedDiffWithDiT",
+        "flow_input_size": sizes.flow_token_dim if v2 else 80,
+        "estimator_class": "decoder.CausalConditionalDecoder" if v2 else "DiT.dit.DiT",
         "hift_class": "HiFTGenerator" if v2 else "CausalHiFTGenerator",
         "f0_class": "ConvRNNF0Predictor" if v2 else "CausalConvRNNF0Predictor",
         "hift_extra": "" if v2 else "\n    conv_pre_look_right: 4",
         "tokenizer_extra": "" if v2 else "\n    version: cosyvoice3",
         "truncate_length": 24480 if v2 else 24960,
-        "fmax": 8000 if v2 else "null",
+        "gan_mel": _MEL.format(fmax="null"),
+        "prompt_mel": _MEL.format(fmax=8000 if v2 else "null"),
     }
-    flow = _FLOW_V2 if v2 else _FLOW_V3
-    return "".join(part.format(**values) for part in (_HEADER, flow, _HIFT, _TAIL))
+    flow = (_FLOW_HEAD, _ENCODER_V2 if v2 else _PRE_LOOKAHEAD_V3, _DECODER, _UNET_V2 if v2 else _DIT_V3,
+            _ESTIMATOR_CHUNKS)
+    return "".join(part.format(**values) for part in (_HEADER, *flow, _HIFT, _TAIL))

@@ -7,32 +7,24 @@ with its tooltip.
 
 Writes ``lexicon-editor.png`` (Tools › Pronunciation dictionary… with three entries; the Test field
 showing how a sentence will be read), ``lexicon-refused.png`` (a fourth entry of pinyin tokens, which
-CosyVoice2 cannot take, flagged) and ``lexicon-underline.png`` (the app's and the voice's terms underlined in the text, the tooltip of the
-voice's term shown). The app runs with a throw-away home and a voice made from an espeak-ng recording.
+CosyVoice2 cannot take, flagged) and ``lexicon-underline.png`` (the app's and the voice's terms underlined
+in the text, the tooltip of the voice's term shown). The app runs with a throw-away home and a voice made
+from an espeak-ng recording.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
-PROMPT = "Hello, this is a short recording of my voice, made for testing the studio."
+from docs.screenshots.screen import PROMPT, Step, capture, parse_args, place, prompt_wav, run_steps, start_app
+
 TEXT = ("Dr. Nguyen paid $5 for the SQL course at Cosy Studio.\n"
         "Then Siobhan read the chapter aloud, and Nguyen took notes.")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model", type=Path)
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cosy-lexicon-shots-"))
-    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
+    args, work = parse_args("cosy-lexicon-shots-")
     os.environ.pop("COSY_LEXICON", None)
 
     import torch
@@ -42,42 +34,32 @@ def main() -> int:
     from cosycore.studio.lexicon import Lexicon, LexiconEntry, save_csv, with_voice_lexicon
     from cosycore.voices import VoiceLibrary
 
-    wav = work / "prompt.wav"
-    subprocess.run(["espeak-ng", "-w", str(wav), PROMPT], check=True)
+    wav = prompt_wav(work)
     engine = Engine(args.model, device="cpu")
     voice = engine.create_voice(wav, transcript=PROMPT, name="Narrator")
     del engine
     voice = with_voice_lexicon(voice, Lexicon((LexiconEntry("Siobhan", "Shivawn"),)))
 
-    from PySide6.QtCore import QEvent, QPoint, QTimer
+    from PySide6.QtCore import QEvent, QPoint
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication
 
     from app.engine_thread import EngineThread
-    from app.main import prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
-    prepare_interpreter()
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
+    app = start_app(args.language)
     settings = Settings()
     VoiceLibrary(settings.paths.voices).add(voice)
     save_csv(settings.paths.lexicon, Lexicon((LexiconEntry("Nguyen", "Win"), LexiconEntry("SQL", "sequel",
                                                                                          case_sensitive=True),
                                               LexiconEntry("Cosy Studio", "Cozy Studio"))))
     window = MainWindow(settings, model_dir=args.model, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     args.out.mkdir(parents=True, exist_ok=True)
 
     def shot(name: str) -> None:
-        for _ in range(5):
-            app.processEvents()
-        target = args.out / f"{name}.png"
-        subprocess.run(["import", "-window", "root", str(target)], check=True)
-        print("wrote", target)
+        capture(app, args.out / f"{name}.png", rounds=5)
 
     def open_editor() -> None:
         window.controls.set_mode("cross_lingual")
@@ -114,7 +96,7 @@ def main() -> int:
         QApplication.sendEvent(edit.viewport(), QHelpEvent(QEvent.Type.ToolTip, point,
                                                            edit.viewport().mapToGlobal(point)))
 
-    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = [
+    steps: list[Step] = [
         (lambda: window.model_info is not None and window.voice_panel.voice is not None, open_editor),
         (test_shown(False), lambda: shot("lexicon-editor")),
         (lambda: True, add_refused),
@@ -123,17 +105,9 @@ def main() -> int:
         (lambda: len(window.editor.sentences) > 0, hover),
         (lambda: True, lambda: None),  # the tooltip appears
         (lambda: True, lambda: shot("lexicon-underline")),
-        (lambda: True, app.quit),
     ]
 
-    def tick() -> None:
-        if steps and steps[0][0]():
-            steps.pop(0)[1]()
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(300)
-    app.exec()
+    run_steps(app, steps, 300)
     window.close()
     return 0
 

@@ -59,7 +59,6 @@ def main() -> int:
 
     steps.append((loaded, pick))
     steps.append((lambda: window.controls.picker.isVisible(), lambda: shot(f"presets-{family}")))
-    steps.append((lambda: True, app.quit))
     run_steps(app, steps, 200)
     window.close()
     return 0

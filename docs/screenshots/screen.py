@@ -24,10 +24,13 @@ WINDOW_SIZE = (1380, 870)  # the screen is 1400x900
 Step = tuple[Callable[[], bool], Callable[[], None]]  # (ready?, then do this)
 
 
-def parse_args(prefix: str) -> tuple[argparse.Namespace, Path]:
-    """``model out [--language en|zh_CN]``, and a new work folder whose ``home`` the app will use."""
+def parse_args(prefix: str, extra: tuple[str, ...] = ()) -> tuple[argparse.Namespace, Path]:
+    """``model [EXTRA…] out [--language en|zh_CN]`` (``extra`` names more folders, given after the model),
+    and a new work folder whose ``home`` the app will use."""
     parser = argparse.ArgumentParser()
     parser.add_argument("model", type=Path)
+    for name in extra:
+        parser.add_argument(name, type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
     args = parser.parse_args()
@@ -48,10 +51,10 @@ def null_alsa(folder: Path) -> None:
     os.environ["ALSA_CONFIG_PATH"] = str(conf)
 
 
-def prompt_wav(folder: Path) -> Path:
-    """An espeak-ng recording of :data:`PROMPT`, for making a voice."""
-    wav = folder / "prompt.wav"
-    subprocess.run(["espeak-ng", "-w", str(wav), PROMPT], check=True)
+def prompt_wav(folder: Path, text: str = PROMPT, name: str = "prompt") -> Path:
+    """An espeak-ng recording of ``text`` (``folder/name.wav``), for making a voice."""
+    wav = folder / f"{name}.wav"
+    subprocess.run(["espeak-ng", "-w", str(wav), text], check=True)
     return wav
 
 
@@ -84,11 +87,14 @@ def capture(app: Any, target: Path, *, rounds: int = 3) -> None:
 
 
 def run_steps(app: Any, steps: list[Step], interval_ms: int) -> None:
-    """Run the app's event loop; every ``interval_ms`` the first step's action runs once it is ready."""
+    """Run the app's event loop; every ``interval_ms`` the first step's action runs once it is ready, and
+    the loop ends at the tick after the last step."""
     from PySide6.QtCore import QTimer
 
     def tick() -> None:
-        if steps and steps[0][0]():
+        if not steps:
+            app.quit()
+        elif steps[0][0]():
             steps.pop(0)[1]()
 
     timer = QTimer()

@@ -14,13 +14,9 @@ voices made from espeak-ng recordings; the tiny model has random weights, so the
 
 from __future__ import annotations
 
-import argparse
-import os
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
+
+from docs.screenshots.screen import Step, capture, null_alsa, parse_args, place, prompt_wav, run_steps, start_app
 
 SCRIPT = """# radio-play.txt
 Anna: Did you hear that?
@@ -44,21 +40,9 @@ PROMPTS = (("Fox", "Hello, this is a short recording of my voice.", "en"),
            ("Owl", "Good evening, this is another voice for testing.", "en"))
 
 
-def _null_alsa(folder: Path) -> None:
-    conf = folder / "asound.conf"
-    conf.write_text('pcm.!default { type plug slave.pcm "nullsink" }\npcm.nullsink { type null }\n', encoding="utf-8")
-    os.environ["ALSA_CONFIG_PATH"] = str(conf)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cosy-script-shots-"))
-    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
-    _null_alsa(work)
+    args, work = parse_args("cosy-script-shots-")
+    null_alsa(work)
 
     import torch
 
@@ -69,31 +53,20 @@ def main() -> int:
     engine = Engine(args.model, device="cpu")
     voices = []
     for name, text, _lang in PROMPTS:
-        wav = work / f"{name}.wav"
-        subprocess.run(["espeak-ng", "-w", str(wav), text], check=True)
-        voices.append(engine.create_voice(wav, transcript=text, name=name))
+        voices.append(engine.create_voice(prompt_wav(work, text, name), transcript=text, name=name))
     del engine
 
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
     from app.engine_thread import EngineThread
-    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
 
-    prepare_interpreter()
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
-    install_translators(app, args.language)
+    app = start_app(args.language)
     settings = Settings()
     library = VoiceLibrary(settings.paths.voices)
     for voice in voices:
         library.add(voice)
     window = MainWindow(settings, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     window.script_ctl.max_tokens = 25  # short lines: the tiny model is quick
     suffix = "" if args.language == "en" else "-zh"
     zh = args.language != "en"
@@ -102,13 +75,9 @@ def main() -> int:
 
     def shot(name: str) -> None:
         window.waveform.redraw()  # draw now rather than on the next 30 Hz tick
-        for _ in range(3):
-            app.processEvents()
-        target = args.out / f"{name}{suffix}.png"
-        subprocess.run(["import", "-window", "root", str(target)], check=True)
-        print("wrote", target)
+        capture(app, args.out / f"{name}{suffix}.png")
 
-    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+    steps: list[Step] = []
 
     def when(ready: Callable[[], bool], action: Callable[[], None]) -> None:
         steps.append((ready, action))
@@ -141,16 +110,8 @@ def main() -> int:
     when(lambda: bool(window.takes) and window.takes[-1].state.value == "done", lambda: None)
     when(lambda: True, lambda: window.player.stop())
     when(lambda: True, lambda: shot("script-take"))
-    when(lambda: True, app.quit)
 
-    def tick() -> None:
-        if steps and steps[0][0]():
-            steps.pop(0)[1]()
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(200)
-    app.exec()
+    run_steps(app, steps, 200)
     window.close()
     return 0
 

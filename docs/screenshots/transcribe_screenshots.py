@@ -15,27 +15,14 @@ with the recognizer installed). The tiny models' words mean nothing; the layout 
 
 from __future__ import annotations
 
-import argparse
-import os
 import shutil
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 
-PROMPT = "Hello, this is a short recording of my voice, made for testing the studio."
+from docs.screenshots.screen import Step, capture, parse_args, place, prompt_wav, run_steps, start_app
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("model", type=Path)
-    parser.add_argument("sensevoice", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
-    args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="cosy-asr-shots-"))
-    os.environ["COSY_STUDIO_HOME"] = str(work / "home")
+    args, work = parse_args("cosy-asr-shots-", extra=("sensevoice",))
 
     import torch
 
@@ -43,42 +30,28 @@ def main() -> int:
     from cosycore.engine import Engine
     from cosycore.voices import VoiceLibrary
 
-    wav = work / "prompt.wav"
-    subprocess.run(["espeak-ng", "-w", str(wav), PROMPT], check=True)
+    wav = prompt_wav(work)
     engine = Engine(args.model, device="cpu")
     voice = engine.create_voice(wav, transcript="", name="Narrator" if args.language == "en" else "旁白")
     del engine
 
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
     from app.engine_thread import EngineThread
-    from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
     from app.settings import Settings
     from app.widgets.models_dialog import ModelsDialog
 
-    prepare_interpreter()
-    app = QApplication(sys.argv[:1])
-    app.setApplicationName("Cosy Studio")
-    install_translators(app, args.language)
+    app = start_app(args.language)
     settings = Settings()
     shutil.copytree(args.sensevoice, settings.paths.data / "models" / "SenseVoice-Small")
     VoiceLibrary(settings.paths.voices).add(voice)
     window = MainWindow(settings, engine=EngineThread(torch_threads=1))
-    window.move(10, 10)
-    window.resize(1380, 870)
-    window.show()
+    place(window)
     suffix = "" if args.language == "en" else "-zh"
     args.out.mkdir(parents=True, exist_ok=True)
     dialogs: list[ModelsDialog] = []
 
     def shot(name: str) -> None:
-        for _ in range(3):
-            app.processEvents()
-        target = args.out / f"{name}{suffix}.png"
-        subprocess.run(["import", "-window", "root", str(target)], check=True)
-        print("wrote", target)
+        capture(app, args.out / f"{name}{suffix}.png")
 
     def open_models() -> None:
         dialog = ModelsDialog(settings.paths.data / "models", window)
@@ -88,7 +61,7 @@ def main() -> int:
         dialog.asr_section.focus_first()
         dialogs.append(dialog)
 
-    steps: list[tuple[Callable[[], bool], Callable[[], None]]] = []
+    steps: list[Step] = []
 
     def when(ready: Callable[[], bool], action: Callable[[], None]) -> None:
         steps.append((ready, action))
@@ -102,16 +75,8 @@ def main() -> int:
     when(lambda: True, open_models)
     when(lambda: True, lambda: shot("models-asr"))
     when(lambda: True, lambda: dialogs[-1].close())
-    when(lambda: True, app.quit)
 
-    def tick() -> None:
-        if steps and steps[0][0]():
-            steps.pop(0)[1]()
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(200)
-    app.exec()
+    run_steps(app, steps, 200)
     window.close()
     return 0
 

@@ -310,3 +310,24 @@ def library_with_voice(settings: Settings, tiny_engine_voice: Voice):
     lib = VoiceLibrary(settings.paths.voices)
     lib.add(tiny_engine_voice)
     return lib
+
+
+def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[int, int] | None = (1200, 800),
+                timeout: int = 5000):
+    """A shown main window on ``model`` with ``engine`` (a test double or an EngineThread), once the model
+    is loaded; ``size`` None keeps the window's own size. Handed to qtbot, which closes it after the test."""
+    from app.main_window import MainWindow
+
+    w = MainWindow(settings, model_dir=model, engine=engine)
+    qtbot.addWidget(w)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    qtbot.waitUntil(lambda: w.model_info is not None, timeout=timeout)
+    return w
+
+
+@pytest.fixture
+def window(qtbot, settings: Settings, fake_engine: FakeEngine, library_with_voice, tiny_cv2_model: Path):
+    """The main window (1200x800) on the tiny model with the engine's test double and one saved voice."""
+    return open_window(qtbot, settings, fake_engine, tiny_cv2_model)

@@ -26,20 +26,6 @@ from app.takes import Take, TakeList, TakeState, take_file_stem
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _window(qtbot, settings, engine, model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=model, engine=engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    return _window(qtbot, settings, fake_engine, tiny_cv2_model)
-
-
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there.", mode: str = "cross_lingual") -> Take:
     w.controls.set_mode(mode)
     w.editor.set_text(text)
@@ -50,7 +36,7 @@ def _make_take(qtbot, w: MainWindow, text: str = "Hello there.", mode: str = "cr
 
 def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, settings, recorded_chunks,
                                                     tiny_cv2_model: Path) -> None:
-    from conftest import FakeEngine
+    from conftest import FakeEngine, open_window
 
     w = window
     first = _make_take(qtbot, w, "First take.")
@@ -63,7 +49,7 @@ def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, 
     assert json.loads((settings.paths.data / "takes" / first.uid / META_NAME).read_text(encoding="utf-8"))["state"] \
         == "done"
 
-    again = _window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
+    again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
     takes = list(again.takes)
     assert [t.number for t in takes] == [1, 2]
     assert [t.text for t in takes] == ["First take.", "Second take, happily."]
@@ -240,7 +226,7 @@ def test_takes_rows_line_up_whatever_their_text(qtbot, window: MainWindow) -> No
 def test_ctrl_q_keeps_the_takes_and_the_text(qtbot, window: MainWindow, settings, recorded_chunks,
                                              tiny_cv2_model: Path) -> None:
     """Problem 1 by keyboard: Ctrl+Q (the Quit shortcut) closes the window and loses nothing."""
-    from conftest import FakeEngine
+    from conftest import FakeEngine, open_window
 
     w = window
     take = _make_take(qtbot, w, "Made before quitting.")
@@ -249,6 +235,6 @@ def test_ctrl_q_keeps_the_takes_and_the_text(qtbot, window: MainWindow, settings
     qtbot.keyClick(w.editor.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not w.isVisible(), timeout=5000)
     assert w.engine.shut_down
-    again = _window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
+    again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
     assert [t.text for t in again.takes] == ["Made before quitting."] and again.takes[0].uid == take.uid
     assert again.editor.text() == "Still writing when I quit"

@@ -29,16 +29,6 @@ def _no_user_lexicon(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "cli-app-lexicon.csv"))
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def _edit_cell(qtbot, dialog: LexiconDialog, row: int, column: int, text: str) -> None:
     """Type ``text`` into a cell as a user does: open its editor, type, Enter."""
     table = dialog.table

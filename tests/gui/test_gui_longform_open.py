@@ -13,16 +13,6 @@ from app.text_files import EDITOR_MAX_CHARS, looks_like_script, read_text_file
 from cosycore.errors import InputError
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def test_open_txt_and_md_into_the_editor(qtbot, window: MainWindow, tmp_path: Path) -> None:
     w = window
     w.editor.set_text("My own words.")

@@ -27,16 +27,6 @@ from app.playback import PlayState
 from app.takes import TakeState
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def _visible(widget) -> bool:
     return not widget.isHidden()
 

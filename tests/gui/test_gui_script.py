@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import pytest
 from PySide6.QtGui import QTextCharFormat
 
 from app.main_window import MainWindow
@@ -22,20 +21,6 @@ Zed: Who is it?
 [pause 2x]
 Anna (volume.loud): Nobody at all.
 """
-
-
-def _window(qtbot, settings, engine, model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=model, engine=engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    return _window(qtbot, settings, fake_engine, tiny_cv2_model)
 
 
 def _underlines(w: MainWindow, line: int) -> list[tuple[int, int]]:
@@ -140,7 +125,7 @@ def test_cast_table_follows_the_script(qtbot, window: MainWindow) -> None:
 
 def test_cast_and_mode_survive_a_restart(qtbot, window: MainWindow, settings, recorded_chunks,
                                          tiny_cv2_model: Path) -> None:
-    from conftest import FakeEngine
+    from conftest import FakeEngine, open_window
 
     w = window
     _script_mode(qtbot, w, "Anna: Hello.\nBen (whispering): Quiet.\n")
@@ -148,7 +133,7 @@ def test_cast_and_mode_survive_a_restart(qtbot, window: MainWindow, settings, re
     w.cast_table.set_instruction("Ben", "emotion.sad")
     w.close()
 
-    again = _window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
+    again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
     assert again.controls.mode == "script" and not again.cast_table.isHidden()
     assert again.editor.text() == "Anna: Hello.\nBen (whispering): Quiet.\n"
     assert again.cast_table.entries() == [CastEntry("Anna", "Tester", ""), CastEntry("Ben", "", "emotion.sad")]

@@ -89,14 +89,10 @@ def test_full_disk_keeps_the_old_file_and_leaves_no_debris(tmp_path: Path, monke
 
 
 @pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    w.controls.set_mode("cross_lingual")
-    return w
+def window(window: MainWindow) -> MainWindow:
+    """The conftest's window, in cross-lingual mode."""
+    window.controls.set_mode("cross_lingual")
+    return window
 
 
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there.") -> Take:
