@@ -22,14 +22,13 @@ from ..errors import (
     HubUnreachableError,
     InsufficientSpaceError,
 )
+from ..paths import HOME_ENV as HOME_ENV  # re-exported: the models folder follows $COSY_STUDIO_HOME
+from ..paths import user_data_dir
 
 logger = logging.getLogger(__name__)
 
 
-APP_NAME = "Cosy Studio"  # the same names as app/settings.py, so the app and the CLI share one folder
-APP_AUTHOR = "CosyStudio"
 MODELS_ENV = "COSY_STUDIO_MODELS"  # overrides the models folder (portable installs, tests)
-HOME_ENV = "COSY_STUDIO_HOME"  # the app's own override: models then live in $COSY_STUDIO_HOME/data/models
 STAGING_DIR = ".staging"
 STATE_NAME = ".cosy-download.json"
 PART_SUFFIX = ".part"
@@ -51,17 +50,13 @@ def default_models_dir() -> Path:
     """Where models are installed unless the user picks another folder.
 
     ``$COSY_STUDIO_MODELS``, else ``$COSY_STUDIO_HOME/data/models``, else ``models/`` in the
-    platform's user data folder (the folder the app keeps its voices in). Nothing is created here.
+    platform's user data folder (:func:`cosycore.paths.user_data_dir`, where the voices are too).
+    Nothing is created here.
     """
     explicit = os.environ.get(MODELS_ENV)
     if explicit:
         return Path(explicit)
-    home = os.environ.get(HOME_ENV)
-    if home:
-        return Path(home) / "data" / "models"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, APP_AUTHOR)) / "models"
+    return user_data_dir() / "models"
 
 
 def _offline_requested() -> bool:
