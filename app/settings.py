@@ -21,7 +21,15 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
-from cosycore.paths import APP_AUTHOR, APP_NAME, studio_home, user_cache_dir, user_data_dir, user_log_dir
+from cosycore.paths import (
+    APP_AUTHOR,
+    APP_NAME,
+    ensure_legacy_moved,
+    studio_home,
+    user_cache_dir,
+    user_data_dir,
+    user_log_dir,
+)
 from cosycore.studio.lexicon import app_lexicon_path
 from cosycore.voices import default_voices_dir
 
@@ -67,6 +75,7 @@ class AppPaths:
         """The folders the command line uses too ($COSY_VOICES_DIR, $COSY_LEXICON, $COSY_STUDIO_HOME,
         else the platform's). Resolving the voices and the dictionary moves any left in the command
         line's old folder into the shared one, once (cosycore.paths.legacy)."""
+        ensure_legacy_moved()  # also when $COSY_VOICES_DIR and $COSY_LEXICON both point elsewhere
         return cls(data=user_data_dir(), cache=user_cache_dir(), logs=user_log_dir(),
                    lexicon_file=app_lexicon_path(), voices_dir=default_voices_dir())
 

@@ -289,3 +289,15 @@ def test_ensure_runs_once_per_process(folders: Path) -> None:
     _write(legacy_data_dir() / "voices" / "late.cosyvoice", b"late")
     assert legacy.ensure_legacy_moved() is None  # the next process moves it
     assert (legacy_data_dir() / "voices" / "late.cosyvoice").exists()
+
+
+def test_the_app_moves_the_old_files_even_when_both_overrides_point_elsewhere(
+        folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.settings import AppPaths
+
+    monkeypatch.setenv("COSY_VOICES_DIR", str(folders / "my voices"))
+    monkeypatch.setenv("COSY_LEXICON", str(folders / "words.csv"))
+    old = _write(legacy_data_dir() / "voices" / "anna.cosyvoice", b"old anna")
+    assert AppPaths.default().voices == folders / "my voices"
+    assert not old.exists()
+    assert (platform_data_dir() / "voices" / "anna.cosyvoice").read_bytes() == b"old anna"
