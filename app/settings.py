@@ -24,6 +24,7 @@ from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
 from cosycore.paths import (
     APP_AUTHOR,
     APP_NAME,
+    default_models_dir,
     ensure_legacy_moved,
     studio_home,
     user_cache_dir,
@@ -59,11 +60,17 @@ class AppPaths:
     logs: Path
     lexicon_file: Path | None = None  # the app-wide pronunciation dictionary; None: data / "lexicon.csv"
     voices_dir: Path | None = None  # the voice library; None: data / "voices"
+    models_dir: Path | None = None  # where the Models dialog installs; None: data / "models"
 
     @property
     def voices(self) -> Path:
         """The voice library folder (``cosycore voice list`` reads the same one)."""
         return self.voices_dir or self.data / "voices"
+
+    @property
+    def models(self) -> Path:
+        """Where models are downloaded to (``cosycore models`` uses the same folder)."""
+        return self.models_dir or self.data / "models"
 
     @property
     def lexicon(self) -> Path:
@@ -77,7 +84,8 @@ class AppPaths:
         line's old folder into the shared one, once (cosycore.paths.legacy)."""
         ensure_legacy_moved()  # also when $COSY_VOICES_DIR and $COSY_LEXICON both point elsewhere
         return cls(data=user_data_dir(), cache=user_cache_dir(), logs=user_log_dir(),
-                   lexicon_file=app_lexicon_path(), voices_dir=default_voices_dir())
+                   lexicon_file=app_lexicon_path(), voices_dir=default_voices_dir(),
+                   models_dir=default_models_dir())
 
 
 def _as_bool(value: object, default: bool) -> bool:

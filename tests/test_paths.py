@@ -76,7 +76,7 @@ def test_app_and_command_line_resolve_the_same_folders(folders: Path) -> None:
     assert paths.data == data
     assert paths.voices == default_voices_dir() == data / "voices"
     assert paths.lexicon == app_lexicon_path() == data / "lexicon.csv"
-    assert default_models_dir() == paths.data / "models"
+    assert paths.models == default_models_dir() == data / "models"
     from cosycore.checksums import cache_path
 
     assert cache_path().parent == paths.cache
@@ -112,7 +112,12 @@ def test_the_portable_home_and_the_overrides_still_win(folders: Path, monkeypatc
     paths = AppPaths.default()
     assert paths.voices == default_voices_dir() == folders / "my voices"
     assert paths.lexicon == app_lexicon_path() == folders / "words.csv"
-    assert paths.data == home / "data"  # takes and models stay in the home
+    monkeypatch.setenv("COSY_STUDIO_MODELS", str(folders / "my models"))
+    paths = AppPaths.default()
+    assert paths.voices == default_voices_dir() == folders / "my voices"
+    assert paths.lexicon == app_lexicon_path() == folders / "words.csv"
+    assert paths.models == default_models_dir() == folders / "my models"
+    assert paths.data == home / "data"  # takes stay in the home
 
     monkeypatch.delenv("COSY_STUDIO_HOME")
     assert AppPaths.default().voices == default_voices_dir() == folders / "my voices"

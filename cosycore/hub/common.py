@@ -22,13 +22,15 @@ from ..errors import (
     HubUnreachableError,
     InsufficientSpaceError,
 )
-from ..paths import HOME_ENV as HOME_ENV  # re-exported: the models folder follows $COSY_STUDIO_HOME
-from ..paths import user_data_dir
+
+# re-exported: the models folder is defined with the other user folders
+from ..paths import HOME_ENV as HOME_ENV
+from ..paths import MODELS_ENV as MODELS_ENV
+from ..paths import default_models_dir as default_models_dir
 
 logger = logging.getLogger(__name__)
 
 
-MODELS_ENV = "COSY_STUDIO_MODELS"  # overrides the models folder (portable installs, tests)
 STAGING_DIR = ".staging"
 STATE_NAME = ".cosy-download.json"
 PART_SUFFIX = ".part"
@@ -44,19 +46,6 @@ UNLISTED_MARGIN = 64 << 20  # a file the hub lists without a size may exceed the
 PROGRESS_INTERVAL = 0.1  # seconds between progress callbacks while bytes flow ...
 MIN_PROGRESS_INTERVAL = 0.02  # ... or this often when another 1/1000 of the download arrived
 SPEED_WINDOW = 5.0  # seconds of transfer the speed is averaged over
-
-
-def default_models_dir() -> Path:
-    """Where models are installed unless the user picks another folder.
-
-    ``$COSY_STUDIO_MODELS``, else ``$COSY_STUDIO_HOME/data/models``, else ``models/`` in the
-    platform's user data folder (:func:`cosycore.paths.user_data_dir`, where the voices are too).
-    Nothing is created here.
-    """
-    explicit = os.environ.get(MODELS_ENV)
-    if explicit:
-        return Path(explicit)
-    return user_data_dir() / "models"
 
 
 def _offline_requested() -> bool:

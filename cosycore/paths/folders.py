@@ -20,6 +20,7 @@ import platformdirs
 APP_NAME = "Cosy Studio"  # the platform folders' names (and the app's QSettings names)
 APP_AUTHOR = "CosyStudio"  # used by platformdirs on Windows only
 HOME_ENV = "COSY_STUDIO_HOME"  # a portable home: data/, cache/ and logs/ inside it
+MODELS_ENV = "COSY_STUDIO_MODELS"  # overrides the models folder (portable installs, tests)
 LEGACY_DIR_NAME = "CosyStudio"  # the command line's data folder name before version 1 of this module
 
 
@@ -35,6 +36,18 @@ def user_data_dir() -> Path:
     if home is not None:
         return home / "data"
     return platform_data_dir()
+
+
+def default_models_dir() -> Path:
+    """Where models are installed unless the user picks another folder.
+
+    ``$COSY_STUDIO_MODELS``, else ``models/`` in :func:`user_data_dir` (``$COSY_STUDIO_HOME/data/models``
+    or the platform's folder, beside the voices). Nothing is created here.
+    """
+    explicit = os.environ.get(MODELS_ENV)
+    if explicit:
+        return Path(explicit)
+    return user_data_dir() / "models"
 
 
 def user_cache_dir() -> Path:
