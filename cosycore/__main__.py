@@ -6,7 +6,8 @@ Subcommands:
   PCM on standard output, in zero_shot, cross_lingual or instruct mode, from a prompt recording or
   a saved voice;
 * ``voice add|list|show|remove|transcribe``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR``
-  or the platform's user data folder); ``transcribe``: a recording's words (:mod:`cosycore.studio.transcribe`);
+  or ``voices/`` in the data folder the app uses too, :mod:`cosycore.paths`); ``transcribe``: a
+  recording's words (:mod:`cosycore.studio.transcribe`);
 * ``synth --script``: a dialogue script with a cast, to one file plus SRT/VTT subtitles and stems;
   ``--lexicon``: a pronunciation dictionary (:mod:`cosycore.studio`);
 * ``text``: the sentences exactly as the engine will speak them; ``render``: a long .txt/.md file to

@@ -21,7 +21,7 @@ APP_NAME = "Cosy Studio"  # the platform folders' names (and the app's QSettings
 APP_AUTHOR = "CosyStudio"  # used by platformdirs on Windows only
 HOME_ENV = "COSY_STUDIO_HOME"  # a portable home: data/, cache/ and logs/ inside it
 MODELS_ENV = "COSY_STUDIO_MODELS"  # overrides the models folder (portable installs, tests)
-LEGACY_DIR_NAME = "CosyStudio"  # the command line's data folder name before version 1 of this module
+LEGACY_DIR_NAME = "CosyStudio"  # the command line's data folder name before it shared the app's (cosycore.paths.legacy)
 
 
 def studio_home() -> Path | None:
