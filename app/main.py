@@ -153,8 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_AUTHOR)
+    # Logging first (the folder is AppPaths.default().logs): opening the settings resolves the voices
+    # and the dictionary, which may move files from the command line's old folder, and says so in the log.
+    from cosycore.paths import user_log_dir
+
+    _setup_logging(args.log_level, user_log_dir())
     settings = Settings()
-    _setup_logging(args.log_level, settings.paths.logs)
     install_translators(app, args.language or settings.language)
 
     from .main_window import MainWindow

@@ -5,8 +5,9 @@ property with a default, so a missing, stale or hand-edited value can never reac
 app as the wrong type. The store carries a ``settings_version`` key; :meth:`Settings.migrate` brings
 older stores up to :data:`SETTINGS_VERSION` once, when the settings are opened.
 
-File locations (saved voices, logs, cache) come from ``platformdirs`` and can be redirected for
-tests or portable installs with the ``COSY_STUDIO_HOME`` environment variable.
+File locations (saved voices, logs, cache) come from :mod:`cosycore.paths`, the one definition the
+command line uses too (``platformdirs``, redirected for tests or portable installs with the
+``COSY_STUDIO_HOME`` environment variable).
 """
 
 from __future__ import annotations
@@ -14,24 +15,30 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QByteArray, QSettings
 
 from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
+from cosycore.paths import (
+    APP_AUTHOR,
+    APP_NAME,
+    default_models_dir,
+    ensure_legacy_moved,
+    studio_home,
+    user_cache_dir,
+    user_data_dir,
+    user_log_dir,
+)
 from cosycore.studio.lexicon import app_lexicon_path
+from cosycore.voices import default_voices_dir
 
 from .user_presets import UserPreset, parse_user_presets
 
 logger = logging.getLogger(__name__)
 
-APP_NAME = "Cosy Studio"
-APP_AUTHOR = "CosyStudio"
 SETTINGS_VERSION = 1
-HOME_ENV = "COSY_STUDIO_HOME"
 MODES = ("zero_shot", "cross_lingual", "instruct", "script")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (0.5, 2.0)
@@ -48,14 +55,22 @@ MAX_MEASURED_RTFS = 32  # model/device/quality combinations whose real-time fact
 class AppPaths:
     """Folders the app writes to. Created on first use, never at import time."""
 
-    data: Path  # saved voices live in data / "voices"
+    data: Path  # takes, models and (unless voices_dir says otherwise) saved voices live in here
     cache: Path
     logs: Path
     lexicon_file: Path | None = None  # the app-wide pronunciation dictionary; None: data / "lexicon.csv"
+    voices_dir: Path | None = None  # the voice library; None: data / "voices"
+    models_dir: Path | None = None  # where the Models dialog installs; None: data / "models"
 
     @property
     def voices(self) -> Path:
-        return self.data / "voices"
+        """The voice library folder (``cosycore voice list`` reads the same one)."""
+        return self.voices_dir or self.data / "voices"
+
+    @property
+    def models(self) -> Path:
+        """Where models are downloaded to (``cosycore models`` uses the same folder)."""
+        return self.models_dir or self.data / "models"
 
     @property
     def lexicon(self) -> Path:
@@ -64,17 +79,13 @@ class AppPaths:
 
     @classmethod
     def default(cls) -> AppPaths:
-        lexicon = app_lexicon_path()  # shared with the command line ($COSY_LEXICON, $COSY_STUDIO_HOME, user data)
-        home = os.environ.get(HOME_ENV)
-        if home:
-            root = Path(home)
-            return cls(data=root / "data", cache=root / "cache", logs=root / "logs", lexicon_file=lexicon)
-        return cls(
-            data=Path(platformdirs.user_data_dir(APP_NAME, APP_AUTHOR)),
-            cache=Path(platformdirs.user_cache_dir(APP_NAME, APP_AUTHOR)),
-            logs=Path(platformdirs.user_log_dir(APP_NAME, APP_AUTHOR)),
-            lexicon_file=lexicon,
-        )
+        """The folders the command line uses too ($COSY_VOICES_DIR, $COSY_LEXICON, $COSY_STUDIO_HOME,
+        else the platform's). Resolving the voices and the dictionary moves any left in the command
+        line's old folder into the shared one, once (cosycore.paths.legacy)."""
+        ensure_legacy_moved()  # also when $COSY_VOICES_DIR and $COSY_LEXICON both point elsewhere
+        return cls(data=user_data_dir(), cache=user_cache_dir(), logs=user_log_dir(),
+                   lexicon_file=app_lexicon_path(), voices_dir=default_voices_dir(),
+                   models_dir=default_models_dir())
 
 
 def _as_bool(value: object, default: bool) -> bool:
@@ -136,9 +147,9 @@ class Settings:
 
     def __init__(self, store: QSettings | None = None, paths: AppPaths | None = None) -> None:
         if store is None:
-            home = os.environ.get(HOME_ENV)
-            if home:
-                store = QSettings(str(Path(home) / "settings.ini"), QSettings.Format.IniFormat)
+            home = studio_home()
+            if home is not None:
+                store = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
             else:
                 store = QSettings(APP_AUTHOR, APP_NAME)
         self._s = store

@@ -6,7 +6,8 @@ Subcommands:
   PCM on standard output, in zero_shot, cross_lingual or instruct mode, from a prompt recording or
   a saved voice;
 * ``voice add|list|show|remove|transcribe``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR``
-  or the platform's user data folder); ``transcribe``: a recording's words (:mod:`cosycore.studio.transcribe`);
+  or ``voices/`` in the data folder the app uses too, :mod:`cosycore.paths`); ``transcribe``: a
+  recording's words (:mod:`cosycore.studio.transcribe`);
 * ``synth --script``: a dialogue script with a cast, to one file plus SRT/VTT subtitles and stems;
   ``--lexicon``: a pronunciation dictionary (:mod:`cosycore.studio`);
 * ``text``: the sentences exactly as the engine will speak them; ``render``: a long .txt/.md file to
@@ -229,7 +230,25 @@ def main(argv: Sequence[str] | None = None, io: CliIO | None = None) -> int:
         return parsed
     if not logging.getLogger().handlers:  # embedded callers (tests, other tools) keep their own logging
         logging.basicConfig(level=parsed.log_level, format="%(levelname)s %(name)s: %(message)s")
+    _move_legacy_data(io)
     return _run(parsed, io)
+
+
+def _move_legacy_data(io: CliIO) -> None:
+    """Bring voices and the dictionary from the command line's old folder into the one the app uses
+    (once per process; see cosycore.paths.legacy), and say what happened: the log is quiet by default."""
+    from .paths import ensure_legacy_moved
+    from .safety import escape_control as esc
+
+    report = ensure_legacy_moved()
+    if report is None:
+        return
+    for old, new in report.moved:
+        io.stderr.write(f"note: moved {esc(old)} to {esc(new)} (the folder the app and cosycore share)\n")
+    for item in report.left_behind:
+        io.stderr.write(f"warning: {esc(item.advice)}\n")
+    for problem in report.problems:
+        io.stderr.write(f"warning: {esc(problem)}\n")
 
 
 if __name__ == "__main__":

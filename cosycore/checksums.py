@@ -36,12 +36,11 @@ from typing import Any
 from .atomic_write import write_atomic
 from .errors import StorageError
 from .manifest import recorded_sha256
+from .paths import HOME_ENV as HOME_ENV  # re-exported: the cache follows $COSY_STUDIO_HOME
+from .paths import user_cache_dir
 
 logger = logging.getLogger(__name__)
 
-APP_NAME = "Cosy Studio"  # the same names as app/settings.py: the app's cache folder
-APP_AUTHOR = "CosyStudio"
-HOME_ENV = "COSY_STUDIO_HOME"  # as in app/settings.py: the cache is then $COSY_STUDIO_HOME/cache
 CACHE_NAME = "checksums.json"
 CACHE_SCHEMA = 1
 CACHE_MIN_BYTES = 32 << 20  # smaller files are hashed again each time (well under a second)
@@ -62,12 +61,7 @@ def file_sha256(path: Path | str, chunk: int = HASH_CHUNK) -> str:
 
 def cache_path() -> Path:
     """Where the checksum cache lives (the file may not exist yet)."""
-    home = os.environ.get(HOME_ENV)
-    if home:
-        return Path(home) / "cache" / CACHE_NAME
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir(APP_NAME, APP_AUTHOR)) / CACHE_NAME
+    return user_cache_dir() / CACHE_NAME
 
 
 def _identity(st: os.stat_result) -> dict[str, int]:

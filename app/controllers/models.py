@@ -82,7 +82,7 @@ class ModelsController(QObject):
 
         w = self.w
         # The test synthesis runs on the engine thread, the one owner of torch (no second model beside it).
-        dialog = ModelsDialog(w.settings.paths.data / "models", w, endpoint=w.settings.hub_endpoint or None,
+        dialog = ModelsDialog(w.settings.paths.models, w, endpoint=w.settings.hub_endpoint or None,
                               smoke_test=getattr(w.engine, "smoke_test", None))
         dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
         dialog.endpoint_changed.connect(self._on_dialog_endpoint_changed)

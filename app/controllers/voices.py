@@ -33,7 +33,7 @@ class VoicesController(QObject):
         self.w = window
         self.recorder: Recorder | None = None
         self._refreshing: dict[int, str] = {}  # job id -> name of a voice being made again for this model
-        self.transcriber = Transcriber(window.engine, lambda: window.settings.paths.data / "models", self)
+        self.transcriber = Transcriber(window.engine, lambda: window.settings.paths.models, self)
 
     def connect(self) -> None:
         w = self.w

@@ -23,13 +23,14 @@ from ..errors import (
     InsufficientSpaceError,
 )
 
+# re-exported: the models folder is defined with the other user folders
+from ..paths import HOME_ENV as HOME_ENV
+from ..paths import MODELS_ENV as MODELS_ENV
+from ..paths import default_models_dir as default_models_dir
+
 logger = logging.getLogger(__name__)
 
 
-APP_NAME = "Cosy Studio"  # the same names as app/settings.py, so the app and the CLI share one folder
-APP_AUTHOR = "CosyStudio"
-MODELS_ENV = "COSY_STUDIO_MODELS"  # overrides the models folder (portable installs, tests)
-HOME_ENV = "COSY_STUDIO_HOME"  # the app's own override: models then live in $COSY_STUDIO_HOME/data/models
 STAGING_DIR = ".staging"
 STATE_NAME = ".cosy-download.json"
 PART_SUFFIX = ".part"
@@ -45,23 +46,6 @@ UNLISTED_MARGIN = 64 << 20  # a file the hub lists without a size may exceed the
 PROGRESS_INTERVAL = 0.1  # seconds between progress callbacks while bytes flow ...
 MIN_PROGRESS_INTERVAL = 0.02  # ... or this often when another 1/1000 of the download arrived
 SPEED_WINDOW = 5.0  # seconds of transfer the speed is averaged over
-
-
-def default_models_dir() -> Path:
-    """Where models are installed unless the user picks another folder.
-
-    ``$COSY_STUDIO_MODELS``, else ``$COSY_STUDIO_HOME/data/models``, else ``models/`` in the
-    platform's user data folder (the folder the app keeps its voices in). Nothing is created here.
-    """
-    explicit = os.environ.get(MODELS_ENV)
-    if explicit:
-        return Path(explicit)
-    home = os.environ.get(HOME_ENV)
-    if home:
-        return Path(home) / "data" / "models"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP_NAME, APP_AUTHOR)) / "models"
 
 
 def _offline_requested() -> bool:

@@ -42,11 +42,11 @@ from pathlib import Path
 from ..errors import InputError
 from ..frontend.text import PROTECTED_TAGS, find_control_markers
 from ..frontend.tokenizer import ARPABET_PHONES, PINYIN_PHONES
-from ..voices import APP_DIR_NAME, Voice, write_atomic
+from ..paths import ensure_legacy_moved, user_data_dir
+from ..voices import Voice, write_atomic
 
 CSV_HEADER = ("term", "replacement", "whole_word", "case_sensitive")
 APP_LEXICON_ENV = "COSY_LEXICON"  # overrides the app-wide dictionary's path (CLI, app, tests)
-STUDIO_HOME_ENV = "COSY_STUDIO_HOME"  # the app's portable home folder (its data in $COSY_STUDIO_HOME/data)
 MAX_TERM_CHARS = 200
 MAX_ENTRIES = 100_000
 MAX_CSV_BYTES = 16 * 1024 * 1024
@@ -247,17 +247,17 @@ def combine(*layers: Lexicon | None) -> Lexicon | None:
 
 
 def app_lexicon_path() -> Path:
-    """The app-wide dictionary: ``$COSY_LEXICON``, else ``$COSY_STUDIO_HOME/data/lexicon.csv`` (the app's
-    portable home, as for its models), else ``lexicon.csv`` in the user data folder. The app edits this file."""
+    """The app-wide dictionary: ``$COSY_LEXICON``, else ``lexicon.csv`` in the user data folder the app
+    and the command line share (:func:`cosycore.paths.user_data_dir`: ``$COSY_STUDIO_HOME/data`` or the
+    platform's ``Cosy Studio`` folder). The app edits this file.
+
+    The first call in a process moves a dictionary left in the command line's old folder into it.
+    """
     env = os.environ.get(APP_LEXICON_ENV)
     if env:
         return Path(env)
-    home = os.environ.get(STUDIO_HOME_ENV, "").strip()
-    if home:
-        return Path(home) / "data" / "lexicon.csv"
-    import platformdirs
-
-    return platformdirs.user_data_path(APP_DIR_NAME, appauthor=False) / "lexicon.csv"
+    ensure_legacy_moved()
+    return user_data_dir() / "lexicon.csv"
 
 
 def load_app_lexicon() -> Lexicon | None:

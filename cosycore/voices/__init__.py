@@ -10,7 +10,6 @@ Every public name is importable from here; ``write_atomic`` too (it lives in
 
 from ..atomic_write import write_atomic
 from .library import (
-    APP_DIR_NAME,
     VOICES_DIR_ENV,
     BrokenVoice,
     VoiceInfo,
@@ -55,7 +54,6 @@ from .voice_file import (
 )
 
 __all__ = [
-    "APP_DIR_NAME",
     "ARRAY_NAMES",
     "EMBEDDING_DIM",
     "FORMAT_NAME",

@@ -15,13 +15,13 @@ from pathlib import Path
 
 from ..atomic_write import _storage_reason
 from ..errors import CosyError, InputError, StorageError
+from ..paths import ensure_legacy_moved, user_data_dir
 from .voice import MAX_NAME_CHARS, Voice
 from .voice_file import VOICE_SUFFIX, _damaged, _open_zip, _read_header, load_voice, save_voice
 
 logger = logging.getLogger(__name__)
 
 VOICES_DIR_ENV = "COSY_VOICES_DIR"  # overrides the library folder (CLI, app, tests)
-APP_DIR_NAME = "CosyStudio"  # folder name under the platform's user data directory
 
 _UNSAFE_NAME_CHARS = re.compile(r'[/\\:*?"<>|]')
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
@@ -52,17 +52,18 @@ def voice_file_stem(name: str) -> str:
 
 
 def default_voices_dir() -> Path:
-    """The voice library folder: ``$COSY_VOICES_DIR`` if set, else ``<user data dir>/CosyStudio/voices``.
+    """The voice library folder: ``$COSY_VOICES_DIR`` if set, else ``voices/`` in the user data folder
+    the app and the command line share (:func:`cosycore.paths.user_data_dir`: ``$COSY_STUDIO_HOME/data``
+    or the platform's ``Cosy Studio`` folder).
 
-    The user data dir comes from platformdirs (``~/.local/share`` on Linux, ``~/Library/Application
-    Support`` on macOS, ``%LOCALAPPDATA%`` on Windows). Nothing is created here.
+    The first call in a process moves voices left in the command line's old folder into it
+    (:func:`cosycore.paths.ensure_legacy_moved`); otherwise nothing is created here.
     """
     override = os.environ.get(VOICES_DIR_ENV, "").strip()
     if override:
         return Path(override).expanduser()
-    import platformdirs
-
-    return platformdirs.user_data_path(APP_DIR_NAME, appauthor=False) / "voices"
+    ensure_legacy_moved()
+    return user_data_dir() / "voices"
 
 
 @dataclass(frozen=True)
