@@ -52,14 +52,19 @@ def summary(res: dict[str, float]) -> str:
 
 
 def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
+    """The model of ``--model-dir`` (loaded as the engine loads it: an ``--quant`` LM packed to int8 while
+    it loads) or the full-size architecture with random weights built in memory (the float LM whole, then
+    ``--quant`` packs it). The LM leaves here quantized when ``args.quant`` says so."""
+    dtype = getattr(torch, args.dtype)
     if args.model_dir:
-        model = CosyModel.load(args.model_dir, device=dev)
+        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=getattr(args, "quant", None))
     else:
         model = build_random_model(release_config(args.family), dev)
-    dtype = getattr(torch, args.dtype)
-    if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
-        model.llm.to(dtype)
-        model.flow.to(dtype)
+        if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
+            model.llm.to(dtype)
+            model.flow.to(dtype)
+    if getattr(args, "quant", None) and model.llm.quantization is None:
+        model.llm.quantize_int8(args.quant)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
