@@ -1,7 +1,7 @@
 """Speed modes of the engine, one scenario per command, on the full-size architectures with random weights.
 
     # peak memory of loading alone, and of one draft request, from a full-size random-weight folder
-    # (written once by: .venv/bin/python -m cosycore.testing.tiny_model /tmp/cv2-full --family cosyvoice2 --release-sizes)
+    # (written once by .venv/bin/python -m cosycore.testing.tiny_model, see README "Performance")
     .venv/bin/python bench/bench_perf.py load --quality draft --model-dir /tmp/cv2-full
     .venv/bin/python bench/bench_perf.py request --quality draft --model-dir /tmp/cv2-full --audio-seconds 5 --runs 1
     # one synthesis request, streamed, with the per-stage split (exact mode)

@@ -52,14 +52,18 @@ def summary(res: dict[str, float]) -> str:
 
 
 def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
-    """The model of ``--model-dir`` (loaded as the engine loads it: an ``--quant`` LM packed to int8 while
-    it loads) or the full-size architecture with random weights built in memory (the float LM whole, then
-    ``--quant`` packs it). The LM leaves here quantized when ``args.quant`` says so."""
+    """The model of ``--model-dir`` or the full-size architecture with random weights, built in memory.
+
+    An ``args.quant`` LM is packed to int8 while it loads or is built, one decoder layer at a time, as
+    the engine loads it (the same numbers as packing the float LM afterwards, less memory); with a
+    ``--dtype`` other than float32 the random LM is built whole, cast, then packed."""
     dtype = getattr(torch, args.dtype)
+    quant = getattr(args, "quant", None)
     if args.model_dir:
-        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=getattr(args, "quant", None))
+        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=quant)
     else:
-        model = build_random_model(release_config(args.family), dev)
+        model = build_random_model(release_config(args.family), dev,
+                                   llm_quant=quant if dtype == torch.float32 else None)
         if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
             model.llm.to(dtype)
             model.flow.to(dtype)

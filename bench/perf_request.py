@@ -273,10 +273,10 @@ def _rss_gib() -> float | None:
 
 def scenario_load(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
     """Load the model as ``request`` does (``--quality``, ``--quant``) and nothing else: the report's
-    ``peak_rss_gib`` is then the peak of loading alone. With ``--model-dir`` the folder is loaded as
-    the engine loads it (an int8 LM packed layer by layer); without it the float LM is built in memory
-    whole first, which the app never does (write a full-size random folder with
-    ``python -m cosycore.testing.tiny_model DIR --family cosyvoice2 --release-sizes``)."""
+    ``peak_rss_gib`` is then the peak of loading alone. Random weights are built in memory; a folder
+    (``--model-dir``; a full-size one with random weights is written by
+    ``python -m cosycore.testing.tiny_model DIR --family cosyvoice2 --release-sizes``) is loaded as
+    the engine loads a release, memory-mapped."""
     t0 = time.perf_counter()
     apply_quality(args, dev)
     model = load_or_build(args, dev)

@@ -117,7 +117,7 @@ def test_int8_load_checks_the_keys_first(tmp_path: Path, cv2_dir: Path) -> None:
     sd = torch.load(cv2_dir / "llm.pt", map_location="cpu", weights_only=True)
     del sd["llm.model.model.layers.1.mlp.up_proj.weight"]
     torch.save(sd, path)
-    with pytest.raises(StateDictMismatchError, match="layers.1.mlp.up_proj"):
+    with pytest.raises(StateDictMismatchError, match=r"layers\.1\.mlp\.up_proj"):
         load_llm(load_model_config(cv2_dir), path, quantize="int8")
 
 
