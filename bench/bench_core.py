@@ -29,21 +29,59 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from torch import nn
 
-from cosycore.config import ModelConfig
+from cosycore.config import LLMConfig, ModelConfig
 from cosycore.flow import build_flow
-from cosycore.lm.speech_lm import SpeechLM
+from cosycore.lm.qwen2 import RMSNorm
+from cosycore.lm.speech_lm import SpeechLM, quantize_decoder_layer
 from cosycore.model import CosyModel, SynthesisKnobs, resolve_device
 from cosycore.testing.presets import release_config
 from cosycore.vocoder.load import build_hift, fold_weight_norm
 
 
-def build_random_model(cfg: ModelConfig, device: torch.device) -> CosyModel:
-    """Full-size networks with the default random init, in memory (no files)."""
+def _init_like_construction(module: nn.Module, device: torch.device) -> None:
+    """Give a meta-device module the values its constructor would have drawn: the same initialisers,
+    in the same order, on the same generator."""
+    module.to_empty(device=device)
+    for m in module.modules():
+        if isinstance(m, RMSNorm):
+            nn.init.ones_(m.weight)
+        elif isinstance(m, (nn.Linear, nn.Embedding)):
+            m.reset_parameters()
+
+
+def _random_int8_lm(cfg: LLMConfig, device: torch.device, mode: str) -> SpeechLM:
+    """The random LM of :func:`build_random_model`, value for value, packed to int8 one decoder layer
+    at a time (as ``load_llm(..., quantize=...)`` packs a release's), so the float LM never exists whole."""
+    with torch.device("meta"):
+        llm = SpeechLM(cfg)
+    scheme = llm.check_quantizable(mode)
+    _init_like_construction(llm.qwen.embed_tokens, device)
+    swapped = 0
+    for layer in llm.qwen.layers:
+        _init_like_construction(layer, device)
+        with torch.random.fork_rng(devices=[]):  # fusing builds a Linear, whose init draws numbers
+            swapped += quantize_decoder_layer(layer, scheme)
+    for name, module in llm.named_children():  # constructed after the backbone, in this order
+        if name != "qwen":
+            _init_like_construction(module, device)
+    _init_like_construction(llm.qwen.norm, device)  # ones: no random draw, the order does not matter
+    with torch.random.fork_rng(devices=[]):
+        llm.quantize_int8_heads(mode, swapped)
+    return llm
+
+
+def build_random_model(cfg: ModelConfig, device: torch.device, llm_quant: str | None = None) -> CosyModel:
+    """Full-size networks with the default random init, in memory (no files).
+
+    ``llm_quant`` (CPU): the LM packed to int8 while it is built, with the values it would have had
+    packed after building it whole (the memory of the engine's loading, not of building a float LM).
+    """
     gen_state = torch.random.get_rng_state()
     torch.manual_seed(0)
     with torch.device(device):
-        llm = SpeechLM(cfg.llm)
+        llm = SpeechLM(cfg.llm) if llm_quant is None else _random_int8_lm(cfg.llm, device, llm_quant)
         flow = build_flow(cfg.flow, device=device)
         hift = build_hift(cfg)
     torch.random.set_rng_state(gen_state)

@@ -1,5 +1,9 @@
 """Speed modes of the engine, one scenario per command, on the full-size architectures with random weights.
 
+    # peak memory of loading alone, and of one draft request, from a full-size random-weight folder
+    # (written once by .venv/bin/python -m cosycore.testing.tiny_model, see README "Performance")
+    .venv/bin/python bench/bench_perf.py load --quality draft --model-dir /tmp/cv2-full
+    .venv/bin/python bench/bench_perf.py request --quality draft --model-dir /tmp/cv2-full --audio-seconds 5 --runs 1
     # one synthesis request, streamed, with the per-stage split (exact mode)
     .venv/bin/python bench/bench_perf.py request --family cosyvoice2 --threads 2
     # the same with the speed options (any combination)
@@ -20,6 +24,7 @@
     # ... and its CPU dry run: the same code path on a tiny model, to prove the command executes
     .venv/bin/python bench/bench_perf.py request --device cuda --dtype bfloat16 --compile --warmup --dry-run
 
+``load`` loads the model as ``request`` does and stops: its peak memory is that of loading alone.
 ``request`` prints time to first audio, real-time factor, LM tokens/s, peak memory and the time
 spent in each stage: frontend (text normalisation, tokenisation, prompt mel/fbank features; the two
 ONNX frontend networks are not part of a random-weights setup), LM prefill, LM decode (including
@@ -51,7 +56,7 @@ from perf_common import (
 )
 from perf_flow import scenario_draft, scenario_mel_diff, scenario_precision
 from perf_llm import scenario_llm_accuracy, scenario_llm_speed
-from perf_request import THREAD_VARIANTS, scenario_busy, scenario_profile, scenario_request
+from perf_request import THREAD_VARIANTS, scenario_busy, scenario_load, scenario_profile, scenario_request
 
 from cosycore.config import QUALITY_MODES
 from cosycore.errors import ModelLoadError
@@ -63,8 +68,8 @@ from cosycore.token2wav import FLOW_CACHE_MODES
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("scenario", choices=["request", "busy", "llm-speed", "llm-accuracy", "draft", "precision",
-                                         "profile", "mel-diff"])
+    ap.add_argument("scenario", choices=["request", "load", "busy", "llm-speed", "llm-accuracy", "draft",
+                                         "precision", "profile", "mel-diff"])
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flow-cache", choices=FLOW_CACHE_MODES, default="off")
     ap.add_argument("--warmup", action="store_true", help="run cosycore.perf.warm_up() after loading")
     ap.add_argument("--quality", choices=QUALITY_MODES, default=None,
-                    help="request: the engine's options of this quality mode (overrides --quant/--draft/--bf16/"
+                    help="request, load: the engine's options of this quality mode (overrides --quant/--draft/--bf16/"
                          "--flow-cache)")
     ap.add_argument("--flow-cache-mb", type=float, default=None,
                     help="request: bound of the flow cache (default: none; --quality: the engine's 512)")
@@ -128,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     scenarios: dict[str, Callable[[argparse.Namespace, torch.device], dict[str, Any]]] = {
         "request": scenario_request, "llm-speed": scenario_llm_speed, "llm-accuracy": scenario_llm_accuracy,
         "draft": scenario_draft, "precision": scenario_precision, "profile": scenario_profile,
-        "busy": scenario_busy, "mel-diff": scenario_mel_diff,
+        "busy": scenario_busy, "mel-diff": scenario_mel_diff, "load": scenario_load,
     }
     results = scenarios[args.scenario](args, dev)
     report = {

@@ -52,14 +52,23 @@ def summary(res: dict[str, float]) -> str:
 
 
 def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
-    if args.model_dir:
-        model = CosyModel.load(args.model_dir, device=dev)
-    else:
-        model = build_random_model(release_config(args.family), dev)
+    """The model of ``--model-dir`` or the full-size architecture with random weights, built in memory.
+
+    An ``args.quant`` LM is packed to int8 while it loads or is built, one decoder layer at a time, as
+    the engine loads it (the same numbers as packing the float LM afterwards, less memory); with a
+    ``--dtype`` other than float32 the random LM is built whole, cast, then packed."""
     dtype = getattr(torch, args.dtype)
-    if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
-        model.llm.to(dtype)
-        model.flow.to(dtype)
+    quant = getattr(args, "quant", None)
+    if args.model_dir:
+        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=quant)
+    else:
+        model = build_random_model(release_config(args.family), dev,
+                                   llm_quant=quant if dtype == torch.float32 else None)
+        if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
+            model.llm.to(dtype)
+            model.flow.to(dtype)
+    if getattr(args, "quant", None) and model.llm.quantization is None:
+        model.llm.quantize_int8(args.quant)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)

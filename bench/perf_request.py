@@ -260,13 +260,35 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     }
 
 
+def _rss_gib() -> float | None:
+    """The process's resident memory now (Linux), GiB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 2**20
+    except OSError:
+        pass
+    return None
+
+
+def scenario_load(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
+    """Load the model as ``request`` does (``--quality``, ``--quant``) and nothing else: the report's
+    ``peak_rss_gib`` is then the peak of loading alone. Random weights are built in memory; a folder
+    (``--model-dir``; a full-size one with random weights is written by
+    ``python -m cosycore.testing.tiny_model DIR --family cosyvoice2 --release-sizes``) is loaded as
+    the engine loads a release, memory-mapped."""
+    t0 = time.perf_counter()
+    apply_quality(args, dev)
+    model = load_or_build(args, dev)
+    return {"load_s": time.perf_counter() - t0, "llm_quantization": model.llm.quantization,
+            "rss_after_load_gib": _rss_gib(), "model_dir": str(args.model_dir or "(random weights in memory)")}
+
+
 def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]:
     t0 = time.perf_counter()
+    apply_quality(args, dev)
     model = load_or_build(args, dev)
     cfg = model.cfg
-    apply_quality(args, dev)
-    if args.quant:
-        model.llm.quantize_int8(args.quant)
     load_s = time.perf_counter() - t0
     flow = flow_settings(args)
     warm_s = warm_up_frontend(cfg.mel) + warm_up(model, flow=flow, flow_cache=args.flow_cache) if args.warmup else 0.0
@@ -322,10 +344,8 @@ def scenario_busy(args: argparse.Namespace, dev: torch.device) -> dict[str, Any]
     The OpenMP wait policy is the process's (``OMP_WAIT_POLICY`` in the environment; run the
     scenario once per policy to compare them). Reports medians and the busy/quiet ratios.
     """
-    model = load_or_build(args, dev)
     apply_quality(args, dev)
-    if args.quant:
-        model.llm.quantize_int8(args.quant)
+    model = load_or_build(args, dev)
     flow = flow_settings(args)
     cfg = model.cfg
     inputs = make_inputs(cfg.family, args.prompt_seconds)
@@ -372,8 +392,6 @@ def scenario_profile(args: argparse.Namespace, dev: torch.device) -> dict[str, A
     from torch.profiler import ProfilerActivity, profile
 
     model = load_or_build(args, dev)
-    if args.quant:
-        model.llm.quantize_int8(args.quant)
     flow = flow_settings(args)
     cfg = model.cfg
     inputs = make_inputs(cfg.family, args.prompt_seconds)

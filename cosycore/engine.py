@@ -49,6 +49,7 @@ import torch
 
 from .cancel import cancel_scope, scoped
 from .config import Family, TextReading
+from .devices import resolve_device
 from .errors import CosyError, InputError, ModelLoadError
 from .failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
 from .flow.cache import FlowCache
@@ -215,13 +216,15 @@ class Engine:
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
-        self.model = CosyModel.load(model_dir, device=device, dtype=dtype)
-        self.cfg = self.model.cfg
+        dev = resolve_device(device)
         self.requested_quality = quality if perf is None else "custom"
-        self.quality = resolve_quality(quality, self.model.device, measured_rtfs) if perf is None else "custom"
-        self.perf = quality_options(self.quality, self.model.device) if perf is None else perf
+        self.quality = resolve_quality(quality, dev, measured_rtfs) if perf is None else "custom"
+        self.perf = quality_options(self.quality, dev) if perf is None else perf
         if quality != self.quality and perf is None:
-            logger.info("quality %s chose %s on %s", quality, self.quality, self.model.device)
+            logger.info("quality %s chose %s on %s", quality, self.quality, dev)
+        # The int8 LM is packed while it loads: its float weights never all exist at once (peak memory).
+        self.model = CosyModel.load(model_dir, device=dev, dtype=dtype, llm_quant=self.perf.llm_quant)
+        self.cfg = self.model.cfg
         apply_load_options(self.model, self.perf)
         self.text_reading: TextReading = (readings.default_text_reading(self.perf.exact) if text_reading is None
                                           else readings.check_text_reading(text_reading))

@@ -69,11 +69,15 @@ class CosyModel:
 
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",
-             dtype: torch.dtype = torch.float32) -> CosyModel:
-        """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass."""
+             dtype: torch.dtype = torch.float32, *, llm_quant: str | None = None) -> CosyModel:
+        """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass.
+
+        ``llm_quant`` (``"int8"`` …, CPU only; see :func:`~cosycore.lm.load.load_llm`) packs the LM to
+        int8 while it loads, so its float weights never exist in memory all at once.
+        """
         cfg = load_model_config(model_dir)
         dev = resolve_device(device)
-        llm = load_llm(cfg, device=dev, dtype=dtype)
+        llm = load_llm(cfg, device=dev, dtype=dtype, quantize=llm_quant)
         flow = load_flow(cfg, device=dev, dtype=dtype)
         hift = load_hift(cfg, device=dev)
         logger.info("loaded %s from %s on %s", cfg.family, cfg.model_dir, dev)

@@ -149,8 +149,12 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
 
 
 def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
-    """Apply the load-time options to a freshly loaded model (quantize or move the LM to vLLM, then warm up)."""
-    if options.llm_quant is not None:
+    """Apply the load-time options to a freshly loaded model (quantize or move the LM to vLLM, then warm up).
+
+    An LM already loaded in ``options.llm_quant`` (``CosyModel.load(..., llm_quant=...)``, which packs it
+    layer by layer and so needs less memory) is kept as it is.
+    """
+    if options.llm_quant is not None and model.llm.quantization != options.llm_quant:
         model.llm.quantize_int8(options.llm_quant)
     if options.llm_backend == "vllm":
         from .lm.vllm_backend import use_vllm  # imports vllm only when asked for

@@ -103,11 +103,9 @@ def _format_keys(keys: list[str], limit: int = 12) -> str:
     return shown + (f" … and {len(keys) - limit} more" if len(keys) > limit else "")
 
 
-def assign_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> None:
-    """Load ``sd`` into ``module`` strictly, assigning tensors instead of copying.
-
-    Raises :class:`StateDictMismatchError` listing the missing, unexpected and mis-shaped keys.
-    """
+def check_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> None:
+    """Raise :class:`StateDictMismatchError` listing the keys of ``sd`` that ``module`` lacks, those it
+    wants and ``sd`` lacks, and the mis-shaped ones; reads shapes only (works on the meta device)."""
     expected = module.state_dict(keep_vars=True)
     missing = sorted(set(expected) - set(sd))
     unexpected = sorted(set(sd) - set(expected))
@@ -128,6 +126,15 @@ def assign_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> N
             f"{source} does not fit the architecture described by the yaml ({'; '.join(parts)}). "
             "The checkpoint and the yaml come from different releases; download the folder again."
         )
+
+
+def assign_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> None:
+    """Load ``sd`` into ``module`` strictly, assigning tensors instead of copying.
+
+    Raises :class:`StateDictMismatchError` listing the missing, unexpected and mis-shaped keys.
+    """
+    check_state_dict(module, sd, source)
+    expected = module.state_dict(keep_vars=True)
     # Match the module's parameter dtypes (a bf16 checkpoint loads into fp32 modules and back).
     cast = {k: (v.to(expected[k].dtype) if v.dtype != expected[k].dtype and v.is_floating_point() else v)
             for k, v in sd.items()}

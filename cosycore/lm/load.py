@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -10,8 +12,8 @@ import torch
 from ..config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig
 from ..devices import resolve_device
 from ..errors import ConfigMismatchError
-from ..weights import StateDict, assign_state_dict, load_checkpoint, normalize_keys
-from .speech_lm import SpeechLM
+from ..weights import StateDict, assign_state_dict, check_state_dict, load_checkpoint, normalize_keys
+from .speech_lm import SpeechLM, quantize_decoder_layer
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +88,9 @@ def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
              quantize: str | None = None) -> SpeechLM:
     """Build :class:`SpeechLM` on the meta device and fill it from ``llm.pt`` (strict, no copy).
 
-    ``quantize="int8"`` (CPU only) swaps the linear layers for int8 ones after loading
-    (:meth:`SpeechLM.quantize_int8`); ``None``, the default, keeps the exact float weights.
+    ``quantize="int8"`` (CPU only) packs the linear layers to int8 while loading, one decoder layer at a
+    time, with the numbers of :meth:`SpeechLM.quantize_int8` on the float model and without ever holding
+    the whole float model; ``None``, the default, keeps the exact float weights.
 
     ``path`` defaults to ``<model_dir>/llm.pt`` when ``cfg`` is a :class:`ModelConfig`. Raises
     :class:`ConfigMismatchError` when ``CosyVoice-BlankEN/config.json`` (or the yaml) disagrees
@@ -108,12 +111,81 @@ def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
     _check_against_config(sd, llm_cfg, path, config_json, yaml_name)
     with torch.device("meta"):
         model = SpeechLM(llm_cfg)
-    assign_state_dict(model, sd, path)
-    model = model.to(device=dev, dtype=dtype).eval()
-    model.requires_grad_(False)
-    if quantize is not None:
-        model.quantize_int8(quantize)
+    if quantize is None:
+        assign_state_dict(model, sd, path)
+        model = model.to(device=dev, dtype=dtype)
+    else:
+        check_state_dict(model, sd, path)
+        # A zip checkpoint is mapped afresh for each part (below); a legacy one cannot be mapped, so
+        # it stays read in as a whole.
+        whole = None if zipfile.is_zipfile(path) else sd
+        del sd  # the mapping of the whole file must not outlive this point
+        _fill_int8(model, lambda keep: _checkpoint_part(path, keep, whole), path, quantize, dev, dtype)
+    model.eval().requires_grad_(False)
     logger.info("loaded %s LM from %s (%d layers, width %d) on %s as %s", llm_cfg.family, path,
                 llm_cfg.qwen.num_layers, llm_cfg.qwen.hidden_size, dev, dtype)
     return model
 
+
+def _checkpoint_part(path: Path, keep: Callable[[str], bool], whole: StateDict | None) -> StateDict:
+    """The tensors of ``llm.pt`` whose (normalised) keys ``keep`` accepts.
+
+    Each call maps the file anew (``torch.load(mmap=True)`` maps the whole file as one block that
+    lives as long as any tensor taken from it), so once the caller drops these tensors, the pages
+    they were read from leave the process's memory.
+    """
+    sd = whole if whole is not None else normalize_keys(load_checkpoint(path), "llm")
+    return {k: v for k, v in sd.items() if keep(k)}
+
+
+def _fill_int8(model: SpeechLM, read: Callable[[Callable[[str], bool]], StateDict], path: Path, mode: str,
+               dev: torch.device, dtype: torch.dtype) -> None:
+    """Fill the meta-device ``model`` from its checkpoint and pack it to int8, one part at a time.
+
+    Each decoder layer is read, cast, fused and packed (:func:`quantize_decoder_layer`) before the
+    next is read, then the text-token table and the heads (:meth:`SpeechLM.quantize_int8_heads`); a
+    part's float weights are dropped once packed. So the float backbone, 2 GB for the 0.5B LM, never
+    exists at once: packing it whole set the peak memory of fast and draft mode (README
+    "Performance"). The numbers are those of :meth:`SpeechLM.quantize_int8` on the float model.
+    """
+    scheme = model.check_quantizable(mode)
+    swapped = 0
+    for i, layer in enumerate(model.qwen.layers):
+        prefix = f"qwen.layers.{i}."
+        part = read(_under(prefix))
+        _materialize(layer, {k[len(prefix):]: v for k, v in part.items()}, path, dev, dtype)
+        del part
+        swapped += quantize_decoder_layer(layer, scheme)
+        _own_tensors(layer)
+    rest = read(lambda k: not k.startswith("qwen.layers."))
+    for name, module in _outside_layers(model):
+        _materialize(module, {k[len(name) + 1:]: v for k, v in rest.items() if k.startswith(name + ".")},
+                     path, dev, dtype)
+    del rest, module  # the float text-token table and head are dropped once packed (next line)
+    model.quantize_int8_heads(mode, swapped)
+    for _, module in _outside_layers(model):
+        _own_tensors(module)
+
+
+def _outside_layers(model: SpeechLM) -> list[tuple[str, torch.nn.Module]]:
+    """The modules of ``model`` with weights outside the decoder layers, with their key prefixes."""
+    owners = [(f"qwen.{n}", m) for n, m in model.qwen.named_children() if n != "layers"]
+    return owners + [(n, m) for n, m in model.named_children() if n != "qwen"]
+
+
+def _under(prefix: str) -> Callable[[str], bool]:
+    return lambda key: key.startswith(prefix)
+
+
+def _materialize(module: torch.nn.Module, sd: StateDict, path: Path, dev: torch.device, dtype: torch.dtype) -> None:
+    """Assign ``sd`` into the meta-device ``module`` (strict), on ``dev`` in ``dtype``."""
+    assign_state_dict(module, sd, path)
+    module.to(device=dev, dtype=dtype)
+
+
+def _own_tensors(module: torch.nn.Module) -> None:
+    """Copy the float parameters still read from the checkpoint's mapping (norms, the speech-token
+    table) into the process's own memory, so that the mapping is released when its part is dropped."""
+    with torch.no_grad():
+        for p in module.parameters():
+            p.data = p.data.clone()

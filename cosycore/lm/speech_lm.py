@@ -39,7 +39,7 @@ from ..config import LLMConfig
 from ..errors import InputError
 from .bistream import BistreamDecoder
 from .kv_cache import KVCache
-from .quant import Int8Embedding, int8_linear, parse_llm_quant, replace_linears
+from .quant import Int8Embedding, QuantScheme, int8_linear, parse_llm_quant, replace_linears
 from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, _sliced_context, _static_context
 from .sampling import RasSampler, Sampler, greedy_sampler
 from .token_ids import ENDOFPROMPT_ID, TokenIds, _as_ids
@@ -210,20 +210,26 @@ class SpeechLM(nn.Module):
         rows (about 400 MB less memory). The speech-token table and the sos/task_id rows stay
         float32. Cannot be undone; load the model again for exact outputs.
         """
+        scheme = self.check_quantizable(mode)
+        n = sum(quantize_decoder_layer(layer, scheme) for layer in self.qwen.layers)
+        self.quantize_int8_heads(mode, n, embeddings=embeddings)
+
+    def check_quantizable(self, mode: str) -> QuantScheme:
+        """The kernel of ``mode``; raises ``ValueError`` for an unknown mode or an LM already quantized."""
         if self.quantization is not None:
             raise ValueError(f"this LM is already quantized ({self.quantization})")
-        scheme = parse_llm_quant(mode)
-        for layer in self.qwen.layers:  # fewer, larger int8 products: q/k/v and gate/up fused
-            assert isinstance(layer, DecoderLayer)
-            layer.self_attn.fuse()
-            layer.mlp.fuse()
-        n = replace_linears(self.qwen, scheme, skip=("embed_tokens",))
+        return parse_llm_quant(mode)
+
+    def quantize_int8_heads(self, mode: str, layers_done: int, *, embeddings: bool = True) -> None:
+        """The last step of :meth:`quantize_int8`, once every decoder layer is int8
+        (:func:`quantize_decoder_layer`): ``llm_decoder`` and, with ``embeddings``, the text-token table."""
+        scheme = self.check_quantizable(mode)
         # setattr: the attributes are declared as nn.Linear / nn.Embedding; the int8 modules are drop-ins.
         setattr(self, "llm_decoder", int8_linear(self.llm_decoder, scheme))  # noqa: B010
         if embeddings:
             setattr(self.qwen, "embed_tokens", Int8Embedding(self.qwen.embed_tokens))  # noqa: B010
         self.quantization = mode
-        logger.info("LM quantized: %d linear layers + llm_decoder as int8 (%s)%s", n, scheme,
+        logger.info("LM quantized: %d linear layers + llm_decoder as int8 (%s)%s", layers_done, scheme,
                     ", text embeddings as int8 rows" if embeddings else "")
 
     # ---- scores ------------------------------------------------------------------------
@@ -368,3 +374,13 @@ class SpeechLM(nn.Module):
                 logger.debug("bistream max_len %d reached while text was still arriving", max_len)
                 return
         yield from decoder.finish(min_len=min_len)
+
+
+def quantize_decoder_layer(layer: nn.Module, scheme: QuantScheme) -> int:
+    """Fuse q/k/v and gate/up of one decoder layer (fewer, larger int8 products) and swap its linear
+    layers for int8 ones, in place; returns how many were swapped. Each int8 layer depends on its own
+    weights only, so packing the layers one at a time gives the numbers of packing them all at once."""
+    assert isinstance(layer, DecoderLayer)
+    layer.self_attn.fuse()
+    layer.mlp.fuse()
+    return replace_linears(layer, scheme)

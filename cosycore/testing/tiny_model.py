@@ -22,7 +22,9 @@ shared conformance folders keep 512 for that reason.
 
 The yaml comes from :mod:`.tiny_yaml` and the ONNX graphs from :mod:`.tiny_onnx`; this module writes
 the folder and the checkpoints. Everything is a function of the family and the seed. Run
-``python -m cosycore.testing.tiny_model DIR --family cosyvoice2``.
+``python -m cosycore.testing.tiny_model DIR --family cosyvoice2``; ``--release-sizes`` writes the same
+folder at the release's widths (random weights, about 2.6 GB), which ``bench/bench_perf.py --model-dir``
+loads as the app does.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..weights import LLM_QWEN_PREFIX
 from .tiny_onnx import _save_onnx, campplus_graph, speech_tokenizer_graph
 from .tiny_tokenizer import write_tiny_qwen_tokenizer
-from .tiny_yaml import FAMILIES, TinySizes, tiny_yaml
+from .tiny_yaml import FAMILIES, RELEASE_SIZES, TinySizes, tiny_yaml
 
 logger = logging.getLogger(__name__)
 
@@ -239,10 +241,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("dir", type=Path, help="destination folder (created if missing)")
     parser.add_argument("--family", choices=FAMILIES, required=True)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--release-sizes", action="store_true",
+                        help="the release's full widths instead of tiny ones (about 2.6 GB; for memory benchmarks)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
-        report = write_tiny_model(args.dir, args.family, args.seed)
+        report = write_tiny_model(args.dir, args.family, args.seed,
+                                  RELEASE_SIZES if args.release_sizes else TinySizes())
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -28,6 +28,7 @@ class TinySizes:
     unet_channels: int = 64  # 256
     unet_head_dim: int = 16  # 64
     unet_heads: int = 2  # 8
+    unet_blocks: int = 1  # 4
     unet_mid_blocks: int = 2  # 12
     dit_dim: int = 64  # 1024
     dit_depth: int = 2  # 22
@@ -37,6 +38,14 @@ class TinySizes:
     hift_channels: int = 64  # 512
     f0_channels: int = 32  # 512
 
+
+# The release widths: a full-size folder with random weights (benchmarks of loading and memory).
+RELEASE_SIZES = TinySizes(
+    qwen_hidden=896, qwen_layers=24, qwen_heads=14, qwen_kv_heads=2, qwen_intermediate=4864, qwen_vocab=151936,
+    flow_token_dim=512, encoder_heads=8, encoder_ffn=2048, encoder_blocks=6, unet_channels=256, unet_head_dim=64,
+    unet_heads=8, unet_blocks=4, unet_mid_blocks=12, dit_dim=1024, dit_depth=22, dit_heads=16, dit_head_dim=64,
+    pre_lookahead_channels=1024, hift_channels=512, f0_channels=512,
+)
 
 
 _HEADER = """\
@@ -139,7 +148,7 @@ _UNET_V2 = """\
             channels: [{unet_channels}]
             dropout: 0.0
             attention_head_dim: {unet_head_dim}
-            n_blocks: 1
+            n_blocks: {unet_blocks}
             num_mid_blocks: {unet_mid_blocks}
             num_heads: {unet_heads}
             act_fn: 'gelu'
