@@ -2,7 +2,9 @@
 
 The check needs no model download and no display: it starts Qt (any platform plugin, including
 ``offscreen``), finds the bundled resources, writes a tiny random-weight model into a temporary
-folder (:func:`cosycore.testing.tiny_model.write_tiny_model`), loads it with the engine, speaks one
+folder (:func:`cosycore.testing.tiny_model.write_tiny_model`) after checking that wetext's English
+text normalisation spells out a number (it needs its grammar files and the contractions package's
+data, both data files a bundle must carry), loads it with the engine, speaks one
 sentence through the text frontend, transcribes the test prompt with a tiny random-weight SenseVoice
 model through sherpa-onnx (:func:`cosycore.testing.tiny_sensevoice.write_tiny_sensevoice`; a build
 without sherpa-onnx's libraries fails here), and plays the audio on the default output device. A
@@ -63,6 +65,20 @@ def _check_qt(out: IO[str]) -> Any:
         raise SelfTestError(f"the app icon in {root / 'icons'} could not be loaded (Qt's svg plugin missing?)")
     _say(out, f"qt: {QApplication.platformName()} platform, resources in {root}")
     return app
+
+
+NORMALISE_SAMPLE = "I've got 25 apples."  # wetext reads it as "I've got twenty five apples."
+
+
+def _check_text(out: IO[str]) -> None:
+    from cosycore.frontend.text_original import wetext_normalize
+
+    start = time.perf_counter()
+    text = wetext_normalize(NORMALISE_SAMPLE, "en")  # falls back to word by word, then to the text as it is
+    if any(c.isdigit() for c in text):
+        raise SelfTestError(f"text normalisation left {NORMALISE_SAMPLE!r} as {text!r}: wetext or its data "
+                            "(its grammar files, the contractions package's json files) is missing from this build")
+    _say(out, f"text: {NORMALISE_SAMPLE!r} reads {text!r} ({time.perf_counter() - start:.1f} s)")
 
 
 def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
@@ -141,6 +157,7 @@ def run_self_test(out: IO[str] | None = None, *, play: Callable[[IO[str], np.nda
     torch.set_num_threads(1)
     try:
         app = _check_qt(stream)
+        _check_text(stream)
         with tempfile.TemporaryDirectory(prefix="cosy-self-test-") as tmp:
             audio, rate = _synthesise(stream, Path(tmp) / "tiny-cosyvoice2")
             _transcribe(stream, Path(tmp) / "tiny-sensevoice")

@@ -20,7 +20,8 @@ def test_self_test_speaks_a_sentence(qapp) -> None:
     code = self_test.run_self_test(out, play=lambda _out, audio, rate: played.append((audio, rate)))
     text = out.getvalue()
     assert code == 0, text
-    assert [line.split(":")[0] for line in text.splitlines()[:5]] == ["qt", "model", "engine", "speech", "asr"]
+    steps = ["qt", "text", "model", "engine", "speech", "asr"]
+    assert [line.split(":")[0] for line in text.splitlines()[:6]] == steps
     assert "asr: tiny SenseVoice via sherpa-onnx" in text
     assert text.rstrip().splitlines()[-1].startswith("self-test OK in")
     (audio, rate), = played
@@ -47,3 +48,20 @@ def test_a_build_without_sherpa_onnx_fails_at_speech_recognition(qapp, monkeypat
     assert self_test.run_self_test(out, play=lambda _out, _audio, rate: played.append(rate)) == 1
     assert "self-test FAILED: Transcription needs the sherpa-onnx package" in out.getvalue()
     assert "asr:" not in out.getvalue() and played == []
+
+
+def test_a_build_without_wetext_data_fails_at_text_normalisation(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bundle without the contractions package's json files fails the same way: importing wetext raises.
+    from cosycore.frontend import text_original
+
+    monkeypatch.setitem(sys.modules, "wetext", None)  # import wetext now raises ImportError
+    text_original._normalizer.cache_clear()  # the normaliser the engine may have built already
+    try:
+        out = io.StringIO()
+        assert self_test.run_self_test(out, play=lambda _out, _audio, _rate: None) == 1
+    finally:
+        monkeypatch.undo()
+        text_original._normalizer.cache_clear()
+    assert "self-test FAILED: text normalisation left \"I've got 25 apples.\" as \"I've got 25 apples.\"" \
+        in out.getvalue()
+    assert "model:" not in out.getvalue()
