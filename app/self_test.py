@@ -2,9 +2,13 @@
 
 The check needs no model download and no display: it starts Qt (any platform plugin, including
 ``offscreen``), finds the bundled resources, writes a tiny random-weight model into a temporary
-folder (:func:`cosycore.testing.tiny_model.write_tiny_model`), loads it with the engine, speaks one
-sentence through the text frontend, and plays the audio on the default output device. A machine
-without any output device passes with a note; a build whose PortAudio library is missing fails.
+folder (:func:`cosycore.testing.tiny_model.write_tiny_model`) after checking that wetext's English
+text normalisation spells out a number (it needs its grammar files and the contractions package's
+data, both data files a bundle must carry), loads it with the engine, speaks one
+sentence through the text frontend, transcribes the test prompt with a tiny random-weight SenseVoice
+model through sherpa-onnx (:func:`cosycore.testing.tiny_sensevoice.write_tiny_sensevoice`; a build
+without sherpa-onnx's libraries fails here), and plays the audio on the default output device. A
+machine without any output device passes with a note; a build whose PortAudio library is missing fails.
 
 Each step prints one line with its time; the exit code is 0 when everything worked, 1 otherwise.
 """
@@ -63,6 +67,20 @@ def _check_qt(out: IO[str]) -> Any:
     return app
 
 
+NORMALISE_SAMPLE = "I've got 25 apples."  # wetext reads it as "I've got twenty five apples."
+
+
+def _check_text(out: IO[str]) -> None:
+    from cosycore.frontend.text_original import wetext_normalize
+
+    start = time.perf_counter()
+    text = wetext_normalize(NORMALISE_SAMPLE, "en")  # falls back to word by word, then to the text as it is
+    if any(c.isdigit() for c in text):
+        raise SelfTestError(f"text normalisation left {NORMALISE_SAMPLE!r} as {text!r}: wetext or its data "
+                            "(its grammar files, the contractions package's json files) is missing from this build")
+    _say(out, f"text: {NORMALISE_SAMPLE!r} reads {text!r} ({time.perf_counter() - start:.1f} s)")
+
+
 def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
     from cosycore.engine import Engine, SynthesisRequest
     from cosycore.testing.tiny_model import write_tiny_model
@@ -84,6 +102,23 @@ def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
     _say(out, f"speech: {audio.size / engine.sample_rate:.2f} s of audio in {len(chunks)} chunk(s), "
          f"{time.perf_counter() - start:.1f} s")
     return audio, engine.sample_rate
+
+
+def _transcribe(out: IO[str], folder: Path) -> None:
+    """Speech recognition as the app's Transcribe does it: sherpa-onnx loads a SenseVoice folder and decodes."""
+    from cosycore.asr.sensevoice import SenseVoice
+    from cosycore.testing.tiny_sensevoice import write_tiny_sensevoice
+
+    start = time.perf_counter()
+    # model.onnx (float): the int8 file would need onnxruntime's quantizer, which only this check would use
+    write_tiny_sensevoice(folder, seed=0, int8=False)
+    recognizer = SenseVoice.load(folder, threads=1)
+    transcript = recognizer.transcribe(_prompt_audio(), PROMPT_RATE, what="the test prompt")
+    if transcript.language != "en":  # the tiny model answers "auto" with <|en|>; anything else is a broken decode
+        raise SelfTestError(f"speech recognition heard the language {transcript.language!r} instead of 'en' "
+                            "(sherpa-onnx or its onnxruntime in this build is broken)")
+    _say(out, f"asr: tiny SenseVoice via sherpa-onnx, {len(transcript.text.split())} word(s) in "
+         f"{time.perf_counter() - start:.1f} s")
 
 
 def _play(out: IO[str], audio: np.ndarray, sample_rate: int) -> None:
@@ -122,8 +157,10 @@ def run_self_test(out: IO[str] | None = None, *, play: Callable[[IO[str], np.nda
     torch.set_num_threads(1)
     try:
         app = _check_qt(stream)
+        _check_text(stream)
         with tempfile.TemporaryDirectory(prefix="cosy-self-test-") as tmp:
             audio, rate = _synthesise(stream, Path(tmp) / "tiny-cosyvoice2")
+            _transcribe(stream, Path(tmp) / "tiny-sensevoice")
         play(stream, audio, rate)
         del app
     except Exception as e:  # the whole point is to report any failure as a result, not a crash
