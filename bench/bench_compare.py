@@ -142,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.summarize:
         print(summarize(args.out))
         return 0
-    with baseline_tree(args.baseline_commit) as base:
+    if "previous" in args.which and not args.baseline_commit:
+        ap.error("--which previous needs --baseline-commit")
+    baseline = baseline_tree(args.baseline_commit) if "previous" in args.which else contextlib.nullcontext(REPO)
+    with baseline as base:
         for family in args.families:
             for quality in args.qualities:
                 for which in args.which:

@@ -56,6 +56,51 @@ def test_cancel_lands_inside_a_flow_call(engine: Engine, voice, monkeypatch: pyt
     assert list(engine.synthesize(_request(voice)))  # the engine is usable again
 
 
+def test_cancel_lands_inside_one_estimator_call(engine: Engine, voice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One U-Net call over a long prefix takes tenths of a second on a CPU: a cancel in its first middle
+    stage stops the call there (the up stage never runs)."""
+    estimator = engine.model.flow.decoder.estimator
+    reached: list[str] = []
+    mid, up = estimator.mid_blocks[0], estimator.up_blocks[0]
+    mid_run, up_run = mid.run, up.run
+
+    def in_mid(*args, **kwargs):
+        reached.append("mid")
+        engine.cancel()
+        return mid_run(*args, **kwargs)
+
+    def in_up(*args, **kwargs):
+        reached.append("up")
+        return up_run(*args, **kwargs)
+
+    monkeypatch.setattr(mid, "run", in_mid)
+    monkeypatch.setattr(up, "run", in_up)
+    assert list(engine.synthesize(_request(voice))) == []
+    assert reached == ["mid"]
+    monkeypatch.undo()
+    assert list(engine.synthesize(_request(voice)))  # the engine is usable again
+
+
+def test_cancel_lands_between_dit_blocks(cv3_engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fun-CosyVoice3's DiT estimator checks for cancel before each transformer block."""
+    blocks = cv3_engine.model.flow.decoder.estimator.transformer_blocks
+    assert len(blocks) >= 2
+    reached: list[int] = []
+    for i, block in enumerate(blocks):
+        original = block.forward
+
+        def spy(*args, _i=i, _original=original, **kwargs):
+            reached.append(_i)
+            if _i == 0:
+                cv3_engine.cancel()
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(block, "forward", spy)
+    cv3_voice = cv3_engine.create_voice(_speechlike(3.0), 24000, name="Tester3", transcript="")
+    assert list(cv3_engine.synthesize(_request(cv3_voice))) == []
+    assert reached == [0]  # block 1 never started
+
+
 def test_cancel_lands_between_vocoder_blocks(engine: Engine, voice, monkeypatch: pytest.MonkeyPatch) -> None:
     ups = engine.model.hift.ups
     reached: list[int] = []

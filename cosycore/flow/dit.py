@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..cancel import cancel_point
 from ..config import DiTConfig
 from ..errors import StateDictMismatchError
 from .cache import StepCache
@@ -400,6 +401,7 @@ class DiT(nn.Module):
             rope = (cos[start:], sin[start:])  # the new frames' absolute positions
             attn_mask, row_keep = chunk_mask_rows(start, length, start + length, chunk, x.device), None  # [T, S]
         for block in self.transformer_blocks:
+            cancel_point()  # a cancelled request stops between blocks (one call takes tenths of a second on a CPU)
             h = block(h, temb, rope, attn_mask, row_keep, state)  # [B, T, D]
         h = self.norm_out(h, temb)  # [B, T, D]
         return self.proj_out(h).transpose(1, 2)  # [B, M_out, T]

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..cancel import cancel_point
 from ..config import UNetConfig
 from ..errors import ConfigError
 from .cache import StepCache
@@ -319,7 +320,11 @@ class CausalConditionalDecoder(nn.Module):
         skip = down.run(h, mask, temb, bias, state)  # [B, F, T]
         h = down.conv(skip, mask, state)
         for mid in self.mid_blocks:
+            # One estimator call over a long prefix takes a few tenths of a second on a CPU: a
+            # cancelled request stops between its stages too, not only between Euler steps.
+            cancel_point()
             h = cast(UNetStage, mid).run(h, mask, temb, bias, state)
+        cancel_point()
         up = cast(UNetStage, self.up_blocks[0])
         h = torch.cat([h[:, :, : skip.shape[-1]], skip], dim=1)  # [B, 2F, T]
         h = up.conv(up.run(h, mask, temb, bias, state), mask, state)
