@@ -124,6 +124,15 @@ def test_the_portable_home_and_the_overrides_still_win(folders: Path, monkeypatc
     assert AppPaths.default().lexicon == folders / "words.csv"
 
 
+def test_the_vllm_export_cache_lives_in_the_one_cache_folder(folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosycore.lm.vllm_backend import default_cache_dir
+    from cosycore.paths import user_cache_dir
+
+    assert default_cache_dir() == user_cache_dir() / "vllm"
+    monkeypatch.setenv("COSY_STUDIO_HOME", str(folders / "portable"))
+    assert default_cache_dir() == folders / "portable" / "cache" / "vllm"
+
+
 def test_no_move_under_a_portable_home(folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     old = _write(legacy_data_dir() / "voices" / "anna.cosyvoice", b"old anna")
     monkeypatch.setenv("COSY_STUDIO_HOME", str(folders / "portable"))

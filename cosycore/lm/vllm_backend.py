@@ -74,10 +74,11 @@ def require_vllm(device: torch.device | str) -> None:
 
 
 def default_cache_dir() -> Path:
-    """Where exports for vLLM are kept: ``<user cache>/CosyStudio/vllm``."""
-    import platformdirs
+    """Where exports for vLLM are kept: ``vllm/`` in the one cache folder of the app and the CLI
+    (:func:`cosycore.paths.user_cache_dir`, ``$COSY_STUDIO_HOME/cache`` in a portable home)."""
+    from ..paths import user_cache_dir
 
-    return platformdirs.user_cache_path("CosyStudio", appauthor=False) / "vllm"
+    return user_cache_dir() / "vllm"
 
 
 # --------------------------------------------------------------------------------------------
