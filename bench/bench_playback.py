@@ -282,23 +282,32 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--block must be positive")
     if not args.reports and args.run is None:
         ap.error("give reports of bench_perf.py request --json, or --run with bench_perf.py request's arguments")
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            paths = list(args.reports)
-            if args.run is not None:
+    refused = 0  # reports that cannot be simulated are named and skipped (a glob may catch other scenarios)
+    reports = []
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = list(args.reports)
+        if args.run is not None:
+            try:
                 paths.append(measure(args.run, Path(tmp)))
-            reports = [read_report(p) for p in paths]
-        results = [simulate_report(r, args.preroll_from, args.block) for r in reports]
-    except ReportError as e:
-        print(f"bench_playback: {e}", file=sys.stderr)
+            except ReportError as e:
+                print(f"bench_playback: {e}", file=sys.stderr)
+                refused += 1
+        for path in paths:
+            try:
+                reports.append(read_report(path))
+            except ReportError as e:
+                print(f"bench_playback: skipped: {e}", file=sys.stderr)
+                refused += 1
+    if not reports:
         return 2
+    results = [simulate_report(r, args.preroll_from, args.block) for r in reports]
     for result in results:
         print_result(result)
     out = {"preroll_from": args.preroll_from, "block": args.block, "reports": results}
     print(json.dumps(out, indent=1))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")
-    return 0
+    return 2 if refused else 0
 
 
 if __name__ == "__main__":

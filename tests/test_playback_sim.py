@@ -155,6 +155,11 @@ def test_report_without_timelines_is_refused_with_a_clear_message(tmp_path: Path
     assert isinstance(e.value, CosyError) and "bench_perf.py request" in str(e.value)
     assert bp.main([str(old)]) == 2
     assert "no chunk timelines" in capsys.readouterr().err
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_report([_timeline(0, 0.3, GROWING_14S)])))
+    assert bp.main([str(old), str(good)]) == 2  # the readable one is still simulated; the exit says one was not
+    captured = capsys.readouterr()
+    assert "skipped" in captured.err and str(old) in captured.err and "good.json" in captured.out
     other = tmp_path / "llm.json"
     other.write_text(json.dumps({"scenario": "llm-speed", "results": {}}))
     with pytest.raises(bp.ReportError, match="only request reports"):
