@@ -129,11 +129,23 @@ class RingBuffer:
 
 
 class Feed:
-    """What the audio callback reads: the ring and a few flags. Shared with PortAudio's thread."""
+    """What the audio callback reads: the ring and a few flags. Shared with PortAudio's thread.
 
-    def __init__(self, capacity: int, preroll: int) -> None:
+    The first start waits for ``start_delay`` samples of device time after the stream opened (the
+    pre-roll as :func:`preroll_seconds` sizes it: a delay after the first chunk, so that every later
+    chunk of a growing stream is ready before the audio before it has played out) and for
+    ``start_buffer`` buffered samples (the jitter margin). Waiting for the pre-roll as *buffered* audio
+    instead can start too early: at an RTF of 0.9 the 2 s chunk arrives 1.8 s after the first one, 3 s
+    are buffered at once, and the 4 s chunk then comes 0.6 s after the first two have played. After an
+    underrun the feed waits until ``preroll`` samples are buffered again.
+    """
+
+    def __init__(self, capacity: int, preroll: int, *, start_delay: int = 0, start_buffer: int | None = None) -> None:
         self.ring = RingBuffer(capacity)
-        self.preroll = preroll  # samples to buffer before (re)starting
+        self.preroll = preroll  # samples to buffer before restarting after an underrun
+        self.start_delay = max(0, start_delay)  # device samples since the stream opened before the first start
+        self.start_buffer = preroll if start_buffer is None else start_buffer  # samples buffered at the first start
+        self.waited = 0  # device samples handed out as silence before the first start
         self.started = False  # pre-roll reached; cleared again by an underrun
         self.end_of_input = False  # no more samples will be written
         self.drained = False  # end of input reached and everything was handed to the device
@@ -142,16 +154,28 @@ class Feed:
 
     @classmethod
     def for_stream(cls, rate: int, preroll: float, ring_seconds: float = RING_SECONDS) -> Feed:
-        """The feed of a stream at ``rate`` Hz: a ring of ``ring_seconds``, ``preroll`` seconds before playing."""
-        return cls(int(ring_seconds * rate), max(1, int(preroll * rate)))
+        """The feed of a stream at ``rate`` Hz: a ring of ``ring_seconds``; playback starts ``preroll``
+        seconds after the stream opened, less the :data:`MIN_PREROLL` that must be buffered by then."""
+        jitter = min(preroll, MIN_PREROLL)
+        return cls(int(ring_seconds * rate), max(1, int(preroll * rate)),
+                   start_delay=int((preroll - jitter) * rate), start_buffer=max(1, int(jitter * rate)))
+
+    def _may_start(self) -> bool:
+        if self.end_of_input:
+            return True
+        if self.frames_played == 0 and self.underruns == 0:  # the first start: a delay, then a margin
+            return self.waited >= self.start_delay and self.ring.available >= self.start_buffer
+        return self.ring.available >= self.preroll
 
     def fill(self, out: np.ndarray) -> bool:
         """Fill ``out`` (mono float32) for the device; return False once the take has played out."""
         if not self.started:
-            if self.ring.available >= self.preroll or self.end_of_input:
+            if self._may_start():
                 self.started = True
             else:
                 out.fill(0.0)
+                if self.frames_played == 0:
+                    self.waited += out.shape[0]
                 return True
         n = self.ring.read_into(out)
         self.frames_played += n

@@ -48,24 +48,32 @@ GROWING_18S = [1.0, 2.0, 4.0, 4.0, 4.0, 3.0]
 GROWING_14S = [1.0, 2.0, 4.0, 4.0, 3.0]
 
 
-# Found with this simulator: preroll_seconds() is a delay (it assumes playback starts P seconds after
-# the first chunk), but the feed starts as soon as P seconds are *buffered*. At RTF 0.9 the 2 s chunk
-# lands 1.8 s after the first with 3 s buffered (P = 2.91), playback starts then instead of at 2.91 s,
-# the first two chunks are played out 4.8 s after the first arrived, and the 4 s chunk is ready at 5.4 s.
-BUFFER_NOT_DELAY = ("the feed starts when the pre-roll is buffered, not when it has elapsed since the first "
-                    "chunk, which preroll_seconds assumes: a 0.58 s stall at RTF 0.9")
-
-
-@pytest.mark.parametrize("rtf", [0.7, pytest.param(0.9, marks=pytest.mark.xfail(strict=True, reason=BUFFER_NOT_DELAY))])
+# Found with this simulator: preroll_seconds() sizes a delay (playback starts P seconds after the first
+# chunk), but the feed used to start as soon as P seconds were *buffered*. At RTF 0.9 the 2 s chunk
+# lands 1.8 s after the first with 3 s buffered (P = 2.91): playback started then, the first two chunks
+# were played out 4.8 s after the first arrived, and the 4 s chunk was ready at 5.4 s (a 0.58 s stall).
+# The feed now waits P less the buffered margin of device time before its first start.
+@pytest.mark.parametrize("rtf", [0.3, 0.45, 0.6, 0.7, 0.8, 0.9, 0.99])
 def test_below_real_time_the_apps_preroll_plays_without_underruns(rtf: float) -> None:
     chunks = streamed(rtf, GROWING_18S)
     preroll = preroll_seconds(rtf, sum(GROWING_18S))
     got = bp.simulate(chunks, SR, preroll)
     assert got.underruns == 0 and got.stall_s == 0.0
     assert got.played_s == pytest.approx(18.0)
-    # The player waits for the pre-roll; the first chunk (1 s) is shorter, so it waits for the second.
-    assert preroll > 1.0
-    assert got.first_sound_s == pytest.approx(chunks[1][0], abs=BLOCK_S)
+    # The first sound comes the pre-roll after the first chunk, less the margin that is buffered by then.
+    assert got.first_sound_s == pytest.approx(chunks[0][0] + preroll - min(preroll, MIN_PREROLL), abs=BLOCK_S)
+
+
+def test_the_first_start_waits_the_preroll_not_for_it_to_be_buffered() -> None:
+    # The old rule, in one feed: 3 s buffered at once must not start a 2.91 s pre-roll early.
+    feed = Feed.for_stream(SR, 2.91)
+    feed.ring.write(np.ones(3 * SR, np.float32))
+    out = np.empty(SR // 10, np.float32)
+    for _ in range(27):  # 2.7 s of device time: 2.76 s (2.91 less the 0.15 s margin) have not passed yet
+        assert feed.fill(out) and feed.frames_played == 0
+    for _ in range(2):
+        feed.fill(out)
+    assert feed.frames_played > 0
 
 
 def test_below_real_time_a_too_small_preroll_stalls() -> None:
