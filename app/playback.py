@@ -9,6 +9,8 @@ thread tops the ring up, publishes the play position and notices when the stream
 Consecutive chunks of a take are written into the same ring, so playback is gapless. Before the
 first sample plays (and again after an underrun) the player waits until ``preroll`` seconds are
 buffered; :func:`preroll_seconds` sizes that from the engine's measured real-time factor.
+The ring, the feed the callback reads, the pending queue and the pre-roll rule are in
+:mod:`app.playback_feed`, free of Qt and of PortAudio.
 
 Without PortAudio or without any output device the player is in :attr:`PlayState.NO_DEVICE`;
 everything else in the app (synthesis, export) keeps working.
@@ -16,131 +18,40 @@ everything else in the app (synthesis, export) keeps working.
 
 from __future__ import annotations
 
-import collections
 import enum
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+# The feed, the ring, the pending queue and the pre-roll rule are Qt-free (bench/bench_playback.py runs them);
+# their names stay importable from here.
+from .playback_feed import (
+    DEFAULT_PREROLL,
+    MAX_PREROLL,
+    MIN_PREROLL,
+    PREROLL_MARGIN,
+    RING_SECONDS,
+    STREAM_CHUNK_SECONDS,
+    Feed,
+    PendingQueue,
+    RingBuffer,
+    hop_growth_need,
+    preroll_seconds,
+)
+
 logger = logging.getLogger(__name__)
 
 TICK_MS = 33  # ~30 Hz: top-up and position updates
-RING_SECONDS = 20.0  # capacity of the ring; longer takes wait in the pending queue
-MIN_PREROLL = 0.15  # seconds buffered before playback starts when synthesis outruns playback
-DEFAULT_PREROLL = 0.5  # before any real-time factor has been measured
-MAX_PREROLL = 20.0
-PREROLL_MARGIN = 1.15  # safety factor on the computed starvation-free pre-roll
+_Feed = Feed  # the feed's earlier name
 
-
-# Streamed chunk lengths of the release schedule: 25, 50, then 100 speech tokens at 25 tokens per
-# second (the first also carries the prompt's padding, which only helps); the last one repeats.
-STREAM_CHUNK_SECONDS = (1.0, 2.0, 4.0)
-
-
-def hop_growth_need(rtf: float, expected_seconds: float) -> float:
-    """Pre-roll that the growing chunks of a streamed take need at real-time factor ``rtf``.
-
-    Chunk ``i`` (lengths ``d``, cumulative ``D``) is ready about ``rtf * (D_i - d_1)`` after the first
-    one and starts playing ``P + D_(i-1)`` after it, so ``P >= rtf * (D_i - d_1) - D_(i-1)`` for every
-    chunk of the take. Below real time the worst chunk is the one after the last doubling: at an RTF
-    of 0.9 the third chunk (4 s) is ready 5.4 s after the first, but the first two play for only 3 s.
-    """
-    need = 0.0
-    made = played = 0.0  # D_i - d_1 and D_(i-1)
-    i = 0
-    while played < expected_seconds:
-        d = min(STREAM_CHUNK_SECONDS[min(i, len(STREAM_CHUNK_SECONDS) - 1)], expected_seconds - played)
-        if i:
-            made += d
-            need = max(need, rtf * made - played)
-        played += d
-        i += 1
-    return need
-
-
-def preroll_seconds(rtf: float | None, expected_seconds: float) -> float:
-    """Seconds of audio to buffer before playing so that a take of ``expected_seconds`` plays without gaps.
-
-    With a real-time factor ``rtf`` (synthesis seconds per audio second) above 1, the remaining
-    ``D - P`` seconds take ``(D - P) * rtf`` to make while ``D`` seconds play, so ``P`` must be at least
-    ``D * (1 - 1 / rtf)``. Streamed chunks also grow (1, 2, 4 s), so even below real time the next
-    chunk can take longer to make than the audio before it lasts (:func:`hop_growth_need`); at an RTF
-    of 0.5 or less it never does, and a small jitter margin is enough.
-    """
-    if rtf is None or not np.isfinite(rtf) or rtf <= 0:
-        return DEFAULT_PREROLL
-    expected = max(0.0, expected_seconds)
-    need = hop_growth_need(rtf, expected)
-    if rtf > 1.0:
-        need = max(need, expected * (1.0 - 1.0 / rtf))
-    if need <= 0:
-        return MIN_PREROLL
-    return float(min(MAX_PREROLL, max(MIN_PREROLL, need * PREROLL_MARGIN + MIN_PREROLL)))
-
-
-class RingBuffer:
-    """A fixed-capacity float32 FIFO shared by one writer thread and one reader thread.
-
-    The lock is held only for the copies, which are a few thousand samples, so the audio callback
-    never waits long.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        if capacity <= 0:
-            raise ValueError("capacity must be positive")
-        self._buf = np.zeros(capacity, dtype=np.float32)
-        self._lock = threading.Lock()
-        self._read = 0  # total samples read since the last clear
-        self._written = 0  # total samples written since the last clear
-
-    @property
-    def capacity(self) -> int:
-        return self._buf.shape[0]
-
-    @property
-    def available(self) -> int:
-        with self._lock:
-            return self._written - self._read
-
-    @property
-    def free(self) -> int:
-        return self.capacity - self.available
-
-    def clear(self) -> None:
-        with self._lock:
-            self._read = self._written = 0
-
-    def write(self, samples: np.ndarray) -> int:
-        """Append as many samples as fit; return how many were taken."""
-        with self._lock:
-            n = min(samples.shape[0], self.capacity - (self._written - self._read))
-            if n <= 0:
-                return 0
-            start = self._written % self.capacity
-            first = min(n, self.capacity - start)
-            self._buf[start:start + first] = samples[:first]
-            if n > first:
-                self._buf[: n - first] = samples[first:n]
-            self._written += n
-            return n
-
-    def read_into(self, out: np.ndarray) -> int:
-        """Copy up to ``len(out)`` samples into ``out``; return how many were copied."""
-        with self._lock:
-            n = min(out.shape[0], self._written - self._read)
-            if n <= 0:
-                return 0
-            start = self._read % self.capacity
-            first = min(n, self.capacity - start)
-            out[:first] = self._buf[start:start + first]
-            if n > first:
-                out[first:n] = self._buf[: n - first]
-            self._read += n
-            return n
+__all__ = [
+    "DEFAULT_PREROLL", "MAX_PREROLL", "MIN_PREROLL", "PREROLL_MARGIN", "RING_SECONDS", "STREAM_CHUNK_SECONDS",
+    "TICK_MS", "AudioDevice", "Feed", "PendingQueue", "PlayState", "Player", "RingBuffer", "_Feed",
+    "default_device", "find_device", "hop_growth_need", "list_devices", "load_sounddevice", "preroll_seconds",
+]
 
 
 class PlayState(enum.Enum):
@@ -215,39 +126,7 @@ def find_device(kind: str, name: str) -> AudioDevice | None:
     return default_device(kind)
 
 
-class _Feed:
-    """What the audio callback reads: the ring and a few flags. Shared with PortAudio's thread."""
-
-    def __init__(self, capacity: int, preroll: int) -> None:
-        self.ring = RingBuffer(capacity)
-        self.preroll = preroll  # samples to buffer before (re)starting
-        self.started = False  # pre-roll reached; cleared again by an underrun
-        self.end_of_input = False  # no more samples will be written
-        self.drained = False  # end of input reached and everything was handed to the device
-        self.frames_played = 0  # real samples handed to the device (not silence)
-        self.underruns = 0
-
-    def fill(self, out: np.ndarray) -> bool:
-        """Fill ``out`` (mono float32) for the device; return False once the take has played out."""
-        if not self.started:
-            if self.ring.available >= self.preroll or self.end_of_input:
-                self.started = True
-            else:
-                out.fill(0.0)
-                return True
-        n = self.ring.read_into(out)
-        self.frames_played += n
-        if n < out.shape[0]:
-            out[n:] = 0.0
-            if self.end_of_input and self.ring.available == 0:
-                self.drained = True
-                return False
-            self.underruns += 1
-            self.started = False  # wait for the pre-roll again instead of stuttering
-        return True
-
-
-def _make_callback(sd: Any, feed: _Feed):
+def _make_callback(sd: Any, feed: Feed):
     """The PortAudio callback: a closure over the feed only, so it cannot reach the player or any Qt object."""
 
     def callback(outdata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
@@ -275,10 +154,8 @@ class Player(QObject):
         self._device: AudioDevice | None = find_device("output", device_name)
         self._state = PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE
         self._stream: Any = None
-        self._feed: _Feed | None = None
-        self._pending: collections.deque[np.ndarray] = collections.deque()
-        self._pending_samples = 0
-        self._end_pending = False  # end_input() came while samples still wait in the pending queue
+        self._feed: Feed | None = None
+        self._pending = PendingQueue()  # samples waiting for room in the ring
         self._resampler: Any = None
         self._sample_rate = 0  # of the take
         self._device_rate = 0  # of the open stream
@@ -324,7 +201,7 @@ class Player(QObject):
         if self._feed is None or not self._device_rate:
             return 0.0
         # Pending samples are already at the device rate (resampled in feed()).
-        return (self._feed.ring.available + self._pending_samples) / self._device_rate
+        return (self._feed.ring.available + self._pending.samples) / self._device_rate
 
     @property
     def underruns(self) -> int:
@@ -371,7 +248,7 @@ class Player(QObject):
             rates.append(int(self._device.default_samplerate))
         last_error: Exception | None = None
         for rate in rates:
-            feed = _Feed(int(RING_SECONDS * rate), max(1, int(preroll * rate)))
+            feed = Feed.for_stream(rate, preroll, RING_SECONDS)
             try:
                 stream = sd.OutputStream(samplerate=rate, channels=1, dtype="float32", device=self._device.index,
                                          callback=_make_callback(sd, feed), latency="high")
@@ -397,9 +274,7 @@ class Player(QObject):
         x = np.ascontiguousarray(samples, dtype=np.float32).reshape(-1)
         if self._resampler is not None:
             x = self._resampler.resample_chunk(x)
-        if x.size:
-            self._pending.append(x)
-            self._pending_samples += x.size
+        self._pending.put(x)
         self._top_up()
 
     def end_input(self) -> None:
@@ -407,15 +282,9 @@ class Player(QObject):
         if self._feed is None:
             return
         if self._resampler is not None:
-            tail = self._resampler.resample_chunk(np.zeros(0, np.float32), last=True)
-            if tail.size:
-                self._pending.append(tail)
-                self._pending_samples += tail.size
+            self._pending.put(self._resampler.resample_chunk(np.zeros(0, np.float32), last=True))
+        self._pending.end()  # the feed's input ends once everything pending is in the ring
         self._top_up()
-        if not self._pending:
-            self._feed.end_of_input = True
-        else:
-            self._end_pending = True
 
     def play(self, samples: np.ndarray, sample_rate: int, start: float = 0.0) -> bool:
         """Play finished audio from ``start`` seconds."""
@@ -433,8 +302,6 @@ class Player(QObject):
             self._underruns_total += self._feed.underruns
         self._close_stream()
         self._pending.clear()
-        self._pending_samples = 0
-        self._end_pending = False
         if self._state not in (PlayState.NO_DEVICE, PlayState.STOPPED):
             self._set_state(PlayState.STOPPED)
 
@@ -450,21 +317,8 @@ class Player(QObject):
                 logger.exception("error while closing the output stream")
 
     def _top_up(self) -> None:
-        feed = self._feed
-        if feed is None:
-            return
-        while self._pending:
-            head = self._pending[0]
-            n = feed.ring.write(head)
-            self._pending_samples -= n
-            if n == head.shape[0]:
-                self._pending.popleft()
-            else:
-                self._pending[0] = head[n:]
-                break
-        if self._end_pending and not self._pending:
-            feed.end_of_input = True
-            self._end_pending = False
+        if self._feed is not None:
+            self._pending.top_up(self._feed)
 
     def _on_timer_tick(self) -> None:
         feed = self._feed

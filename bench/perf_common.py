@@ -8,6 +8,7 @@ import argparse
 import platform
 import resource
 from pathlib import Path
+from typing import Any
 
 import torch
 from bench_core import build_random_model  # the sibling script (bench/ is the script's directory)
@@ -45,7 +46,7 @@ def peak_memory(device: torch.device) -> dict[str, float]:
 
 
 
-def summary(res: dict[str, float]) -> str:
+def summary(res: dict[str, Any]) -> str:
     keys = ("time_to_first_audio_s", "rtf", "llm_tokens_per_s", "frontend_s", "llm_prefill_s", "llm_decode_s",
             "flow_s", "vocoder_s", "audio_s", "flow_cache_peak_mb", "llm_cpu_s", "flow_cpu_s", "vocoder_cpu_s")
     return ", ".join(f"{k}={res[k]:.3f}" for k in keys)

@@ -120,8 +120,12 @@ def make_inputs(family: str, prompt_s: float, seed: int = 4) -> RequestInputs:
 def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_tokens: int, stream: bool,
                 flow: FlowSettings, flow_cache: str, seed: int = 0, static_cache: bool = False,
                 overlap: bool = False, threads: int | None = None, final_threads: bool = False,
-                cache_mb: float | None = None, prompt_cache: bool = False) -> dict[str, float]:
+                cache_mb: float | None = None, prompt_cache: bool = False) -> dict[str, Any]:
     """One request, end to end, timed per stage. ``n_tokens`` speech tokens are generated.
+
+    Besides the stage times (floats), ``"chunks"`` is the emitted chunk timeline: ``[ready_s, samples]``
+    for every non-empty audio chunk (the streamed ones and the final tail), ``ready_s`` counted from the
+    start of the request (``bench_playback.py`` plays it through the app's player logic).
 
     ``overlap``: the LM decodes on a thread of its own, ``threads // 2`` torch threads per stage, as
     the engine does (:mod:`cosycore.threads`); ``final_threads`` gives token2wav all ``threads``
@@ -165,6 +169,7 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     gen = torch.Generator(device=dev).manual_seed(seed)
     first_audio: float | None = None
     samples = 0
+    chunks: list[list[float]] = []  # [seconds since t_start when ready, samples] per non-empty chunk
     cache_peak = 0
     lm_times = {"prefill_s": 0.0, "decode_s": 0.0, "cpu_s": 0.0}
 
@@ -220,8 +225,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                 boost = False
             if stream:
                 for audio in t2w.push(tok):
-                    if audio.size and first_audio is None:
-                        first_audio = time.perf_counter() - t_start
+                    if audio.size:
+                        ready = time.perf_counter() - t_start
+                        chunks.append([ready, int(audio.size)])
+                        if first_audio is None:
+                            first_audio = ready
                     samples += audio.size
                 if t2w.cache is not None:
                     cache_peak = max(cache_peak, t2w.cache.nbytes())
@@ -232,8 +240,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         if boost:
             set_torch_threads(threads)
         tail = t2w.finish()
-        if tail.size and first_audio is None:
-            first_audio = time.perf_counter() - t_start
+        if tail.size:
+            ready = time.perf_counter() - t_start
+            chunks.append([ready, int(tail.size)])
+            if first_audio is None:
+                first_audio = ready
         samples += tail.size
     total = time.perf_counter() - t_start
     audio_s = samples / cfg.sample_rate
@@ -257,6 +268,7 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         "flow_cpu_s": timed_flow.cpu_seconds,
         "vocoder_cpu_s": timed_voc.cpu_seconds,
         "flow_cache_peak_mb": cache_peak / 1e6,
+        "chunks": chunks,  # not a float: scenario_request keeps it apart from the medians
     }
 
 
@@ -300,6 +312,7 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         tokenizer = get_text_tokenizer(Path(tmp), cfg.family)
         n_tokens = int(args.audio_seconds * cfg.token_frame_rate)
         runs = []
+        timelines = []  # per request (the first included): its emitted chunks, for bench_playback.py
         threads = torch.get_num_threads()
         with Spinner(args.busy):
             for i in range(args.runs):
@@ -307,12 +320,16 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
                                   flow_cache=args.flow_cache, seed=i, static_cache=args.compile,
                                   overlap=args.overlap, threads=threads, final_threads=args.final_threads,
                                   cache_mb=args.flow_cache_mb, prompt_cache=bool(args.prompt_cache))
+                chunks = res.pop("chunks")
+                timelines.append({"request": i, "sample_rate": cfg.sample_rate, "rtf": res["rtf"],
+                                  "audio_s": res["audio_s"], "total_s": res["total_s"],
+                                  "time_to_first_audio_s": res["time_to_first_audio_s"], "chunks": chunks})
                 runs.append(res)
                 print(f"request {i}{' (first of the process)' if i == 0 else ''}: " + summary(res), flush=True)
         set_torch_threads(threads)
     later = runs[1:] or runs
     return {
-        "settings": {"quant": args.quant, "dtype": args.dtype, "compile": args.compile,
+        "settings": {"family": cfg.family, "quant": args.quant, "dtype": args.dtype, "compile": args.compile,
                      "flow_steps": flow.n_steps, "cfg_rate": flow.cfg_rate,
                      "flow_autocast": str(flow.autocast),
                      "flow_cache": args.flow_cache, "warmup": args.warmup, "stream": not args.offline,
@@ -324,6 +341,8 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         "warmup_s": warm_s,
         "first_request": runs[0],
         "median_later_requests": {k: statistics.median(r[k] for r in later) for k in later[0]},
+        # [ready_s, samples] of every non-empty chunk of every request, in order (bench/bench_playback.py)
+        "timelines": timelines,
     }
 
 
