@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,17 +11,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+
+from cosycore.conformance.device import strict_float32
+from cosycore.conformance.runner import run
+from cosycore.errors import InputError, ModelLoadError
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.conformance
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 
-def _run(*dirs: Path) -> subprocess.CompletedProcess[str]:
+def _run(*args: Path | str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, MKL_CBWR="COMPATIBLE")
     return subprocess.run(
-        [sys.executable, "-m", "cosycore.conformance", "--threads", "2", *map(str, dirs)],
+        [sys.executable, "-m", "cosycore.conformance", "--threads", "2", *map(str, args)],
         cwd=REPO, capture_output=True, text=True, timeout=900, env=env,
     )
+
+
+def _without_timings(out: str) -> str:
+    return re.sub(r"\(\d+\.\d s\)", "(s)", out)
 
 
 def test_cli_passes_on_shipped_folders(cv2_dir: Path, cv3_dir: Path, features_dir: Path) -> None:
@@ -93,3 +104,81 @@ def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
     fails = " ".join(line for line in res.stdout.splitlines() if line.strip().startswith("FAIL "))
     assert f"{first}.to24000" in fails and f"{second}.to16000" in fails
     assert f"{first}.to16000" not in fails
+
+
+# -- --device ---------------------------------------------------------------------------------
+
+
+def test_cli_device_cpu_prints_what_the_default_prints(cv3_dir: Path, features_dir: Path) -> None:
+    default = _run(cv3_dir, features_dir)
+    cpu = _run("--device", "cpu", cv3_dir, features_dir)
+    assert cpu.returncode == default.returncode == 0, cpu.stdout + cpu.stderr
+    assert _without_timings(cpu.stdout) == _without_timings(default.stdout)  # same checks, same errors
+    assert f"== {cv3_dir}\n" in cpu.stdout  # the header names no device on the CPU, as before
+    assert "note:" not in cpu.stdout
+    assert cpu.stdout.strip().endswith("PASS")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
+def test_cli_device_cuda_without_a_gpu_exits_2(tmp_path: Path) -> None:
+    res = _run("--device", "cuda", tmp_path)  # the device is checked before the folder
+    assert res.returncode == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert "no usable CUDA GPU" in lines[0] and "--device cpu" in lines[0]
+
+
+@pytest.mark.parametrize("device", ["meta", "tpu:7", "cuda:x"])
+def test_cli_rejects_a_name_that_is_not_a_usable_device(device: str, tmp_path: Path) -> None:
+    res = _run("--device", device, tmp_path)
+    assert res.returncode == 2
+    assert res.stderr.strip() == (f"error: {device!r} is not a device Cosy Studio can use; "
+                                  "use auto, cpu, cuda, cuda:N or mps.")
+
+
+def test_run_raises_typed_errors_for_bad_devices(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        run([tmp_path], device="meta")
+    if not torch.cuda.is_available():
+        with pytest.raises(ModelLoadError, match="no usable CUDA GPU"):
+            run([tmp_path], device="cuda")
+    with pytest.raises(ModelLoadError):
+        run([tmp_path], device=f"cuda:{torch.cuda.device_count()}")  # one past the last GPU
+
+
+def test_strict_float32_turns_tf32_off_on_cuda_and_restores_it() -> None:
+    # The flags are plain process settings: they can be read and set without a GPU.
+    saved = (torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32)
+    try:
+        torch.set_float32_matmul_precision("high")
+        torch.backends.cudnn.allow_tf32 = True
+        before = (torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32, True)
+        with strict_float32(torch.device("cpu")):
+            assert torch.get_float32_matmul_precision() == "high"  # the CPU path changes nothing
+        with strict_float32(torch.device("cuda")):
+            assert torch.get_float32_matmul_precision() == "highest"
+            assert not torch.backends.cuda.matmul.allow_tf32
+            assert not torch.backends.cudnn.allow_tf32
+        after = (torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32,
+                 torch.backends.cudnn.allow_tf32)
+        assert after == before
+    finally:
+        torch.set_float32_matmul_precision(saved[0])
+        torch.backends.cuda.matmul.allow_tf32 = saved[1]
+        torch.backends.cudnn.allow_tf32 = saved[2]
+
+
+@needs_cuda
+def test_cli_runs_the_model_sections_on_cuda(cv2_dir: Path, cv3_dir: Path, features_dir: Path) -> None:
+    res = _run("--device", "cuda", cv2_dir, cv3_dir, features_dir)
+    out = res.stdout
+    assert res.returncode == 0, out + res.stderr
+    name = torch.cuda.get_device_name(torch.cuda.current_device())
+    assert f"== {cv2_dir} (device cuda:{torch.cuda.current_device()}, {name})" in out
+    for section in ("[llm]", "[flow]", "[stream]", "[hift]", "[features]"):
+        assert section in out
+    assert "note: [features] checks the CPU frontend and runs on the CPU, not cuda" in out
+    assert "FAIL" not in out.replace("FAILURES", "")
+    assert out.strip().endswith("PASS")

@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..devices import resolve_device
 from ..errors import ConformanceError
 from .checks import CheckResult, compare
+from .device import CPU, strict_float32, tensor
 
 logger = logging.getLogger(__name__)
 
@@ -31,13 +33,13 @@ CAPTURED = ("mu", "spks", "cond", "est0.x", "est0.mask", "est0.mu", "est0.t", "e
             "est0.out")
 
 
-def _inputs(ref: Mapping[str, np.ndarray]) -> dict[str, torch.Tensor]:
+def _inputs(ref: Mapping[str, np.ndarray], device: torch.device = CPU) -> dict[str, torch.Tensor]:
     try:
         return {
-            "token": torch.from_numpy(np.asarray(ref["token"]).astype(np.int64)),  # [1, L]
-            "prompt_token": torch.from_numpy(np.asarray(ref["prompt_token"]).astype(np.int64)),  # [1, P]
-            "prompt_feat": torch.from_numpy(np.asarray(ref["prompt_feat"], dtype=np.float32)),  # [1, T_p, C]
-            "embedding": torch.from_numpy(np.asarray(ref["embedding"], dtype=np.float32)),  # [1, S]
+            "token": tensor(np.asarray(ref["token"]).astype(np.int64), device),  # [1, L]
+            "prompt_token": tensor(np.asarray(ref["prompt_token"]).astype(np.int64), device),  # [1, P]
+            "prompt_feat": tensor(np.asarray(ref["prompt_feat"], dtype=np.float32), device),  # [1, T_p, C]
+            "embedding": tensor(np.asarray(ref["embedding"], dtype=np.float32), device),  # [1, S]
         }
     except KeyError as e:
         raise ConformanceError(f"flow.npz lacks the input array {e.args[0]!r}") from e
@@ -91,30 +93,35 @@ def compare_flow_call(
     return results
 
 
-def check_noise(flow: Any, ref: Mapping[str, np.ndarray]) -> list[CheckResult]:
-    """The fixed initial noise must equal the recorded ``cfm_noise`` (its first frames)."""
+def check_noise(flow: Any, ref: Mapping[str, np.ndarray], device: torch.device = CPU) -> list[CheckResult]:
+    """The fixed initial noise, as the sampler hands it to ``device``, must equal the recorded
+    ``cfm_noise`` (its first frames). The sampler draws it on the CPU whatever the device
+    (``FixedNoise``), so it is bit-exact on a GPU too."""
     if "cfm_noise" not in ref:
         return []
     want = np.asarray(ref["cfm_noise"])  # [1, C, T]
-    got = flow.decoder.sampler.noise(want.shape[-1], "cpu", torch.float32)
-    return [compare("cfm_noise", got.numpy(), want, 0.0, 0.0)]
+    got = flow.decoder.sampler.noise(want.shape[-1], device, torch.float32)
+    return [compare("cfm_noise", got.cpu().numpy(), want, 0.0, 0.0)]
 
 
-def check_flow_reference(model_dir: Path, ref_npz: Path, manifest: dict) -> list[CheckResult]:
-    """Load the flow of ``model_dir`` and compare every recorded call of ``ref_npz`` with it."""
+def check_flow_reference(model_dir: Path, ref_npz: Path, manifest: dict, *,
+                         device: str | torch.device = "cpu") -> list[CheckResult]:
+    """Load the flow of ``model_dir`` on ``device`` and compare every recorded call of ``ref_npz`` with it."""
     from ..config import load_model_config
     from ..flow import load_flow
 
+    dev = resolve_device(device)
     calls, info = _flow_calls(manifest)
     cfg = load_model_config(model_dir)
-    flow = load_flow(cfg, device="cpu")
+    flow = load_flow(cfg, device=dev)
     with np.load(ref_npz) as npz:
         ref = {k: npz[k] for k in npz.files}
-    inputs = _inputs(ref)
+    inputs = _inputs(ref, dev)
     n_steps = int(info["n_timesteps"]) if "n_timesteps" in info else None
     cfg_rate = float(info["inference_cfg_rate"]) if "inference_cfg_rate" in info else None
-    results = check_noise(flow, ref)
-    for call in calls:
-        got = run_flow_call(flow, inputs, call, n_steps=n_steps, cfg_rate=cfg_rate)
-        results.extend(compare_flow_call(str(call["name"]), got, ref))
+    with strict_float32(dev):
+        results = check_noise(flow, ref, dev)
+        for call in calls:
+            got = run_flow_call(flow, inputs, call, n_steps=n_steps, cfg_rate=cfg_rate)
+            results.extend(compare_flow_call(str(call["name"]), got, ref))
     return results

@@ -5,6 +5,10 @@ hift.npz, manifest.json), a ``features/`` folder (features.npz, manifest.json), 
 folder (manifest.json listing cases with their rates, and its .npz), or a folder that holds
 several of those. Every array is compared at the tolerances of the conformance README; the
 command prints the largest errors and exits 0 only if everything passes.
+
+``--device`` (default cpu) runs the model sections (llm, flow, stream, hift) on that torch device,
+in IEEE float32 (TF32 off on CUDA); the features and resample sections test the CPU frontend and
+stay on the CPU. A device this machine does not have is an error (exit 2), never a fallback.
 """
 
 from __future__ import annotations
@@ -21,13 +25,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..errors import ConformanceError, CosyError
+from ..devices import resolve_device
+from ..errors import ConformanceError, CosyError, ModelLoadError
 from .checks import CheckResult
+from .device import CPU, describe
 from .resample import is_resample_folder
 
 logger = logging.getLogger(__name__)
 
 Section = tuple[str, Callable[[], list[CheckResult]]]
+CPU_SECTIONS = ("features", "resample")  # the CPU frontend: on the CPU whatever the device
 
 
 def _is_model_folder(d: Path) -> bool:
@@ -55,7 +62,8 @@ def find_targets(root: Path) -> list[Path]:
     return subs
 
 
-def sections_for(target: Path) -> list[Section]:
+def sections_for(target: Path, device: torch.device = CPU) -> list[Section]:
+    """The checks of one conformance folder; the model sections run on ``device``."""
     if _is_features_folder(target):
         from .features import check_features_reference
 
@@ -71,18 +79,19 @@ def sections_for(target: Path) -> list[Section]:
     if "llm.npz" in files:
         from .lm import check_llm_reference
 
-        sections.append(("llm", lambda: check_llm_reference(target, ref / "llm.npz")))
+        sections.append(("llm", lambda: check_llm_reference(target, ref / "llm.npz", device=device)))
     if "flow.npz" in files:
         from .flow import check_flow_reference
 
-        sections.append(("flow", lambda: check_flow_reference(target, ref / "flow.npz", manifest)))
+        sections.append(("flow", lambda: check_flow_reference(target, ref / "flow.npz", manifest, device=device)))
         from .streaming import check_streaming_schedule
 
-        sections.append(("stream", lambda: check_streaming_schedule(target, ref / "flow.npz", manifest)))
+        sections.append(("stream", lambda: check_streaming_schedule(
+            target, ref / "flow.npz", manifest, device=device)))
     if "hift.npz" in files:
         from .vocoder import check_hift_reference
 
-        sections.append(("hift", lambda: check_hift_reference(target, ref / "hift.npz")))
+        sections.append(("hift", lambda: check_hift_reference(target, ref / "hift.npz", device=device)))
     return sections
 
 
@@ -90,12 +99,21 @@ def _fmt(v: float) -> str:
     return f"{v:.2e}" if np.isfinite(v) else str(v)
 
 
-def run(paths: Sequence[Path], *, out=sys.stdout) -> bool:
+def run(paths: Sequence[Path], *, out=sys.stdout, device: str | torch.device = "cpu") -> bool:
+    """Check every conformance folder under ``paths``; True if everything passes.
+
+    ``device`` goes through :func:`cosycore.devices.resolve_device`: a name that is not a device is
+    an :class:`~cosycore.errors.InputError`, a missing GPU a :class:`~cosycore.errors.ModelLoadError`.
+    """
+    dev = resolve_device(device)
+    on_cpu = dev.type == "cpu"
     all_ok = True
     for root in paths:
         for target in find_targets(Path(root)):
-            print(f"== {target}", file=out)
-            for name, fn in sections_for(target):
+            print(f"== {target}" if on_cpu else f"== {target} (device {describe(dev)})", file=out)
+            for name, fn in sections_for(target, dev):
+                if name in CPU_SECTIONS and not on_cpu:
+                    print(f"  note: [{name}] checks the CPU frontend and runs on the CPU, not {dev}", file=out)
                 t0 = time.perf_counter()
                 try:
                     results = fn()
@@ -123,6 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cosycore.conformance", description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="+", type=Path, help="conformance folder(s)")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device of the llm/flow/stream/hift sections: cpu (default), cuda, cuda:N, "
+                             "mps or auto; features and resample always run on the CPU")
     args = parser.parse_args(argv)
     # MKL chooses FFT/GEMM kernels by CPU instruction set; near the log floor of a spectrum that
     # rounding noise exceeds the README's tolerances on AVX-512 CPUs. Compatible mode makes the
@@ -131,7 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     try:
-        return 0 if run(args.dirs) else 1
+        device = resolve_device(args.device)
+    except ModelLoadError as e:  # a real device name, but this machine does not have that device
+        print(f"error: {e}; run with --device cpu, or on a machine that has this device", file=sys.stderr)
+        return 2
+    except CosyError as e:  # not a device name (its message lists the names)
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        return 0 if run(args.dirs, device=device) else 1
     except CosyError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -8,20 +8,24 @@ import numpy as np
 import torch
 
 from ..config import load_model_config
+from ..devices import resolve_device
 from ..flow import load_flow
 from ..token2wav import Token2WavStream
 from .checks import CheckResult, compare
+from .device import strict_float32, tensor
 
 
-def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) -> list[CheckResult]:
-    """Run cosycore's token2wav scheduler on the reference flow inputs.
+def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict, *,
+                             device: str | torch.device = "cpu") -> list[CheckResult]:
+    """Run cosycore's token2wav scheduler on the reference flow inputs, with the flow on ``device``.
 
     The calls it makes (token_end, token_offset, streaming, finalize) must be the release schedule
     recorded in the manifest, and the mel it keeps from each call must equal the original's
     ``stream{i}.mel[..., release_slices_mel_from:]``.
     """
+    dev = resolve_device(device)
     cfg = load_model_config(model_dir)
-    flow = load_flow(cfg, device="cpu")
+    flow = load_flow(cfg, device=dev)
     ref = np.load(flow_npz)
     calls = [c for c in manifest["info"]["flow"]["flow_calls"] if c["name"].startswith("stream")
              and c["name"][6:].isdigit()]
@@ -34,14 +38,14 @@ def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) ->
     stream = Token2WavStream(
         flow=flow,
         vocoder=_Keep(),
-        prompt_token=torch.from_numpy(ref["prompt_token"]).to(torch.int32),
-        prompt_feat=torch.from_numpy(ref["prompt_feat"]),
-        embedding=torch.from_numpy(ref["embedding"]),
+        prompt_token=tensor(ref["prompt_token"], dev).to(torch.int32),  # [1, P]; the stream's tokens follow it
+        prompt_feat=tensor(ref["prompt_feat"], dev),  # [1, T_p, C]
+        embedding=tensor(ref["embedding"], dev),  # [1, S]
         token_mel_ratio=cfg.token_mel_ratio,
         record_calls=True,
     )
     tokens = [int(t) for t in ref["token"][0][: max(c["token_end"] for c in calls)]]
-    with torch.inference_mode():
+    with torch.inference_mode(), strict_float32(dev):
         for tok in tokens:
             for _ in stream.push(tok):
                 pass
@@ -58,6 +62,6 @@ def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict) ->
         start = rec["release_slices_mel_from"]
         ref_mel = ref[f"{rec['name']}.mel"][:, :, start:]
         assert call.mel is not None
-        results.append(compare(f"{rec['name']}.kept_mel", call.mel.float().numpy(), ref_mel, 1e-3, 1e-3))
+        results.append(compare(f"{rec['name']}.kept_mel", call.mel.float().cpu().numpy(), ref_mel, 1e-3, 1e-3))
     return results
 

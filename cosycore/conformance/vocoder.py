@@ -1,4 +1,10 @@
-"""Conformance of the HiFT vocoder: compare with the original implementation's ``reference/hift.npz``."""
+"""Conformance of the HiFT vocoder: compare with the original implementation's ``reference/hift.npz``.
+
+The checks run where the vocoder's weights are: every reference array goes to that device, and
+``compare`` brings the outputs back to the CPU. No check draws noise on that device (see
+:mod:`cosycore.conformance.device`): CosyVoice2 is fed the original's recorded draws, and the
+CosyVoice3 noise bank is drawn on the CPU by the runtime and moved.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import numpy as np
 import torch
 
 from ..config import load_model_config
+from ..devices import resolve_device
 from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..vocoder.load import load_hift
 from ..vocoder.nsf import NsfNoise, _per_sample
@@ -20,6 +27,7 @@ from ..vocoder.stream import (
     vocode_chunk_v2,
 )
 from .checks import CheckResult, compare
+from .device import module_device, strict_float32, tensor
 
 _F0_TOL = (1e-3, 1e-4)
 _WAVE_TOL = (1e-4, 0.0)
@@ -27,24 +35,21 @@ _E2E_TOL = (5e-4, 0.0)  # CosyVoice2 end to end from our own float32 f0 (see _ch
 _EXACT = (0.0, 0.0)
 
 
-def _t(a: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(np.ascontiguousarray(a))
-
-
-def _recorded_noise(ref: dict[str, np.ndarray], p: str) -> NsfNoise:
-    return NsfNoise(_t(ref[f"{p}.random1_randn_like"]), _t(ref[f"{p}.random0_rand"]),
-                    _t(ref[f"{p}.random2_randn_like"]))
+def _recorded_noise(ref: dict[str, np.ndarray], p: str, dev: torch.device) -> NsfNoise:
+    return NsfNoise(tensor(ref[f"{p}.random1_randn_like"], dev), tensor(ref[f"{p}.random0_rand"], dev),
+                    tensor(ref[f"{p}.random2_randn_like"], dev))
 
 
 @torch.inference_mode()
 def _check_v2_call(hift: HiFTGenerator, ref: dict[str, np.ndarray], p: str) -> list[CheckResult]:
-    mel = _t(ref[f"{p}.mel"])
+    dev = module_device(hift.conv_pre)
+    mel = tensor(ref[f"{p}.mel"], dev)
     f0 = hift.predict_f0(mel)
-    noise = _recorded_noise(ref, p)
-    given = hift.nsf_source(_t(ref[f"{p}.f0"]), noise=noise)  # the recorded f0 and draws
+    noise = _recorded_noise(ref, p, dev)
+    given = hift.nsf_source(tensor(ref[f"{p}.f0"], dev), noise=noise)  # the recorded f0 and draws
     own = hift.nsf_source(f0, noise=noise)
     if f"{p}.cache_source" in ref:
-        cache = _t(ref[f"{p}.cache_source"])
+        cache = tensor(ref[f"{p}.cache_source"], dev)
         for res in (given, own):
             res.source[:, :, : cache.shape[2]] = cache
     ref_speech = ref[f"{p}.speech"]
@@ -54,7 +59,7 @@ def _check_v2_call(hift: HiFTGenerator, ref: dict[str, np.ndarray], p: str) -> l
                 *_F0_TOL),
         compare(f"{p}.uv", own.uv, ref[f"{p}.uv"], *_EXACT),
         compare(f"{p}.source", given.source, ref[f"{p}.source"], *_WAVE_TOL),
-        compare(f"{p}.speech", hift.decode(mel, _t(ref[f"{p}.source"])), ref_speech, *_WAVE_TOL),
+        compare(f"{p}.speech", hift.decode(mel, tensor(ref[f"{p}.source"], dev)), ref_speech, *_WAVE_TOL),
         compare(f"{p}.source[own f0]", own.source, ref[f"{p}.source"], *_E2E_TOL),
         compare(f"{p}.speech[own f0]", hift.decode(mel, own.source), ref_speech, *_E2E_TOL),
     ]
@@ -63,13 +68,14 @@ def _check_v2_call(hift: HiFTGenerator, ref: dict[str, np.ndarray], p: str) -> l
 def _check_v2_stream(hift: HiFTGenerator, ref: dict[str, np.ndarray]) -> list[CheckResult]:
     """The release glue: chunk0 (not final), then chunk1 = 8 cached frames + the new frames."""
     n_cache = MEL_CACHE_FRAMES
-    mel0, mel1 = _t(ref["chunk0.mel"]), _t(ref["chunk1.mel"][:, :, n_cache:])
-    emitted0, cache = vocode_chunk_v2(hift, mel0, None, False, noise=_recorded_noise(ref, "chunk0"))
+    dev = module_device(hift.conv_pre)
+    mel0, mel1 = tensor(ref["chunk0.mel"], dev), tensor(ref["chunk1.mel"][:, :, n_cache:], dev)
+    emitted0, cache = vocode_chunk_v2(hift, mel0, None, False, noise=_recorded_noise(ref, "chunk0", dev))
     assert cache is not None
-    faded, _ = vocode_chunk_v2(hift, mel1, cache, True, noise=_recorded_noise(ref, "chunk1"))
+    faded, _ = vocode_chunk_v2(hift, mel1, cache, True, noise=_recorded_noise(ref, "chunk1", dev))
     overlap = n_cache * hift.cfg.hop_samples
-    tail = _t(ref["chunk0.speech"][:, -overlap:])
-    given_fade = fade_in_out(_t(ref["chunk1.speech"]), tail, fade_window(overlap))
+    tail = tensor(ref["chunk0.speech"][:, -overlap:], dev)
+    given_fade = fade_in_out(tensor(ref["chunk1.speech"], dev), tail, fade_window(overlap))
     return [
         compare("chunk0.speech_emitted", emitted0, ref["chunk0.speech_emitted"], *_E2E_TOL),
         compare("chunk1.cache_source", cache.source, ref["chunk1.cache_source"], *_E2E_TOL),
@@ -93,7 +99,8 @@ def _check_v2(hift: HiFTGenerator, ref: dict[str, np.ndarray]) -> list[CheckResu
 
 @torch.inference_mode()
 def _check_v3_call(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray], p: str) -> list[CheckResult]:
-    mel = _t(ref[f"{p}.mel"])
+    dev = module_device(hift.conv_pre)
+    mel = tensor(ref[f"{p}.mel"], dev)
     finalize = ref[f"{p}.speech"].shape[1] == hift.cfg.hop_samples * mel.shape[2]
     f0 = hift.predict_f0(mel, finalize)  # float64
     res = hift.nsf_source(f0)
@@ -105,7 +112,7 @@ def _check_v3_call(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray], p: str
         compare(f"{p}.f0_upsampled", f0_up, ref[f"{p}.f0_upsampled"], *_F0_TOL),
         compare(f"{p}.uv", res.uv, ref[f"{p}.uv"], *_EXACT),
         compare(f"{p}.source", res.source, ref[f"{p}.source"], *_WAVE_TOL),
-        compare(f"{p}.speech", hift.decode(dec_mel, _t(ref[f"{p}.source"]), finalize), ref_speech,
+        compare(f"{p}.speech", hift.decode(dec_mel, tensor(ref[f"{p}.source"], dev), finalize), ref_speech,
                 *_WAVE_TOL),
         compare(f"{p}.speech[own source]", hift.inference(mel, finalize)[0], ref_speech, *_WAVE_TOL),
     ]
@@ -114,14 +121,14 @@ def _check_v3_call(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray], p: str
 def _check_v3(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray]) -> list[CheckResult]:
     """CosyVoice3: the fixed noise (exact), per call f0 / uv / source / speech, and the release
     stream (chunk0 not final, then the whole mel final) through both stream implementations."""
-    bank = hift.noise_bank
+    bank = hift.noise_bank  # drawn on the CPU whatever the device; nsf_source moves its rows
     out = [
         compare("rand_ini", bank.rand_ini(), ref["rand_ini"], *_EXACT),
         compare("sine_noise", bank.rows(0, ref["sine_noise"].shape[1]), ref["sine_noise"], *_EXACT),
     ]
     out += [r for p in ("full", "chunk0", "chunk1") for r in _check_v3_call(hift, ref, p)]
     split = ref["chunk0.mel"].shape[2]
-    mel = _t(ref["chunk1.mel"])
+    mel = tensor(ref["chunk1.mel"], module_device(hift.conv_pre))
     streams: dict[str, CausalHiftReferenceStream | CausalHiftStream] = {
         "reference": CausalHiftReferenceStream(hift), "incremental": CausalHiftStream(hift)}
     for name, stream in streams.items():
@@ -132,13 +139,15 @@ def _check_v3(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray]) -> list[Che
     return out
 
 
-def check_hift_reference(model_dir: Path, ref_npz: Path) -> list[CheckResult]:
-    """Compare the vocoder of the release folder ``model_dir`` with the original's ``hift.npz``."""
+def check_hift_reference(model_dir: Path, ref_npz: Path, *, device: str | torch.device = "cpu") -> list[CheckResult]:
+    """Compare the vocoder of the release folder ``model_dir``, loaded on ``device``, with ``hift.npz``."""
+    dev = resolve_device(device)
     cfg = load_model_config(model_dir)
-    hift = load_hift(cfg, "cpu")
+    hift = load_hift(cfg, dev)
     with np.load(ref_npz) as z:
         ref = {k: z[k] for k in z.files}
-    if isinstance(hift, CausalHiFTGenerator):
-        return _check_v3(hift, ref)
-    return _check_v2(hift, ref)
+    with strict_float32(dev):
+        if isinstance(hift, CausalHiFTGenerator):
+            return _check_v3(hift, ref)
+        return _check_v2(hift, ref)
 
