@@ -5,8 +5,10 @@ the command line."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import platform
 import resource
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +40,31 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+_CUDA_PEAK = [0]  # the process's peak of allocated CUDA memory across the per-stage resets of cuda_stage()
+
+
+@contextlib.contextmanager
+def cuda_stage(device: torch.device, record: dict[str, float], key: str) -> Iterator[None]:
+    """Adds to ``record[key]`` (the largest so far) the CUDA memory a stage allocates above what was
+    allocated when it began, GiB. Nothing on other devices; the process peak stays in peak_memory()."""
+    if device.type != "cuda":
+        yield
+        return
+    _CUDA_PEAK[0] = max(_CUDA_PEAK[0], torch.cuda.max_memory_allocated(device))
+    base = torch.cuda.memory_allocated(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    try:
+        yield
+    finally:
+        peak = torch.cuda.max_memory_allocated(device)
+        _CUDA_PEAK[0] = max(_CUDA_PEAK[0], peak)
+        record[key] = max(record.get(key, 0.0), (peak - base) / 2**30)
+
+
 def peak_memory(device: torch.device) -> dict[str, float]:
     out = {"peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
     if device.type == "cuda":
-        out["peak_cuda_gib"] = torch.cuda.max_memory_allocated(device) / 2**30
+        out["peak_cuda_gib"] = max(_CUDA_PEAK[0], torch.cuda.max_memory_allocated(device)) / 2**30
     return out
 
 

@@ -74,10 +74,13 @@ def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str,
         base = SpeechLM(release_config(args.family).llm)
     base.eval().requires_grad_(False)
     variants: dict[str, SpeechLM] = {"float32": base}
-    for mode in ("int8-dynamic", "int8-weight-only"):
-        q = copy.deepcopy(base)
-        q.quantize_int8(mode)
-        variants[mode] = q
+    if dev.type == "cpu":  # the int8 kernels are CPU-only
+        for mode in ("int8-dynamic", "int8-weight-only"):
+            q = copy.deepcopy(base)
+            q.quantize_int8(mode)
+            variants[mode] = q
+    else:  # on a GPU the LM runs in float32 (exact) or bfloat16 (--dtype bfloat16)
+        variants["bfloat16"] = copy.deepcopy(base).to(torch.bfloat16)
     d = base.cfg.qwen.hidden_size
     gen = torch.Generator().manual_seed(1)
     x = (torch.randn(1, args.context, d, generator=gen) * 0.02).to(dev)
@@ -88,14 +91,15 @@ def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str,
     with torch.inference_mode():
         for rnd in range(args.runs + 1):  # round 0 warms up
             for name, lm in variants.items():
-                cache = lm.new_cache(args.context + steps + 1, device=dev)
+                dtype = next(lm.parameters()).dtype if dev.type != "cpu" else torch.float32
+                cache = lm.new_cache(args.context + steps + 1, device=dev, dtype=dtype)
                 sync(dev)
                 t0 = time.perf_counter()
-                lm.prefill(x, cache)
+                lm.prefill(x.to(dtype), cache)
                 sync(dev)
                 t1 = time.perf_counter()
                 for _ in range(steps):
-                    lm.logits(lm.decode_one_token(step_in, cache)).argmax()
+                    lm.logits(lm.decode_one_token(step_in.to(dtype), cache)).argmax()
                 sync(dev)
                 t2 = time.perf_counter()
                 if rnd:

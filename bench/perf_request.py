@@ -22,6 +22,7 @@ from perf_common import (
     ENDOFPROMPT_ID,
     TEXT,
     apply_quality,
+    cuda_stage,
     flow_settings,
     load_or_build,
     summary,
@@ -49,12 +50,14 @@ class TimedFlow:
         self.seconds = 0.0
         self.cpu_seconds = 0.0  # CPU time of the calling thread (with 1 torch thread: all of the work)
         self.calls: list[tuple[int, float]] = []  # (new frames, seconds) per call
+        self.cuda_gib: dict[str, float] = {}  # CUDA memory a call allocates above what was there (cuda_stage)
 
     def _timed(self, fn: Callable[..., torch.Tensor], *args: Any, **kwargs: Any) -> torch.Tensor:
         sync(self.device)
         t0, c0 = time.perf_counter(), time.thread_time()
-        mel = fn(*args, **kwargs)
-        sync(self.device)
+        with cuda_stage(self.device, self.cuda_gib, "flow"):
+            mel = fn(*args, **kwargs)
+            sync(self.device)
         dt = time.perf_counter() - t0
         self.cpu_seconds += time.thread_time() - c0
         self.seconds += dt
@@ -76,12 +79,14 @@ class TimedVocoder:
         self.device = device
         self.seconds = 0.0
         self.cpu_seconds = 0.0
+        self.cuda_gib: dict[str, float] = {}
 
     def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
         sync(self.device)
         t0, c0 = time.perf_counter(), time.thread_time()
-        audio = self.inner.push(mel, finalize=finalize)
-        sync(self.device)
+        with cuda_stage(self.device, self.cuda_gib, "vocoder"):
+            audio = self.inner.push(mel, finalize=finalize)
+            sync(self.device)
         self.cpu_seconds += time.thread_time() - c0
         self.seconds += time.perf_counter() - t0
         return audio
@@ -172,6 +177,7 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
     chunks: list[list[float]] = []  # [seconds since t_start when ready, samples] per non-empty chunk
     cache_peak = 0
     lm_times = {"prefill_s": 0.0, "decode_s": 0.0, "cpu_s": 0.0}
+    lm_cuda: dict[str, float] = {}  # CUDA memory the LM's prefill allocates above what was there (cuda_stage)
 
     def decode() -> Iterator[int]:
         """The LM: prefill, then one sampled token per step (on the producer thread with --overlap)."""
@@ -179,8 +185,9 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         t0 = time.perf_counter()
         lm_input = lm.build_lm_input(text_ids, inputs.prompt_text_ids, inputs.prompt_speech)
         kv = lm.new_cache(lm_input.shape[1] + n_tokens + 1, device=dev, dtype=lm_input.dtype, static=static_cache)
-        h = lm.prefill(lm_input, kv)
-        sync(dev)
+        with cuda_stage(dev, lm_cuda, "llm"):
+            h = lm.prefill(lm_input, kv)
+            sync(dev)
         lm_times["prefill_s"] = time.perf_counter() - t0
         decoded: list[int] = []
         for i in range(n_tokens):
@@ -268,6 +275,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         "flow_cpu_s": timed_flow.cpu_seconds,
         "vocoder_cpu_s": timed_voc.cpu_seconds,
         "flow_cache_peak_mb": cache_peak / 1e6,
+        # CUDA only (0 elsewhere): the most memory one call of the stage allocated above what was allocated
+        # before it, GiB (the LM: its prefill; the KV cache, made before it, not counted)
+        "llm_prefill_cuda_gib": lm_cuda.get("llm", 0.0),
+        "flow_call_cuda_gib": timed_flow.cuda_gib.get("flow", 0.0),
+        "vocoder_call_cuda_gib": timed_voc.cuda_gib.get("vocoder", 0.0),
         "chunks": chunks,  # not a float: scenario_request keeps it apart from the medians
     }
 
@@ -425,8 +437,14 @@ def scenario_profile(args: argparse.Namespace, dev: torch.device) -> dict[str, A
         activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
         with profile(activities=activities) as prof:
             res = run_request(model, inputs, tokenizer, **kwargs)  # type: ignore[arg-type]
-    sort = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
-    print(prof.key_averages().table(sort_by=sort, row_limit=15), flush=True)
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15), flush=True)
+    if dev.type == "cuda":  # and where the GPU's own time goes (the key's name changed across torch versions)
+        for key in ("self_device_time_total", "self_cuda_time_total"):
+            try:
+                print(prof.key_averages().table(sort_by=key, row_limit=15), flush=True)
+                break
+            except (AttributeError, KeyError, ValueError):
+                continue
     print("first-chunk path: " + summary(res), flush=True)
     total = sum(e.self_cpu_time_total for e in prof.key_averages()) or 1.0
     top = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)[:10]

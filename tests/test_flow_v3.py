@@ -237,3 +237,17 @@ def test_dit_builds_on_meta_from_config_sizes():
     assert sd["transformer_blocks.2.attn_norm.linear.weight"].shape == (6 * 96, 96)
     assert sd["input_embed.conv_pos_embed.conv1.0.weight"].shape == (96, 96 // 16, 31)
     assert not list(est.buffers())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_conv_position_embedding_on_cuda_runs_without_cudnn_and_matches_the_cpu() -> None:
+    from cosycore.flow.dit import CausalConvPositionEmbedding
+
+    torch.manual_seed(0)
+    layer = CausalConvPositionEmbedding(64).eval()
+    x = torch.randn(2, 300, 64)
+    with torch.inference_mode():
+        want = layer(x)
+        got = layer.cuda()(x.cuda())
+    assert torch.backends.cudnn.enabled  # only the layer's own call runs without cuDNN
+    assert torch.allclose(got.cpu(), want, atol=1e-5)
