@@ -35,6 +35,7 @@ from .playback_feed import (
     PREROLL_MARGIN,
     RING_SECONDS,
     STREAM_CHUNK_SECONDS,
+    UNMEASURED_RTF,
     Feed,
     PendingQueue,
     RingBuffer,
@@ -49,7 +50,7 @@ _Feed = Feed  # the feed's earlier name
 
 __all__ = [
     "DEFAULT_PREROLL", "MAX_PREROLL", "MIN_PREROLL", "PREROLL_MARGIN", "RING_SECONDS", "STREAM_CHUNK_SECONDS",
-    "TICK_MS", "AudioDevice", "Feed", "PendingQueue", "PlayState", "Player", "RingBuffer", "_Feed",
+    "TICK_MS", "UNMEASURED_RTF", "AudioDevice", "Feed", "PendingQueue", "PlayState", "Player", "RingBuffer", "_Feed",
     "default_device", "find_device", "hop_growth_need", "list_devices", "load_sounddevice", "preroll_seconds",
 ]
 

@@ -16,10 +16,16 @@ import numpy as np
 
 RING_SECONDS = 20.0  # capacity of the ring; longer takes wait in the pending queue
 MIN_PREROLL = 0.15  # seconds buffered before playback starts when synthesis outruns playback
-DEFAULT_PREROLL = 0.5  # before any real-time factor has been measured
+DEFAULT_PREROLL = 0.5  # a saved take's start, and the old default before any real-time factor was measured
 MAX_PREROLL = 20.0
-PREROLL_MARGIN = 1.15  # safety factor on the computed starvation-free pre-roll
-
+# The pre-roll is sized for a real-time factor this much slower than the one measured, so that a take
+# that runs up to 15 % slower than the running average still plays without a gap (a margin on the need
+# itself did not do it: on a GPU, fast mode measured 0.55-0.58 then ran at 0.60-0.65 and stalled).
+PREROLL_MARGIN = 1.15
+# Before anything is measured for this model, device and mode (the app keeps the figure across
+# restarts, so once per machine), the pre-roll is sized for real time: every mode the app would pick
+# as live is then covered, instead of the 0.5 s that stalled 0.2-1.2 s in 4 of 6 first takes on a GPU.
+UNMEASURED_RTF = 1.0
 
 # Streamed chunk lengths of the release schedule: 25, 50, then 100 speech tokens at 25 tokens per
 # second (the first also carries the prompt's padding, which only helps); the last one repeats.
@@ -50,21 +56,21 @@ def hop_growth_need(rtf: float, expected_seconds: float) -> float:
 def preroll_seconds(rtf: float | None, expected_seconds: float) -> float:
     """Seconds of audio to buffer before playing so that a take of ``expected_seconds`` plays without gaps.
 
-    With a real-time factor ``rtf`` (synthesis seconds per audio second) above 1, the remaining
-    ``D - P`` seconds take ``(D - P) * rtf`` to make while ``D`` seconds play, so ``P`` must be at least
-    ``D * (1 - 1 / rtf)``. Streamed chunks also grow (1, 2, 4 s), so even below real time the next
-    chunk can take longer to make than the audio before it lasts (:func:`hop_growth_need`); at an RTF
-    of 0.5 or less it never does, and a small jitter margin is enough.
+    Every streamed chunk must be ready before the audio before it has played out
+    (:func:`hop_growth_need`): above real time that is the whole shortfall (about ``D * (1 - 1 / rtf)``),
+    and because the chunks grow (1, 2, 4 s) even below real time the next chunk can take longer to make
+    than the audio before it lasts. The deadlines are sized for ``rtf`` times :data:`PREROLL_MARGIN`;
+    below about 0.43 (0.5 / 1.15) nothing is needed beyond the :data:`MIN_PREROLL` jitter margin.
+    ``None`` (nothing measured yet) counts as :data:`UNMEASURED_RTF`. The result is a delay after the
+    first chunk (see :class:`Feed`).
     """
     if rtf is None or not np.isfinite(rtf) or rtf <= 0:
-        return DEFAULT_PREROLL
+        rtf = UNMEASURED_RTF
     expected = max(0.0, expected_seconds)
-    need = hop_growth_need(rtf, expected)
-    if rtf > 1.0:
-        need = max(need, expected * (1.0 - 1.0 / rtf))
+    need = hop_growth_need(rtf * PREROLL_MARGIN, expected)  # above 1 too: it checks every chunk's deadline
     if need <= 0:
         return MIN_PREROLL
-    return float(min(MAX_PREROLL, max(MIN_PREROLL, need * PREROLL_MARGIN + MIN_PREROLL)))
+    return float(min(MAX_PREROLL, need + MIN_PREROLL))
 
 
 class RingBuffer:

@@ -132,7 +132,8 @@ def test_preroll_choices_previous_own_none() -> None:
     previous = bp.choose_prerolls(timelines, "previous")
     # the app's running average: nothing before the first request, then 2.0, then (2.0 + 0.5) / 2
     assert [r for r, _ in previous] == [None, 2.0, 1.25]
-    assert [p for _, p in previous] == [DEFAULT_PREROLL, preroll_seconds(2.0, 10.0), preroll_seconds(1.25, 10.0)]
+    assert [p for _, p in previous] == [preroll_seconds(None, 10.0), preroll_seconds(2.0, 10.0),
+                                        preroll_seconds(1.25, 10.0)]
     own = bp.choose_prerolls(timelines, "own")
     assert [p for _, p in own] == [preroll_seconds(t.rtf, 10.0) for t in timelines]
     assert bp.choose_prerolls(timelines, "none") == [(None, MIN_PREROLL)] * 3
@@ -195,7 +196,8 @@ def test_report_round_trip_previous_vs_own(tmp_path: Path, capsys) -> None:
     (report,) = sim["reports"]
     assert report["settings"]["quality"] == "draft" and report["preroll_from"] == "previous"
     first, second = report["requests"]
-    assert first["preroll_from_rtf"] is None and first["preroll_s"] == DEFAULT_PREROLL and first["underruns"] == 0
+    assert first["preroll_from_rtf"] is None and first["preroll_s"] == preroll_seconds(None, 18.0)
+    assert first["underruns"] == 0
     assert second["preroll_from_rtf"] == 0.3 and second["underruns"] == 2
     assert second["stall_s"] == pytest.approx(1.2, abs=3 * BLOCK_S)
     assert report["summary"]["with_underruns"] == 1 and report["summary"]["rtf_below_1_with_underruns"] == 1

@@ -9,6 +9,8 @@ from conftest import played_offset, played_samples, speechlike
 
 from app.playback import (
     MIN_PREROLL,
+    PREROLL_MARGIN,
+    UNMEASURED_RTF,
     AudioDevice,
     Player,
     PlayState,
@@ -37,16 +39,19 @@ def test_ring_buffer_wraps_and_refuses_overflow() -> None:
 
 
 def test_preroll_follows_the_real_time_factor() -> None:
-    assert preroll_seconds(None, 10.0) > MIN_PREROLL  # nothing measured yet: a safe default
+    # nothing measured yet: sized as for real time, so every mode the app picks as live is covered
+    assert preroll_seconds(None, 10.0) == preroll_seconds(UNMEASURED_RTF, 10.0) > MIN_PREROLL
     assert preroll_seconds(0.3, 10.0) == MIN_PREROLL  # faster than real time
     # 10 s at RTF 2 in chunks of 1, 2, 4, 3 s: the last is ready 2 * 9 s after the first, which with
-    # the 7 s before it plays must start 11 s late (a margin on top).
+    # the 7 s before it plays must start 11 s late; sized for 2 * 1.15 it is 13.7 s (+ 0.15 s).
     assert hop_growth_need(2.0, 10.0) == pytest.approx(11.0)
-    assert 11.0 <= preroll_seconds(2.0, 10.0) <= 13.0
+    assert preroll_seconds(2.0, 10.0) == pytest.approx(hop_growth_need(2.0 * PREROLL_MARGIN, 10.0) + MIN_PREROLL)
+    assert preroll_seconds(2.0, 10.0) == pytest.approx(13.85)
     # Below real time the growing chunks still need a pre-roll: at 0.9 the 4 s chunk is ready 5.4 s
-    # after the first, when 1 + 2 s have played; at 0.5 or less never.
+    # after the first, when 1 + 2 s have played; below 0.5 / 1.15 never.
     assert hop_growth_need(0.9, 20.0) == pytest.approx(2.4)
-    assert preroll_seconds(0.9, 20.0) > 2.4 and preroll_seconds(0.5, 20.0) == MIN_PREROLL
+    assert preroll_seconds(0.9, 20.0) > 2.4 and preroll_seconds(0.4, 20.0) == MIN_PREROLL
+    assert preroll_seconds(0.5, 20.0) > MIN_PREROLL  # 15 % slower than 0.5 needs a little
     assert preroll_seconds(0.9, 1.0) == MIN_PREROLL  # one chunk: nothing to wait for
     assert preroll_seconds(2.0, 20.0) > preroll_seconds(2.0, 10.0)
     assert preroll_seconds(100.0, 3600.0) == 20.0  # capped
