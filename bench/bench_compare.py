@@ -135,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--busy-runs", type=int, default=None, help="requests per busy process (default: --runs)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=400.0, help="seconds per bench process")
+    ap.add_argument("--wait-policy", default="passive", metavar="passive|default|spin:N",
+                    help="now: OpenMP's wait (passive: the engine's OMP_WAIT_POLICY=PASSIVE; default: OpenMP's own "
+                         "spin-then-sleep; spin:N: GOMP_SPINCOUNT=N spins before sleeping)")
     ap.add_argument("--summarize", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
     # A terminated run still removes its baseline worktree and stops its spinner (the finally blocks).
@@ -159,14 +162,24 @@ def main(argv: list[str] | None = None) -> int:
                             flags = ["--quality", quality]
                             if args.threads >= OVERLAP_MIN_THREADS:  # as the engine decides
                                 flags.append("--overlap")
-                            env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                            env.pop("OMP_WAIT_POLICY", None)
+                            env.pop("GOMP_SPINCOUNT", None)
+                            if args.wait_policy == "passive":
+                                env["OMP_WAIT_POLICY"] = "PASSIVE"
+                            elif args.wait_policy.startswith("spin:"):
+                                env["GOMP_SPINCOUNT"] = str(int(args.wait_policy[5:]))
+                            elif args.wait_policy != "default":
+                                ap.error("--wait-policy is passive, default or spin:N")
+                            else:
+                                env["GOMP_SPINCOUNT"] = "300000"  # OpenMP's own default, spelled out
                         else:
                             flags = PREVIOUS_FLAGS[quality]
                             env.pop("OMP_WAIT_POLICY", None)  # the baseline left OpenMP's default
                         print(f"{family} {quality} {which} {load} ...", flush=True)
                         res = run_bench(tree, common + flags, env=env, busy=load == "busy", timeout=args.timeout)
                         record = {"family": family, "quality": quality, "which": which, "load": load,
-                                  "flags": flags, "result": res}
+                                  "flags": flags, "result": res,
+                                  "wait_policy": args.wait_policy if which == "now" else "OpenMP default"}
                         with args.out.open("a", encoding="utf-8") as f:
                             f.write(json.dumps(record, default=str) + "\n")
                         later = res.get("results", {}).get("median_later_requests", {})

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import os
 
-# As the CLI and the app do (cosycore.threads.prefer_passive_wait); read once, when torch loads.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# As the CLI and the app do (cosycore.threads.prefer_passive_wait, which leaves a user's OMP_WAIT_POLICY or
+# GOMP_SPINCOUNT alone); read once, when torch loads.
+if "GOMP_SPINCOUNT" not in os.environ:
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse
 import json

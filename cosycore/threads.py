@@ -42,6 +42,7 @@ T = TypeVar("T")
 OVERLAP_MIN_THREADS = 4
 WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 PASSIVE = "PASSIVE"
+SPINCOUNT_ENV = "GOMP_SPINCOUNT"
 THREADS_ENV = "COSY_THREADS"  # overrides the default thread count of the CLI and the app
 
 
@@ -54,12 +55,16 @@ def usable_cores() -> int:
 
 
 def prefer_passive_wait(environ: dict[str, str] | None = None) -> bool:
-    """Put ``OMP_WAIT_POLICY=PASSIVE`` in the environment unless it is already set.
+    """Put ``OMP_WAIT_POLICY=PASSIVE`` in the environment unless the user chose a wait already.
 
-    Call before torch is imported (the OpenMP runtime reads it once, when torch loads). Returns True
-    if the passive policy will apply: it was set here or by the user before torch was imported.
+    Call before torch is imported (the OpenMP runtime reads it once, when torch loads). A user's
+    ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` (GNU OpenMP's spin-then-sleep count, which takes
+    precedence over the policy) is left alone. Returns True if the passive policy will apply: it was
+    set here or by the user before torch was imported.
     """
     env = os.environ if environ is None else environ
+    if SPINCOUNT_ENV in env and WAIT_POLICY_ENV not in env:
+        return False
     env.setdefault(WAIT_POLICY_ENV, PASSIVE)
     if "torch" in sys.modules and environ is None:
         logger.info("torch was imported before the OpenMP wait policy could be chosen; it stays as it was")

@@ -23,6 +23,8 @@ def test_passive_wait_is_set_unless_the_user_chose() -> None:
     assert prefer_passive_wait(env) is True and env[WAIT_POLICY_ENV] == PASSIVE
     env = {WAIT_POLICY_ENV: "ACTIVE"}
     assert prefer_passive_wait(env) is False and env[WAIT_POLICY_ENV] == "ACTIVE"
+    env = {"GOMP_SPINCOUNT": "2000"}  # the user's spin-then-sleep count: no policy is added beside it
+    assert prefer_passive_wait(env) is False and env == {"GOMP_SPINCOUNT": "2000"}
 
 
 def test_thread_counts() -> None:
