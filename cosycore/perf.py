@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 import torch
 
 from .config import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, MelConfig
+from .flow.cfm import FlowSettings
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
 
 if TYPE_CHECKING:
@@ -38,19 +39,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LLMBackend = Literal["torch", "vllm"]
-
-
-@dataclass(frozen=True)
-class FlowSettings:
-    """Euler steps, CFG strength and estimator autocast of the flow (None = the release's 10, 0.7, float32)."""
-
-    n_steps: int | None = None
-    cfg_rate: float | None = None
-    autocast: torch.dtype | None = None  # e.g. torch.bfloat16 for the estimator's matrix products
-
-    @property
-    def exact(self) -> bool:
-        return self.n_steps is None and self.cfg_rate is None and self.autocast is None
 
 
 EXACT_FLOW = FlowSettings()

@@ -29,7 +29,7 @@ from torch import nn
 
 from ..config import FlowConfig
 from .cache import FlowCache, StepCache
-from .cfm import CFMSampler
+from .cfm import CFMSampler, FlowSettings
 
 logger = logging.getLogger(__name__)
 
@@ -233,6 +233,10 @@ class FlowModel(nn.Module):
             raise ValueError(f"the call yields {ratio * end} mel frames, fewer than the {t_p} prompt frames")
         spks = self.speaker(embedding.to(device))  # [1, C]
         emb = self.embed_tokens(prompt_token.to(device), token.to(device))[:, start:]  # [1, n (+K), D]
+        n, w = self.decoder.sampler.resolve(FlowSettings(n_steps, cfg_rate))
+        cache.bind(n, w, autocast)
+        for state in (cache.encoder, *cache.steps):
+            state.keep_new = not finalize  # the last call's states would never be read: not kept
         cache.encoder.start = start
         h = self.encode_cached(emb, cache.encoder, finalize=finalize)  # [1, T_new, C]
         f_start = ratio * start

@@ -275,7 +275,7 @@ class Attention(nn.Module):
         if state is None:
             keys, values = self.split_heads(k), self.split_heads(v)  # [B, H, T, Dh]
         else:
-            keys, values = state.kv(self).append(self.split_heads(k), self.split_heads(v))  # [B, H, S, Dh]
+            keys, values = state.keys_values(self, self.split_heads(k), self.split_heads(v))  # [B, H, S, Dh]
         out = F.scaled_dot_product_attention(self.split_heads(q), keys, values, attn_mask=attn_mask)  # [B, H, T, Dh]
         out = out.transpose(1, 2).flatten(2)  # [B, T, I]
         out = self.to_out[0](out)  # [B, T, D]
