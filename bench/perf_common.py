@@ -80,17 +80,21 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
 
     An ``args.quant`` LM is packed to int8 while it loads or is built, one decoder layer at a time, as
     the engine loads it (the same numbers as packing the float LM afterwards, less memory); with a
-    ``--dtype`` other than float32 the random LM is built whole, cast, then packed."""
+    ``--dtype`` other than float32 the random LM is built whole, cast, then packed. With ``--quality
+    draft`` the flow is fixed to draft's setting as the engine loads it (``PerfOptions.fixed_flow``)."""
     dtype = getattr(torch, args.dtype)
     quant = getattr(args, "quant", None)
+    fixed = flow_settings(args) if getattr(args, "fixed_flow", False) else None
     if args.model_dir:
-        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=quant)
+        model = CosyModel.load(args.model_dir, device=dev, dtype=dtype, llm_quant=quant, fixed_flow=fixed)
     else:
         model = build_random_model(release_config(args.family), dev,
                                    llm_quant=quant if dtype == torch.float32 else None)
         if dtype != torch.float32:  # the LM and the flow; the vocoder stays float32 (its NSF source needs it)
             model.llm.to(dtype)
             model.flow.to(dtype)
+        if fixed is not None:
+            model.flow.fix_time_steps(fixed)
     if getattr(args, "quant", None) and model.llm.quantization is None:
         model.llm.quantize_int8(args.quant)
     if args.compile:
@@ -111,6 +115,7 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16
     args.warmup = args.warmup or opts.warm_up
+    args.fixed_flow = opts.fixed_flow
 
 
 def flow_settings(args: argparse.Namespace) -> FlowSettings:

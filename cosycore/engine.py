@@ -222,8 +222,10 @@ class Engine:
         self.perf = quality_options(self.quality, dev) if perf is None else perf
         if quality != self.quality and perf is None:
             logger.info("quality %s chose %s on %s", quality, self.quality, dev)
-        # The int8 LM is packed while it loads: its float weights never all exist at once (peak memory).
-        self.model = CosyModel.load(model_dir, device=dev, dtype=dtype, llm_quant=self.perf.llm_quant)
+        # The int8 LM is packed while it loads: its float weights never all exist at once (peak memory);
+        # a flow fixed to draft's setting never keeps its time-conditioning weights.
+        self.model = CosyModel.load(model_dir, device=dev, dtype=dtype, llm_quant=self.perf.llm_quant,
+                                    fixed_flow=self.perf.flow if self.perf.fixed_flow else None)
         self.cfg = self.model.cfg
         apply_load_options(self.model, self.perf)
         self.text_reading: TextReading = (readings.default_text_reading(self.perf.exact) if text_reading is None

@@ -75,6 +75,11 @@ class AsrAudioError(InputError):
     """Audio given to the speech recognizer is empty, silent, unreadable or longer than it accepts."""
 
 
+class FlowSettingsError(SynthesisError):
+    """A flow call asks for steps other than the one setting the model was loaded for (a model loaded
+    in draft computes its flow's time conditioning once at load and keeps no weights for others)."""
+
+
 class EngineError(SynthesisError):
     """Synthesis failed while running: the model made unusable output (NaN), memory ran out, or an
     internal step failed. The message says what to try (``models verify``, Draft quality, shorter text)."""

@@ -17,7 +17,7 @@ import torch
 
 from .config import ModelConfig, load_model_config
 from .devices import resolve_device
-from .flow import load_flow
+from .flow import FlowSettings, load_flow
 from .flow.base import FlowModel
 from .lm.load import load_llm
 from .lm.speech_lm import EosRule, SpeechLM
@@ -69,16 +69,20 @@ class CosyModel:
 
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",
-             dtype: torch.dtype = torch.float32, *, llm_quant: str | None = None) -> CosyModel:
+             dtype: torch.dtype = torch.float32, *, llm_quant: str | None = None,
+             fixed_flow: FlowSettings | None = None) -> CosyModel:
         """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass.
 
         ``llm_quant`` (``"int8"`` …, CPU only; see :func:`~cosycore.lm.load.load_llm`) packs the LM to
-        int8 while it loads, so its float weights never exist in memory all at once.
+        int8 while it loads, so its float weights never exist in memory all at once. ``fixed_flow``
+        (draft mode) loads a flow that runs only these flow settings and, for the Fun-CosyVoice3 DiT,
+        keeps its time conditioning as a small table instead of 0.57 GB of weights
+        (:func:`~cosycore.flow.load_flow`).
         """
         cfg = load_model_config(model_dir)
         dev = resolve_device(device)
         llm = load_llm(cfg, device=dev, dtype=dtype, quantize=llm_quant)
-        flow = load_flow(cfg, device=dev, dtype=dtype)
+        flow = load_flow(cfg, device=dev, dtype=dtype, fixed=fixed_flow)
         hift = load_hift(cfg, device=dev)
         logger.info("loaded %s from %s on %s", cfg.family, cfg.model_dir, dev)
         return cls(cfg, llm, flow, hift, dev)

@@ -330,6 +330,7 @@ def prompt_flow_cache(flow: CachedFlowLike, prompt_token: torch.Tensor, prompt_f
     flow.inference_cached(prompt_token[:, end : end + schedule.lookahead], prompt_token[:, :end],
                           prompt_feat[:, : ratio * end], embedding, cache=cache, finalize=False,
                           n_steps=n_steps, cfg_rate=cfg_rate, **({} if autocast is None else {"autocast": autocast}))
+    cache.shrink()  # kept as it is for the voice's later streams, which clone it: no room to grow
     return cache
 
 

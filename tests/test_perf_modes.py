@@ -17,7 +17,7 @@ import torch
 from cosycore.config import load_model_config
 from cosycore.flow import load_flow
 from cosycore.flow.base import FlowModel
-from cosycore.flow.cache import FlowCache, KVBuffer
+from cosycore.flow.cache import FlowCache, KVBuffer, StepCache
 from cosycore.lm.load import load_llm
 from cosycore.lm.quant import int8_per_channel, logit_agreement
 from cosycore.lm.speech_lm import SpeechLM
@@ -255,6 +255,40 @@ def test_prompt_template_gives_the_same_stream(flow: FlowModel, prompt: int, cac
     for a, c in zip(plain.calls[:-1], again.calls[:-1]):
         torch.testing.assert_close(c.mel, a.mel, atol=CACHE_ATOL, rtol=0)
     assert torch.equal(warm.calls[-1].mel, plain.calls[-1].mel)  # "chunks": the exact final call either way
+
+
+def _kv_lengths(cache: FlowCache) -> list[int]:
+    return [buf.length for state in (cache.encoder, *cache.steps) for buf in state._kv.values()]
+
+
+def test_the_last_cached_call_keeps_nothing(flow: FlowModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stream's last call reads the cached states and adds none (nothing would read them): the
+    buffers do not grow for it, and its frames are those of a last call that keeps them, bit for bit."""
+    tok, pt, feat, emb = _flow_inputs(20, 120)
+
+    def last_call(cache: FlowCache) -> tuple[torch.Tensor, list[int]]:
+        for _, end in _release_calls(20, 120):
+            flow.inference_cached(tok[:, :end], pt, feat, emb, cache=cache, finalize=False)
+        streamed = _kv_lengths(cache)
+        return flow.inference_cached(tok, pt, feat, emb, cache=cache, finalize=True), streamed
+
+    cache = FlowCache()
+    mel, streamed = last_call(cache)
+    assert _kv_lengths(cache) == streamed and min(streamed) > 0
+    monkeypatch.setattr(StepCache, "keys_values", lambda self, m, k, v: self.kv(m).append(k, v))  # keep them
+    kept = FlowCache()
+    mel_kept, _ = last_call(kept)
+    assert torch.equal(mel_kept, mel)
+    assert all(a > b for a, b in zip(_kv_lengths(kept), streamed, strict=True))
+
+
+def test_a_prompt_template_keeps_no_spare_capacity(flow: FlowModel) -> None:
+    _, pt, feat, emb = _flow_inputs(60, 10, seed=3)
+    template = prompt_flow_cache(flow, pt, feat, emb, schedule=StreamSchedule())
+    assert template is not None
+    bufs = [buf for state in (template.encoder, *template.steps) for buf in state._kv.values()]
+    assert bufs and all(buf.k is not None and buf.k.shape[2] == buf.length > 0 for buf in bufs)
+    assert max(buf.length for buf in bufs) == 2 * 50  # the estimators' frames of the first 50 prompt tokens
 
 
 def test_flow_cache_past_its_bound_falls_back_to_uncached_calls(flow: FlowModel) -> None:

@@ -21,7 +21,8 @@ follow the release ``flow.pt``: ``input_embedding``, ``spk_embed_affine_layer`` 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol, cast, runtime_checkable
 
 import torch
 import torch.nn.functional as F
@@ -29,9 +30,22 @@ from torch import nn
 
 from ..config import FlowConfig
 from .cache import FlowCache, StepCache
-from .cfm import CFMSampler
+from .cfm import CFMSampler, FlowSettings
+from .time_table import TimeTable
 
 logger = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class _FixableEstimator(Protocol):
+    """An estimator whose time conditioning can be fixed to one flow setting (the DiT)."""
+
+    time_table: TimeTable | None
+
+    def time_modules(self) -> dict[str, nn.Module]: ...
+
+    def fix_time_steps(self, times: Sequence[torch.Tensor], autocast: torch.dtype | None,
+                       description: str) -> None: ...
 
 # Inputs and output of the first estimator call, as recorded for conformance.
 EST0_KEYS = ("x", "mask", "mu", "t", "spks", "cond", "out")
@@ -85,6 +99,7 @@ class FlowModel(nn.Module):
         self.input_embedding = nn.Embedding(cfg.vocab_size, cfg.input_size)
         self.spk_embed_affine_layer = nn.Linear(cfg.spk_embed_dim, cfg.output_size)
         self.decoder = CFMDecoder(cfg, estimator)
+        self.fixed_settings: FlowSettings | None = None  # the one setting it runs, once fix_time_steps ran
 
     # -- family specific ---------------------------------------------------------------------
 
@@ -110,6 +125,39 @@ class FlowModel(nn.Module):
         The default keeps it as it is; a subclass may check and drop entries it recomputes.
         """
         return sd
+
+    # -- one fixed flow setting (a memory option) ----------------------------------------------
+
+    def time_modules(self) -> dict[str, nn.Module]:
+        """The estimator's time-conditioning modules by full key prefix (``decoder.estimator.…``):
+        what :meth:`fix_time_steps` replaces. Empty for an estimator without the option (the
+        CosyVoice2 U-Net) and once fixed."""
+        if not isinstance(self.decoder.estimator, _FixableEstimator):
+            return {}
+        found = self.decoder.estimator.time_modules()
+        return {f"decoder.estimator.{name}": m for name, m in found.items()}
+
+    def fix_time_steps(self, settings: FlowSettings) -> bool:
+        """Fix this flow to one setting: the estimator's time conditioning is computed once for the
+        ODE times of ``settings`` and its weights are dropped (:mod:`cosycore.flow.time_table`; 0.57 GB
+        for the Fun-CosyVoice3 DiT). Calls with these settings compute what they computed before; any
+        other setting then raises :class:`~cosycore.errors.FlowSettingsError`. Returns False (and
+        changes nothing) for an estimator without the option. Only the time modules need weights
+        (the loader fixes a flow before reading the rest of ``flow.pt``).
+        """
+        modules = self.time_modules()
+        if not modules:
+            return False
+        estimator = cast(_FixableEstimator, self.decoder.estimator)
+        weight = next(iter(next(iter(modules.values())).parameters()))
+        times = self.decoder.sampler.estimator_times(settings, weight.dtype, weight.device)
+        n, w = self.decoder.sampler.resolve(settings)
+        description = f"{n} steps, CFG {w:g}, autocast {settings.autocast}"
+        estimator.fix_time_steps(times, settings.autocast, description)
+        self.fixed_settings = settings
+        table_mb = estimator.time_table.nbytes() / 1e6 if estimator.time_table is not None else 0.0
+        logger.info("flow fixed to %s: its time conditioning is a %.1f MB table", description, table_mb)
+        return True
 
     # -- shared steps ------------------------------------------------------------------------
 
@@ -233,6 +281,10 @@ class FlowModel(nn.Module):
             raise ValueError(f"the call yields {ratio * end} mel frames, fewer than the {t_p} prompt frames")
         spks = self.speaker(embedding.to(device))  # [1, C]
         emb = self.embed_tokens(prompt_token.to(device), token.to(device))[:, start:]  # [1, n (+K), D]
+        n, w = self.decoder.sampler.resolve(FlowSettings(n_steps, cfg_rate))
+        cache.bind(n, w, autocast)
+        for state in (cache.encoder, *cache.steps):
+            state.keep_new = not finalize  # the last call's states would never be read: not kept
         cache.encoder.start = start
         h = self.encode_cached(emb, cache.encoder, finalize=finalize)  # [1, T_new, C]
         f_start = ratio * start

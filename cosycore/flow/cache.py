@@ -13,7 +13,8 @@ Cost: the per-call work is proportional to the new frames (plus attention over t
 instead of the whole prefix. Memory: the keys and values of every attention layer at every ODE
 step, kept for the whole utterance (see :meth:`FlowCache.nbytes`; about 4.6 MB per mel frame for
 the CosyVoice2 estimator and 3.6 MB for the Fun-CosyVoice3 DiT with the release's 10 steps and
-CFG, a fifth of that with 4 steps and no CFG).
+CFG, a fifth of that with 4 steps and no CFG). The stream's last call keeps nothing
+(``StepCache.keep_new``): its frames' states are used once, so the cache does not grow for them.
 
 Ownership: one cache per stream, created and held by :class:`~cosycore.token2wav.Token2WavStream`,
 never stored on a model. A stream may start from a clone of a prompt template (the prompt's own
@@ -58,6 +59,16 @@ class KVBuffer:
         self.length = end
         return self.k[:, :, :end], self.v[:, :, :end]
 
+    def extended(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """k, v: [B, H, n, d] new positions -> all keys and values [B, H, length + n, d], without
+        keeping the new ones (a stream's last call: nothing reads them afterwards, so the buffer
+        does not grow for them; the copy is one layer's, freed after its attention)."""
+        if self.k is None or self.v is None or self.length == 0:
+            return k, v
+        keys = torch.cat([self.k[:, :, : self.length], k], dim=2)  # [B, H, length + n, d]
+        values = torch.cat([self.v[:, :, : self.length], v], dim=2)  # [B, H, length + n, d]
+        return keys, values
+
     def _grow(self, k: torch.Tensor, v: torch.Tensor, need: int) -> None:
         # 25 % headroom: these buffers dominate the cache's memory, so waste is kept small; the
         # copies this costs (about 4x the final size in total) are cheap next to the estimator.
@@ -76,6 +87,12 @@ class KVBuffer:
             return 0
         return self.k.nbytes + self.v.nbytes
 
+    def shrink(self) -> None:
+        """Drop the spare capacity (a buffer that is kept but no longer grown, e.g. a prompt's)."""
+        if self.k is not None and self.v is not None and self.k.shape[2] > self.length:
+            self.k = self.k[:, :, : self.length].clone()
+            self.v = self.v[:, :, : self.length].clone()
+
     def clone(self) -> KVBuffer:
         """An independent copy (the copy's appends never touch this buffer)."""
         out = KVBuffer()
@@ -90,11 +107,13 @@ class StepCache:
 
     Keyed by module: attention layers keep a :class:`KVBuffer`, causal convolutions their last
     ``kernel - 1`` input frames. ``start`` is the number of frames (at the pass's own rate)
-    already cached when the current call began; the driver sets it before each pass.
+    already cached when the current call began; the driver sets it before each pass, and
+    ``keep_new`` to False for the stream's last call, whose states would never be read again.
     """
 
     def __init__(self) -> None:
         self.start = 0
+        self.keep_new = True
         self._kv: dict[nn.Module, KVBuffer] = {}
         self._history: dict[nn.Module, torch.Tensor] = {}
 
@@ -103,6 +122,12 @@ class StepCache:
         if buf is None:
             buf = self._kv[module] = KVBuffer()
         return buf
+
+    def keys_values(self, module: nn.Module, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """k, v: [B, H, n, d] of ``module``'s new positions -> its keys and values so far, these
+        included [B, H, S, d]; kept for later calls unless ``keep_new`` is off."""
+        buf = self.kv(module)
+        return buf.append(k, v) if self.keep_new else buf.extended(k, v)
 
     def with_history(self, module: nn.Module, x: torch.Tensor, keep: int) -> torch.Tensor:
         """x: [B, C, n] new frames -> [B, C, keep + n] with the ``keep`` frames before them in front.
@@ -115,15 +140,21 @@ class StepCache:
         if prev is None:
             prev = x.new_zeros(x.shape[0], x.shape[1], keep)
         full = torch.cat([prev, x], dim=2)  # [B, C, keep + n]
-        self._history[module] = full[:, :, -keep:].clone()
+        if self.keep_new:
+            self._history[module] = full[:, :, -keep:].clone()
         return full
 
     def nbytes(self) -> int:
         return sum(b.nbytes() for b in self._kv.values()) + sum(t.nbytes for t in self._history.values())
 
+    def shrink(self) -> None:
+        for buf in self._kv.values():
+            buf.shrink()
+
     def clone(self) -> StepCache:
         out = StepCache()
         out.start = self.start
+        out.keep_new = self.keep_new
         out._kv = {m: b.clone() for m, b in self._kv.items()}
         out._history = {m: t.clone() for m, t in self._history.items()}
         return out
@@ -163,6 +194,13 @@ class FlowCache:
     def nbytes(self) -> int:
         """Memory held by the cached states."""
         return self.encoder.nbytes() + sum(s.nbytes() for s in self.steps)
+
+    def shrink(self) -> None:
+        """Drop the key/value buffers' spare capacity, one buffer at a time (a voice's prompt states:
+        kept as they are, so the capacity for growth would be memory never used)."""
+        self.encoder.shrink()
+        for step in self.steps:
+            step.shrink()
 
     def clone(self) -> FlowCache:
         """An independent copy: a stream can continue from it while this one stays as it is

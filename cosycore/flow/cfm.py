@@ -11,7 +11,8 @@ We draw it from a private generator, so loading a model never touches the proces
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import ClassVar
 
 import torch
@@ -22,6 +23,19 @@ from .cache import FlowCache, StepCache
 
 # estimator(x, mask, mu, t, spks, cond, streaming) -> velocity; all batch 2 (cond row 0, uncond row 1)
 Estimator = Callable[..., torch.Tensor]
+
+
+@dataclass(frozen=True)
+class FlowSettings:
+    """Euler steps, CFG strength and estimator autocast of the flow (None = the release's 10, 0.7, float32)."""
+
+    n_steps: int | None = None
+    cfg_rate: float | None = None
+    autocast: torch.dtype | None = None  # e.g. torch.bfloat16 for the estimator's matrix products
+
+    @property
+    def exact(self) -> bool:
+        return self.n_steps is None and self.cfg_rate is None and self.autocast is None
 
 
 class FixedNoise:
@@ -44,12 +58,44 @@ def cosine_t_span(n_steps: int, dtype: torch.dtype, device: torch.device | str) 
     return 1 - torch.cos(t * 0.5 * math.pi)
 
 
+def euler_steps(t_span: torch.Tensor) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """(t, dt) of each Euler step over ``t_span`` [n + 1], as the original computes them: t advances by
+    dt, and the next dt is ``t_span[i + 1] - t`` (not the difference of two span entries)."""
+    n = t_span.shape[0] - 1
+    t = t_span[0]
+    dt = t_span[1] - t_span[0]
+    for step in range(1, n + 1):
+        yield t, dt
+        t = t + dt
+        if step < n:
+            dt = t_span[step + 1] - t
+
+
 class CFMSampler:
     """Runs the 10-step Euler ODE with CFG on a given estimator. Holds no per-request state."""
 
     def __init__(self, cfg: CFMConfig, mel_channels: int = 80) -> None:
         self.cfg = cfg
         self.mel_channels = mel_channels
+
+    def resolve(self, settings: FlowSettings) -> tuple[int, float]:
+        """The Euler steps and CFG strength of ``settings`` (None: the release's)."""
+        n = self.cfg.n_timesteps if settings.n_steps is None else settings.n_steps
+        w = self.cfg.inference_cfg_rate if settings.cfg_rate is None else settings.cfg_rate
+        return n, w
+
+    def estimator_times(self, settings: FlowSettings, dtype: torch.dtype,
+                        device: torch.device | str) -> list[torch.Tensor]:
+        """The ``t`` input [B] of every estimator call :meth:`sample` makes with ``settings`` (the same
+        values in every call: they depend on the step only), for a flow whose weights are ``dtype``."""
+        n, w = self.resolve(settings)
+        b = 2 if w != 0.0 else 1
+        out = []
+        for t, _ in euler_steps(cosine_t_span(n, dtype, device)):
+            t_in = torch.zeros(b, device=device, dtype=dtype)
+            t_in[:] = t
+            out.append(t_in)
+        return out
 
     def noise(self, frames: int, device: torch.device | str, dtype: torch.dtype) -> torch.Tensor:
         if frames > self.cfg.noise_frames:
@@ -83,8 +129,7 @@ class CFMSampler:
         ``autocast`` (e.g. ``torch.bfloat16``, approximate) runs the estimator's matrix products in
         that dtype; the ODE state, the time steps and the guidance stay float32.
         """
-        n = self.cfg.n_timesteps if n_steps is None else n_steps
-        w = self.cfg.inference_cfg_rate if cfg_rate is None else cfg_rate
+        n, w = self.resolve(FlowSettings(n_steps, cfg_rate))
         _, c, t_len = mu.shape
         start = 0
         if cache is not None:
@@ -106,9 +151,7 @@ class CFMSampler:
         spks_in[0] = spks[0]
         cond_in[0] = cond[0]
         # Ported from CosyVoice (Apache-2.0) / Matcha-TTS (MIT); see NOTICE: the Euler loop with CFG.
-        t = t_span[0]
-        dt = t_span[1] - t_span[0]
-        for step in range(1, n + 1):
+        for step, (t, dt) in enumerate(euler_steps(t_span), start=1):
             cancel_point()  # a cancelled request stops here, between two estimator calls
             x_in[:] = x
             t_in[:] = t
@@ -128,7 +171,4 @@ class CFMSampler:
                                "out": v.clone()})
             v_hat = (1.0 + w) * v[:1] - w * v[1:] if guided else v
             x = x + dt * v_hat
-            t = t + dt
-            if step < n:
-                dt = t_span[step + 1] - t
         return x.float()

@@ -166,7 +166,7 @@ class RelPositionMultiHeadedAttention(nn.Module):
         q = self._heads(self.linear_q(x))  # [B, n, H, d]
         k_new = self._heads(self.linear_k(x)).transpose(1, 2)  # [B, H, n, d]
         v_new = self._heads(self.linear_v(x)).transpose(1, 2)  # [B, H, n, d]
-        k, v = state.kv(self).append(k_new, v_new)  # [B, H, S, d]
+        k, v = state.keys_values(self, k_new, v_new)  # [B, H, S, d]
         s = k.shape[2]
         # Query a (absolute position s - n + a) against key j needs relative position s - n + a - j,
         # which is row (n - 1 - a) + j of the table; rows 0 .. n + s - 2 are all that is used.

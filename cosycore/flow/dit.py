@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -34,6 +36,7 @@ from ..config import DiTConfig
 from ..errors import StateDictMismatchError
 from .cache import StepCache
 from .masks import attention_mask, chunk_mask_rows
+from .time_table import TimeTable
 
 logger = logging.getLogger(__name__)
 
@@ -216,26 +219,26 @@ def modulate(x: torch.Tensor, shift: torch.Tensor, scale: torch.Tensor) -> torch
 
 
 class AdaLayerNormZero(nn.Module):
-    """temb [B, D] -> six [B, D] modulations (shift, scale, gate for attention; same for the FFN)."""
+    """temb [B, D] -> the six modulations of a block [B, 6D] (shift, scale, gate for attention; the
+    same for the FFN)."""
 
     def __init__(self, dim: int) -> None:
         super().__init__()
         self.linear = nn.Linear(dim, dim * 6)
 
-    def forward(self, temb: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.linear(F.silu(temb)).chunk(6, dim=1)
+    def forward(self, temb: torch.Tensor) -> torch.Tensor:
+        return self.linear(F.silu(temb))  # [B, 6D]
 
 
 class AdaLayerNormZeroFinal(nn.Module):
-    """x [B, T, D], temb [B, D] -> LN(x) * (1 + scale) + shift, chunked as (scale, shift)."""
+    """temb [B, D] -> the final norm's modulation [B, 2D] (scale, shift): LN(x) * (1 + scale) + shift."""
 
     def __init__(self, dim: int) -> None:
         super().__init__()
         self.linear = nn.Linear(dim, dim * 2)
 
-    def forward(self, x: torch.Tensor, temb: torch.Tensor) -> torch.Tensor:
-        scale, shift = self.linear(F.silu(temb)).chunk(2, dim=1)
-        return modulate(x, shift, scale)
+    def forward(self, temb: torch.Tensor) -> torch.Tensor:
+        return self.linear(F.silu(temb))  # [B, 2D]
 
 
 class Attention(nn.Module):
@@ -275,7 +278,7 @@ class Attention(nn.Module):
         if state is None:
             keys, values = self.split_heads(k), self.split_heads(v)  # [B, H, T, Dh]
         else:
-            keys, values = state.kv(self).append(self.split_heads(k), self.split_heads(v))  # [B, H, S, Dh]
+            keys, values = state.keys_values(self, self.split_heads(k), self.split_heads(v))  # [B, H, S, Dh]
         out = F.scaled_dot_product_attention(self.split_heads(q), keys, values, attn_mask=attn_mask)  # [B, H, T, Dh]
         out = out.transpose(1, 2).flatten(2)  # [B, T, I]
         out = self.to_out[0](out)  # [B, T, D]
@@ -305,20 +308,21 @@ class DiTBlock(nn.Module):
 
     def __init__(self, dim: int, heads: int, dim_head: int, ff_mult: int) -> None:
         super().__init__()
-        self.attn_norm = AdaLayerNormZero(dim)
+        self.attn_norm: AdaLayerNormZero | None = AdaLayerNormZero(dim)  # None once the DiT's time is fixed
         self.attn = Attention(dim, heads, dim_head)
         self.ff = FeedForward(dim, ff_mult)
 
     def forward(
         self,
         x: torch.Tensor,
-        temb: torch.Tensor,
+        modulation: torch.Tensor,
         rope: tuple[torch.Tensor, torch.Tensor],
         attn_mask: torch.Tensor | None,
         row_keep: torch.Tensor | None,
         state: StepCache | None = None,
     ) -> torch.Tensor:
-        shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = self.attn_norm(temb)  # 6 x [B, D]
+        """modulation: [B, 6D], this block's ``attn_norm(temb)`` (:meth:`DiT.time_conditioning`)."""
+        shift_msa, scale_msa, gate_msa, shift_mlp, scale_mlp, gate_mlp = modulation.chunk(6, dim=1)  # 6 x [B, D]
         attn_out = self.attn(modulate(x, shift_msa, scale_msa), rope, attn_mask, row_keep, state)
         x = x + gate_msa.unsqueeze(1) * attn_out
         ff_out = self.ff(modulate(x, shift_mlp, scale_mlp))
@@ -358,24 +362,73 @@ class DiT(nn.Module):
     def __init__(self, cfg: DiTConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.time_embed = TimestepEmbedding(cfg.dim)
+        self.time_embed: TimestepEmbedding | None = TimestepEmbedding(cfg.dim)  # None once fixed (below)
         self.input_embed = InputEmbedding(cfg.mel_dim, cfg.mu_dim, cfg.spk_dim, cfg.dim)
         self.rotary_embed = RotaryEmbedding(cfg.dim_head)
         self.transformer_blocks = nn.ModuleList(
             DiTBlock(cfg.dim, cfg.heads, cfg.dim_head, cfg.ff_mult) for _ in range(cfg.depth)
         )
-        self.norm_out = AdaLayerNormZeroFinal(cfg.dim)
+        self.norm_out: AdaLayerNormZeroFinal | None = AdaLayerNormZeroFinal(cfg.dim)  # None once fixed
         self.proj_out = nn.Linear(cfg.dim, cfg.out_channels)
+        self.time_table: TimeTable | None = None  # set by fix_time_steps
+
+    # -- time conditioning ---------------------------------------------------------------------
+
+    def time_modules(self) -> dict[str, nn.Module]:
+        """The modules that turn ``t`` into the modulations, by key prefix (relative to the DiT);
+        empty once :meth:`fix_time_steps` has replaced them by a table."""
+        norms = [cast(DiTBlock, block).attn_norm for block in self.transformer_blocks]
+        if self.time_embed is None or self.norm_out is None or None in norms:
+            return {}
+        found: dict[str, nn.Module] = {"time_embed": self.time_embed, "norm_out": self.norm_out}
+        found.update({f"transformer_blocks.{i}.attn_norm": norm for i, norm in enumerate(norms) if norm is not None})
+        return found
+
+    def time_conditioning(self, t: torch.Tensor) -> tuple[tuple[torch.Tensor, ...], torch.Tensor]:
+        """t: [B] -> each block's AdaLN modulation [B, 6D] and the final norm's [B, 2D]."""
+        if self.time_table is not None:
+            return self.time_table.lookup(t)
+        modules = self.time_modules()
+        if not modules:
+            raise RuntimeError("the DiT's time-conditioning weights are gone but no table replaced them")
+        temb = modules["time_embed"](t)  # [B, D]
+        blocks = tuple(modules[f"transformer_blocks.{i}.attn_norm"](temb)
+                       for i in range(len(self.transformer_blocks)))  # L x [B, 6D]
+        return blocks, modules["norm_out"](temb)
+
+    def fix_time_steps(self, times: Sequence[torch.Tensor], autocast: torch.dtype | None, description: str) -> None:
+        """Compute :meth:`time_conditioning` for each ``t`` [B] the sampler will pass (in the autocast
+        setting it runs the estimator in), keep the results and drop the weights that made them
+        (:mod:`cosycore.flow.time_table`). Later calls accept only these times."""
+        if not times:
+            raise ValueError("fix_time_steps needs the ODE times of at least one step")
+        device_type = times[0].device.type
+        with torch.no_grad(), torch.autocast(device_type, dtype=autocast, enabled=autocast is not None):
+            entries = [(t, *self.time_conditioning(t)) for t in times]
+        self.time_table = TimeTable(entries, autocast, description)
+        self.time_embed = None
+        self.norm_out = None
+        for block in self.transformer_blocks:
+            cast(DiTBlock, block).attn_norm = None
 
     def prepare_state_dict(
         self, sd: dict[str, torch.Tensor], prefix: str = "", source: str = "flow.pt"
     ) -> dict[str, torch.Tensor]:
-        """Check and drop the original's rotary ``inv_freq`` buffer, if the checkpoint has one."""
+        """Check and drop the original's rotary ``inv_freq`` buffer, if the checkpoint has one; once
+        the time conditioning is fixed, drop its weights too (checked when the table was made)."""
         key = prefix + INV_FREQ_KEY
-        if key not in sd:
-            return sd
-        check_inv_freq(sd[key], self.cfg.dim_head, source=source)
-        return {k: v for k, v in sd.items() if k != key}
+        if key in sd:
+            check_inv_freq(sd[key], self.cfg.dim_head, source=source)
+            sd = {k: v for k, v in sd.items() if k != key}
+        if self.time_table is not None:
+            fixed = tuple(f"{prefix}{name}." for name in self.time_prefixes())
+            sd = {k: v for k, v in sd.items() if not k.startswith(fixed)}
+        return sd
+
+    def time_prefixes(self) -> tuple[str, ...]:
+        """Key prefixes (relative to the DiT) of the time-conditioning weights, fixed or not."""
+        return ("time_embed", "norm_out",
+                *(f"transformer_blocks.{i}.attn_norm" for i in range(len(self.transformer_blocks))))
 
     def forward(
         self,
@@ -396,7 +449,7 @@ class DiT(nn.Module):
         batch, _, length = x.shape
         if t.ndim == 0:
             t = t.repeat(batch)  # [B]
-        temb = self.time_embed(t)  # [B, D]
+        block_mods, final_mod = self.time_conditioning(t)  # L x [B, 6D], [B, 2D]
         h = self.input_embed(x.transpose(1, 2), cond.transpose(1, 2), mu.transpose(1, 2), spks, state)  # [B, T, D]
         chunk = self.cfg.static_chunk_size if streaming else None
         if state is None:
@@ -409,8 +462,9 @@ class DiT(nn.Module):
             cos, sin = self.rotary_embed(start + length, x.device)  # 2 x [S, Dh]
             rope = (cos[start:], sin[start:])  # the new frames' absolute positions
             attn_mask, row_keep = chunk_mask_rows(start, length, start + length, chunk, x.device), None  # [T, S]
-        for block in self.transformer_blocks:
+        for block, mod in zip(self.transformer_blocks, block_mods, strict=True):
             cancel_point()  # a cancelled request stops between blocks (one call takes tenths of a second on a CPU)
-            h = block(h, temb, rope, attn_mask, row_keep, state)  # [B, T, D]
-        h = self.norm_out(h, temb)  # [B, T, D]
+            h = block(h, mod, rope, attn_mask, row_keep, state)  # [B, T, D]
+        scale, shift = final_mod.chunk(2, dim=1)  # 2 x [B, D]
+        h = modulate(h, shift, scale)  # [B, T, D]
         return self.proj_out(h).transpose(1, 2)  # [B, M_out, T]

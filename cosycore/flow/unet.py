@@ -150,7 +150,7 @@ class SelfAttention(nn.Module):
         b, t, _ = x.shape
         q, k, v = self._split(self.to_q(x)), self._split(self.to_k(x)), self._split(self.to_v(x))
         if state is not None:
-            k, v = state.kv(self).append(k, v)  # [B, H, S, d]
+            k, v = state.keys_values(self, k, v)  # [B, H, S, d]
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=0.0)  # [B, H, T, d]
         y = y.transpose(1, 2).reshape(b, t, self.heads * self.head_dim)  # [B, T, H*d]
         return self.to_out[0](y)
