@@ -169,7 +169,7 @@ class Feed:
     def _may_start(self) -> bool:
         if self.end_of_input:
             return True
-        if self.frames_played == 0 and self.underruns == 0:  # the first start: a delay, then a margin
+        if self.frames_played == 0:  # the first start (an underrun needs played samples): a delay, then a margin
             return self.waited >= self.start_delay and self.ring.available >= self.start_buffer
         return self.ring.available >= self.preroll
 

@@ -23,6 +23,7 @@ from cosycore.flow.cache import FlowCache
 from cosycore.flow.cfm import CFMSampler
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, PerfOptions, apply_load_options, quality_options
+from cosycore.testing.flow_inputs import random_flow_inputs
 from cosycore.token2wav import StreamSchedule, prompt_flow_cache
 from tests.conftest import copy_release
 
@@ -40,13 +41,8 @@ def plain(cv3_dir: Path) -> FlowModel:
     return load_flow(load_model_config(cv3_dir))
 
 
-def _inputs(prompt: int = 30, generated: int = 90, seed: int = 0) -> tuple[torch.Tensor, ...]:
-    g = torch.Generator().manual_seed(seed)
-    tok = torch.randint(0, 6561, (1, generated), generator=g, dtype=torch.int32)
-    pt = torch.randint(0, 6561, (1, prompt), generator=g, dtype=torch.int32)
-    feat = torch.randn(1, 2 * prompt, 80, generator=g)
-    emb = torch.randn(1, 192, generator=g)
-    return tok, pt, feat, emb
+def _inputs() -> tuple[torch.Tensor, ...]:
+    return random_flow_inputs(prompt=30, generated=90)
 
 
 def _calls(flow: FlowModel, s: FlowSettings) -> list[torch.Tensor]:

@@ -23,6 +23,7 @@ from cosycore.lm.quant import int8_per_channel, logit_agreement
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, warm_up
+from cosycore.testing.flow_inputs import random_flow_inputs
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -48,15 +49,6 @@ def flow(family_dir: Path) -> FlowModel:
 @pytest.fixture(scope="module")
 def lm(family_dir: Path) -> SpeechLM:
     return load_llm(load_model_config(family_dir))
-
-
-def _flow_inputs(prompt: int, generated: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
-    g = torch.Generator().manual_seed(seed)
-    pt = torch.randint(0, 6561, (1, prompt), generator=g, dtype=torch.int32)
-    tok = torch.randint(0, 6561, (1, generated), generator=g, dtype=torch.int32)
-    feat = torch.randn(1, 2 * prompt, 80, generator=g)
-    emb = torch.randn(1, 192, generator=g)
-    return tok, pt, feat, emb
 
 
 def _release_calls(prompt: int, generated: int) -> list[tuple[int, int]]:
@@ -167,7 +159,7 @@ def test_kv_buffer_grows_and_keeps_history() -> None:
 @pytest.mark.parametrize("prompt", [0, 17])
 def test_flow_cache_reproduces_uncached_streaming(flow: FlowModel, prompt: int) -> None:
     generated = 190  # three streamed calls (hops 25 + pad, 50, 100) and the final one
-    tok, pt, feat, emb = _flow_inputs(prompt, generated)
+    tok, pt, feat, emb = random_flow_inputs(prompt, generated)
     cache = FlowCache()
     calls = _release_calls(prompt, generated)
     assert len(calls) >= 3
@@ -186,7 +178,7 @@ def test_flow_cache_reproduces_uncached_streaming(flow: FlowModel, prompt: int) 
 
 
 def test_flow_cache_with_draft_settings(flow: FlowModel) -> None:
-    tok, pt, feat, emb = _flow_inputs(20, 120)
+    tok, pt, feat, emb = random_flow_inputs(20, 120)
     cache = FlowCache()
     for off, end in _release_calls(20, 120):
         want = flow.inference(tok[:, :end], pt, feat, emb, streaming=True, finalize=False, n_steps=3,
@@ -199,13 +191,13 @@ def test_flow_cache_with_draft_settings(flow: FlowModel) -> None:
 
 
 def test_flow_cache_refuses_a_call_off_the_chunk_grid(flow: FlowModel) -> None:
-    tok, pt, feat, emb = _flow_inputs(10, 60)
+    tok, pt, feat, emb = random_flow_inputs(10, 60)
     with pytest.raises(ValueError, match="chunk boundary"):
         flow.inference_cached(tok[:, :30], pt, feat, emb, cache=FlowCache(), finalize=False)
 
 
 def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int, **options) -> Token2WavStream:
-    tok, pt, feat, emb = _flow_inputs(prompt, generated, seed=3)
+    tok, pt, feat, emb = random_flow_inputs(prompt, generated, seed=3)
 
     class _NoVocoder:
         def push(self, mel: torch.Tensor, *, finalize: bool) -> np.ndarray:
@@ -237,7 +229,7 @@ def test_stream_cache_modes_against_the_exact_stream(flow: FlowModel) -> None:
 
 @pytest.mark.parametrize(("prompt", "cached"), [(60, 50), (53, 50), (77, 50), (27, 0)])
 def test_prompt_template_gives_the_same_stream(flow: FlowModel, prompt: int, cached: int) -> None:
-    _, pt, feat, emb = _flow_inputs(prompt, 200, seed=3)  # the inputs _run_stream uses
+    _, pt, feat, emb = random_flow_inputs(prompt, 200, seed=3)  # the inputs _run_stream uses
     template = prompt_flow_cache(flow, pt, feat, emb, schedule=StreamSchedule())
     if not cached:  # 27 tokens: the first chunk's look-ahead would be generated tokens
         assert template is None
@@ -264,7 +256,7 @@ def _kv_lengths(cache: FlowCache) -> list[int]:
 def test_the_last_cached_call_keeps_nothing(flow: FlowModel, monkeypatch: pytest.MonkeyPatch) -> None:
     """The stream's last call reads the cached states and adds none (nothing would read them): the
     buffers do not grow for it, and its frames are those of a last call that keeps them, bit for bit."""
-    tok, pt, feat, emb = _flow_inputs(20, 120)
+    tok, pt, feat, emb = random_flow_inputs(20, 120)
 
     def last_call(cache: FlowCache) -> tuple[torch.Tensor, list[int]]:
         for _, end in _release_calls(20, 120):
@@ -283,7 +275,7 @@ def test_the_last_cached_call_keeps_nothing(flow: FlowModel, monkeypatch: pytest
 
 
 def test_a_prompt_template_keeps_no_spare_capacity(flow: FlowModel) -> None:
-    _, pt, feat, emb = _flow_inputs(60, 10, seed=3)
+    _, pt, feat, emb = random_flow_inputs(60, 10, seed=3)
     template = prompt_flow_cache(flow, pt, feat, emb, schedule=StreamSchedule())
     assert template is not None
     bufs = [buf for state in (template.encoder, *template.steps) for buf in state._kv.values()]
@@ -328,7 +320,7 @@ def test_exact_mode_is_the_default() -> None:
 
 @pytest.mark.parametrize("steps", [2, 3, 4])
 def test_draft_flow_gives_finite_mel_of_the_right_length(flow: FlowModel, steps: int) -> None:
-    tok, pt, feat, emb = _flow_inputs(15, 40)
+    tok, pt, feat, emb = random_flow_inputs(15, 40)
     mel = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True, n_steps=steps, cfg_rate=0.0)
     assert mel.shape == (1, 80, 2 * 40) and bool(torch.isfinite(mel).all())
     mel = flow.inference(tok, pt, feat, emb, streaming=True, finalize=False, n_steps=steps, cfg_rate=0.0)
@@ -336,7 +328,7 @@ def test_draft_flow_gives_finite_mel_of_the_right_length(flow: FlowModel, steps:
 
 
 def test_bf16_estimator_autocast_stays_close_to_float32(flow: FlowModel) -> None:
-    tok, pt, feat, emb = _flow_inputs(15, 60)
+    tok, pt, feat, emb = random_flow_inputs(15, 60)
     ref = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
     mel = flow.inference(tok, pt, feat, emb, streaming=False, finalize=True, autocast=torch.bfloat16)
     assert mel.dtype == torch.float32 and mel.shape == ref.shape and bool(torch.isfinite(mel).all())
@@ -354,7 +346,7 @@ def test_bf16_estimator_autocast_stays_close_to_float32(flow: FlowModel) -> None
 
 def test_warm_up_leaves_the_model_as_it_was(family_dir: Path) -> None:
     model = CosyModel.load(family_dir, device="cpu")
-    tok, pt, feat, emb = _flow_inputs(10, 30)
+    tok, pt, feat, emb = random_flow_inputs(10, 30)
     before = model.flow.inference(tok, pt, feat, emb, streaming=False, finalize=True)
     params = {k: v.clone() for k, v in model.flow.state_dict().items()}
     assert warm_up(model, flow=DRAFT_FLOW, flow_cache="full") > 0
