@@ -14,20 +14,15 @@ import pytest
 import soundfile as sf
 import torch
 
-import cosycore.engine as engine_module
+import cosycore.engine.core as engine_module
 import cosycore.frontend.text as text_module
-from cosycore.engine import (
-    Engine,
-    ModePlan,
-    SynthesisRequest,
-    model_inputs,
-    plan_mode,
-    validate_request,
-)
+from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import InputError
 from cosycore.frontend.prompt import PromptFeatures
 from cosycore.frontend.text import iter_sentences
 from cosycore.frontend.tokenizer import ENDOFPROMPT
+from cosycore.mode_plan import ModePlan, model_inputs, plan_mode
+from cosycore.request import validate_request
 from cosycore.voices import FORMAT_VERSION, Voice, load_voice, save_voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")

@@ -14,7 +14,8 @@ from dataclasses import replace
 
 import pytest
 
-from cosycore.engine import Engine, SynthesisRequest, _StreamedText
+from cosycore.engine import Engine, SynthesisRequest
+from cosycore.engine.segments import _StreamedText
 from cosycore.frontend.text import MAX_SEGMENT_TOKENS, bound_segments
 
 pytestmark = pytest.mark.usefixtures("single_thread")

@@ -38,9 +38,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..engine import Engine, Mode, SynthesisRequest
+from ..engine import Engine, SynthesisRequest
 from ..errors import InputError, StorageError
 from ..frontend.text import is_speakable, iter_chunks
+from ..request import Mode
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format

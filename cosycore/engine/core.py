@@ -1,6 +1,6 @@
-"""The public engine: one :class:`Engine` per loaded model, ``synthesize(request) -> chunks``.
+"""The engine: one :class:`Engine` per loaded model, ``synthesize(request) -> chunks`` (face: :mod:`cosycore.engine`).
 
-The desktop app and the command line both use this module and nothing below it:
+The desktop app and the command line use :mod:`cosycore.engine` (its face) for the engine:
 
     engine = Engine("CosyVoice2-0.5B")
     request = SynthesisRequest("Hello there.", mode="zero_shot", prompt_audio="me.wav",
@@ -22,10 +22,9 @@ A request goes through these steps, each a small function:
 5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
    out as :class:`AudioChunk` objects.
 
-The parts live in modules of their own, and every public name is importable from here too:
-:mod:`cosycore.request` (the request, its chunks and its checks), :mod:`cosycore.mode_plan` (mode
-planning and the text path), :mod:`cosycore.segments` (the state of one running request) and
-:mod:`cosycore.failures` (the error boundary's messages).
+The parts live in modules of their own: :mod:`cosycore.request` (the request, its chunks and its
+checks), :mod:`cosycore.mode_plan` (mode planning and the text path), :mod:`.segments` (the state of
+one running request) and :mod:`cosycore.failures` (the error boundary's messages).
 
 The engine owns the model weights and nothing per request except the cancel counter; every request
 builds its own KV cache, token buffers and vocoder state. ``synthesize`` is meant to run on one
@@ -47,20 +46,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from .cancel import cancel_scope, scoped
-from .config import Family, TextReading
-from .devices import resolve_device
-from .errors import CosyError, InputError, ModelLoadError
-from .failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
-from .flow.cache import FlowCache
-from .frontend import text_reading as readings
-from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
-from .frontend.text import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
-from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
-from .lm.kv_cache import KVCache
-from .mode_plan import (
-    RAW_CHUNK_CHARS,
+from ..cancel import cancel_scope, scoped
+from ..config import Family, TextReading
+from ..devices import resolve_device
+from ..errors import CosyError, InputError, ModelLoadError
+from ..failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
+from ..flow.cache import FlowCache
+from ..frontend import text_reading as readings
+from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from ..frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from ..frontend.text import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
+from ..frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
+from ..lm.kv_cache import KVCache
+from ..mode_plan import (
     ModelInputs,
     ModePlan,
     model_inputs,
@@ -68,17 +66,11 @@ from .mode_plan import (
     prepare_transcript,
     spoken_sentences,
 )
-from .model import CosyModel, SynthesisKnobs
-from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
-from .request import (
-    CHARS_PER_SECOND,
-    LANGUAGES,
-    MAX_REQUEST_TOKENS,
-    MODES,
-    SEED_RANGE,
+from ..model import CosyModel, SynthesisKnobs
+from ..perf import PerfOptions, apply_load_options, quality_options, resolve_quality
+from ..request import (
     AudioChunk,
     AudioInput,
-    ChunkTiming,
     Mode,
     SynthesisRequest,
     _too_long,
@@ -86,8 +78,10 @@ from .request import (
     request_transcript,
     validate_request,
 )
+from ..threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
+from ..token2wav import Token2WavStream, prompt_flow_cache
+from ..voices import Voice
 from .segments import (
-    BISTREAM_SOFT_TOKENS,
     _RequestState,
     _Segment,
     _segment_audio,
@@ -95,40 +89,6 @@ from .segments import (
     _then_mark_last,
     with_last,
 )
-from .threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
-from .token2wav import Token2WavStream, prompt_flow_cache
-from .voices import Voice
-
-# The parts of the engine live in their own modules; their public names stay importable from here.
-__all__ = [
-    "BISTREAM_SOFT_TOKENS",
-    "CHARS_PER_SECOND",
-    "LANGUAGES",
-    "LM_AHEAD_TOKENS",
-    "MAX_REQUEST_TOKENS",
-    "MODES",
-    "OOM_ADVICE",
-    "RAW_CHUNK_CHARS",
-    "SEED_RANGE",
-    "AudioChunk",
-    "AudioInput",
-    "ChunkTiming",
-    "Engine",
-    "EngineInfo",
-    "Mode",
-    "ModePlan",
-    "ModelInputs",
-    "SynthesisRequest",
-    "as_engine_error",
-    "check_utf8",
-    "model_inputs",
-    "plan_mode",
-    "prepare_transcript",
-    "request_transcript",
-    "spoken_sentences",
-    "validate_request",
-    "with_last",
-]
 
 logger = logging.getLogger(__name__)
 

@@ -13,11 +13,11 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from .config import ModelConfig
-from .errors import EngineError
-from .frontend.text import EN_MARKS, MAX_SEGMENT_TOKENS, ZH_MARKS
-from .request import AudioChunk
-from .token2wav import Token2WavStream
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..frontend.text import EN_MARKS, MAX_SEGMENT_TOKENS, ZH_MARKS
+from ..request import AudioChunk
+from ..token2wav import Token2WavStream
 
 T = TypeVar("T")
 
