@@ -18,7 +18,8 @@ import torch
 
 from .errors import InputError
 from .frontend import text_reading as readings
-from .frontend.text import DEFAULT_MAX_CHARS, MAX_SEGMENT_TOKENS, check_spoken_text
+from .frontend.segment_bound import MAX_SEGMENT_TOKENS
+from .frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text
 from .speed import MAX_SPEED, MIN_SPEED
 from .voices import Voice
 

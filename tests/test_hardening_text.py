@@ -16,7 +16,7 @@ import pytest
 
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.engine.segments import _StreamedText
-from cosycore.frontend.text import MAX_SEGMENT_TOKENS, bound_segments
+from cosycore.frontend.segment_bound import MAX_SEGMENT_TOKENS, bound_segments
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 

@@ -41,7 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.frontend.text import DEFAULT_MAX_CHARS, PAIRED_TAGS, PROTECTED_TAGS, iter_sentences, japanese_note
+from cosycore.frontend.tags import PAIRED_TAGS, PROTECTED_TAGS
+from cosycore.frontend.text import iter_sentences
+from cosycore.frontend.text_checks import DEFAULT_MAX_CHARS, japanese_note
 from cosycore.frontend.tokenizer import PARALINGUISTIC_TOKENS
 
 logger = logging.getLogger(__name__)

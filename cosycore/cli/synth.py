@@ -258,7 +258,7 @@ class Progress:
 
 
 def run_synth(args: argparse.Namespace, io: CliIO, load_engine: EngineLoader) -> int:
-    from ..frontend.text import DEFAULT_MAX_CHARS
+    from ..frontend.text_checks import DEFAULT_MAX_CHARS
     from ..request import validate_request
 
     max_chars = args.max_chars or DEFAULT_MAX_CHARS

@@ -55,7 +55,7 @@ from ..flow.cache import FlowCache
 from ..frontend import text_reading as readings
 from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from ..frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
-from ..frontend.text import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
+from ..frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
 from ..frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from ..lm.kv_cache import KVCache
 from ..mode_plan import (

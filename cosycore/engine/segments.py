@@ -15,7 +15,8 @@ import numpy as np
 
 from ..config import ModelConfig
 from ..errors import EngineError
-from ..frontend.text import EN_MARKS, MAX_SEGMENT_TOKENS, ZH_MARKS
+from ..frontend.segment_bound import MAX_SEGMENT_TOKENS
+from ..frontend.sentence_split import EN_MARKS, ZH_MARKS
 from ..request import AudioChunk
 from ..token2wav import Token2WavStream
 

@@ -24,9 +24,9 @@ Differences from the original, on purpose: a run of marks stays together ("Reall
 marks, the original keeps only the first), closing quotes and brackets of any kind stay with their
 sentence, and segments made only of punctuation, symbols or spaces are all dropped.
 
-The parts live in modules of their own, and every public name is importable from here too:
-:mod:`.tags`, :mod:`.text_checks`, :mod:`.instruct_prompts`, :mod:`.text_rules` (normalising one
-chunk), :mod:`.sentence_split`, :mod:`.chunking` and :mod:`.segment_bound`.
+The parts live in modules of their own; import their names from there: :mod:`.tags`,
+:mod:`.text_checks`, :mod:`.instruct_prompts`, :mod:`.text_rules` (normalising one chunk),
+:mod:`.sentence_split`, :mod:`.chunking` and :mod:`.segment_bound`.
 """
 
 from __future__ import annotations
@@ -37,15 +37,10 @@ from typing import Any
 
 from . import text_en
 from .chunking import DEFAULT_CHUNK_CHARS, iter_chunks
-from .instruct_prompts import CV3_SYSTEM_SENTENCE, cv2_instruct_prompt, cv3_instruct_prompt, cv3_system_prefix
-from .segment_bound import MAX_SEGMENT_TOKENS, bound_segments
 from .sentence_split import (
-    COMMA_MARKS,
-    EN_MARKS,
     MERGE_LEN,
     TOKEN_MAX_N,
     TOKEN_MIN_N,
-    ZH_MARKS,
     TokenizerLike,
     _check_lang,
     _finish_segment,
@@ -53,64 +48,10 @@ from .sentence_split import (
     _mark_pieces,
     _marks,
     _SegmentMerger,
-    approx_token_count,
-    split_paragraph,
 )
-from .tags import PAIRED_TAGS, PROTECTED_TAGS, protect_tags, restore_tags
-from .text_checks import (
-    DEFAULT_MAX_CHARS,
-    Lang,
-    check_spoken_text,
-    check_text,
-    contains_cjk,
-    detect_language,
-    find_control_markers,
-    is_markup,
-    is_speakable,
-    japanese_note,
-)
-from .text_rules import _normalize_piece, _wetext_normalizer, replace_blank, run_wetext
-
-__all__ = [
-    "COMMA_MARKS",
-    "CV3_SYSTEM_SENTENCE",
-    "DEFAULT_CHUNK_CHARS",
-    "DEFAULT_MAX_CHARS",
-    "EN_MARKS",
-    "MAX_CARRY_CHARS",
-    "MAX_SEGMENT_TOKENS",
-    "MERGE_LEN",
-    "PAIRED_TAGS",
-    "PROTECTED_TAGS",
-    "TOKEN_MAX_N",
-    "TOKEN_MIN_N",
-    "ZH_MARKS",
-    "Lang",
-    "TokenizerLike",
-    "approx_token_count",
-    "bound_segments",
-    "check_spoken_text",
-    "check_text",
-    "contains_cjk",
-    "cv2_instruct_prompt",
-    "cv3_instruct_prompt",
-    "cv3_system_prefix",
-    "detect_language",
-    "find_control_markers",
-    "is_markup",
-    "is_speakable",
-    "iter_chunks",
-    "iter_sentences",
-    "japanese_note",
-    "normalize",
-    "normalize_text",
-    "protect_tags",
-    "replace_blank",
-    "restore_tags",
-    "run_wetext",
-    "split_paragraph",
-    "warm_up",
-]
+from .tags import protect_tags, restore_tags
+from .text_checks import Lang, is_markup
+from .text_rules import _normalize_piece, _wetext_normalizer
 
 MAX_CARRY_CHARS = 4 * DEFAULT_CHUNK_CHARS  # text without sentence marks is released at this length
 

@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from . import text_en
-from .text import approx_token_count, iter_chunks
+from .chunking import iter_chunks
+from .sentence_split import approx_token_count
 
 logger = logging.getLogger(__name__)
 

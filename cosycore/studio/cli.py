@@ -202,7 +202,7 @@ def add_text_parser(sub: Any) -> None:
 
 def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     from ..config import QWEN_DIR, detect_family
-    from ..frontend.text import check_spoken_text
+    from ..frontend.text_checks import check_spoken_text
     from ..frontend.text_reading import check_text_reading, default_text_reading
     from ..frontend.tokenizer import get_text_tokenizer
     from ..mode_plan import spoken_sentences

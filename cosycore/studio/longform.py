@@ -40,7 +40,8 @@ import numpy as np
 
 from ..engine import Engine, SynthesisRequest
 from ..errors import InputError, StorageError
-from ..frontend.text import is_speakable, iter_chunks
+from ..frontend.chunking import iter_chunks
+from ..frontend.text_checks import is_speakable
 from ..request import Mode
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
