@@ -1,8 +1,6 @@
 """Mode planning (spec §5.8, §5.9): what the speech LM sees around every sentence of a request
 (:func:`plan_mode`), the model-level inputs of one sentence (:func:`model_inputs`), and the text
 path that cuts a request's text into the segments the engine speaks (:func:`spoken_sentences`). Pure.
-
-:mod:`cosycore.engine` re-exports every name here; callers may import from either.
 """
 
 from __future__ import annotations

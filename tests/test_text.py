@@ -259,13 +259,13 @@ def test_unterminated_text_gets_a_mark() -> None:
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    real: Callable[..., str] = T._normalize_piece
+    real: Callable[..., str] = T.normalize_piece
 
     def counting(text: str, lang: Lang, *, final: bool) -> str:
         calls.append(len(text))
         return real(text, lang, final=final)
 
-    monkeypatch.setattr(T, "_normalize_piece", counting)
+    monkeypatch.setattr(T, "normalize_piece", counting)
     return calls
 
 

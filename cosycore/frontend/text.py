@@ -41,17 +41,17 @@ from .sentence_split import (
     MERGE_LEN,
     TOKEN_MAX_N,
     TOKEN_MIN_N,
+    SegmentMerger,
     TokenizerLike,
-    _check_lang,
-    _finish_segment,
-    _length_fn,
-    _mark_pieces,
-    _marks,
-    _SegmentMerger,
+    check_lang,
+    finish_segment,
+    length_fn,
+    mark_pieces,
+    split_marks,
 )
 from .tags import protect_tags, restore_tags
 from .text_checks import Lang, is_markup
-from .text_rules import _normalize_piece, _wetext_normalizer
+from .text_rules import normalize_piece, wetext_normalizer
 
 MAX_CARRY_CHARS = 4 * DEFAULT_CHUNK_CHARS  # text without sentence marks is released at this length
 
@@ -63,7 +63,7 @@ def _iter_normalised_chunks(text: str, lang: Lang, chunk_chars: int) -> Iterator
     while current is not None:
         following = next(chunks, None)
         final = following is None
-        yield _normalize_piece(protect_tags(current), lang, final=final), final
+        yield normalize_piece(protect_tags(current), lang, final=final), final
         current = following
 
 
@@ -92,21 +92,21 @@ def iter_sentences(
     text = text.strip()
     if not text:
         return
-    language = _check_lang(lang, text)
-    marks = _marks(language, comma_split)
-    merger = _SegmentMerger(_length_fn(language, tokenizer), token_max_n, token_min_n, merge_len)
+    language = check_lang(lang, text)
+    marks = split_marks(language, comma_split)
+    merger = SegmentMerger(length_fn(language, tokenizer), token_max_n, token_min_n, merge_len)
     carry = ""
     for normalised, final in _iter_normalised_chunks(text, language, chunk_chars):
-        pieces, carry = _mark_pieces(carry + normalised, marks, final=final, lang=language)
+        pieces, carry = mark_pieces(carry + normalised, marks, final=final, lang=language)
         if len(carry) > MAX_CARRY_CHARS:  # no sentence mark in sight: release it (bound_segments cuts it)
             pieces.append(carry)
             carry = ""
         for piece in pieces:
             for segment in merger.push(piece):
-                if (done := _finish_segment(segment)) is not None:
+                if (done := finish_segment(segment)) is not None:
                     yield done
     for segment in merger.finish():
-        if (done := _finish_segment(segment)) is not None:
+        if (done := finish_segment(segment)) is not None:
             yield done
 
 
@@ -125,12 +125,12 @@ def normalize_text(text: str, lang: str | None = None, *, chunk_chars: int = DEF
     text = text.strip()
     if not text:
         return ""
-    language = _check_lang(lang, text)
+    language = check_lang(lang, text)
     return restore_tags("".join(chunk for chunk, _ in _iter_normalised_chunks(text, language, chunk_chars)))
 
 
 def warm_up() -> None:
     """Load wetext's FSTs and inflect now (seconds) instead of on the first sentence."""
-    _wetext_normalizer("zh").normalize("1")
-    _wetext_normalizer("en").normalize("1")
+    wetext_normalizer("zh").normalize("1")
+    wetext_normalizer("en").normalize("1")
     text_en.warm_up()

@@ -120,7 +120,7 @@ def spell_out_number(text: str) -> str:
 
 def _number_words(digits: str) -> str:
     try:
-        return str(text_en._inflect().number_to_words(digits))
+        return str(text_en.inflect_engine().number_to_words(digits))
     except Exception as e:  # inflect refuses some Unicode digits ("²"); the original would stop here
         logger.warning("inflect cannot read %r (%s); it is kept as written", digits, e)
         return digits
