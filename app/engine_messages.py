@@ -104,7 +104,7 @@ def readable_error(e: BaseException) -> str:
 
 
 
-def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
+def to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
     """Map the GUI's request onto :class:`cosycore.engine.SynthesisRequest`.
 
     Fields that do not apply to the mode are left out rather than sent empty, because the engine
@@ -128,7 +128,7 @@ def _to_engine_request(engine_mod: Any, request: SpeakRequest) -> Any:
     )
 
 
-def _to_chunk(raw: Any, elapsed: float) -> Chunk:
+def to_chunk(raw: Any, elapsed: float) -> Chunk:
     """Copy one :class:`cosycore.engine.AudioChunk` into the GUI's :class:`Chunk`."""
     samples = np.array(raw.samples, dtype=np.float32, copy=True).reshape(-1)  # never alias engine buffers
     samples.setflags(write=False)

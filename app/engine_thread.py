@@ -35,9 +35,9 @@ from .engine_messages import (
     ModelInfo,
     SpeakRequest,
     SynthesisStats,
-    _to_chunk,
-    _to_engine_request,
     readable_error,
+    to_chunk,
+    to_engine_request,
 )
 from .eta import rtf_key
 from .script_jobs import run_regen, script_chunks
@@ -45,7 +45,7 @@ from .script_jobs import run_regen, script_chunks
 logger = logging.getLogger(__name__)
 
 # The plain values and their mapping live in app.engine_messages; their names stay importable from here
-# (_to_chunk and _to_engine_request too).
+# (to_chunk and to_engine_request too).
 __all__ = [
     "QUIT_TIMEOUT_MS",
     "SMOKE_TOKENS",
@@ -362,9 +362,11 @@ class EngineThread(QThread):
         try:
             request = job.payload["request"]
             if job.kind == "regen":
-                run_regen(self, self._engine, request_id, request)
+                run_regen(self._engine, request_id, request, done=self.line_regenerated.emit,
+                          failed=self.regen_failed.emit)
             elif job.kind == "script":
-                self._synthesize(request_id, lambda t: script_chunks(self, self._engine, request_id, request, t))
+                self._synthesize(request_id, lambda t: script_chunks(
+                    self._engine, request_id, request, t, started=self.script_started.emit))
             else:
                 self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:
@@ -375,10 +377,10 @@ class EngineThread(QThread):
         return request_id != self._wanted_speak or request_id <= self._stopped_up_to
 
     def _speak_chunks(self, request: SpeakRequest, start: float) -> Generator[Chunk, None, None]:
-        chunks = self._engine.synthesize(_to_engine_request(_engine_module(), request))
+        chunks = self._engine.synthesize(to_engine_request(_engine_module(), request))
         try:
             for raw in chunks:
-                yield _to_chunk(raw, time.perf_counter() - start)
+                yield to_chunk(raw, time.perf_counter() - start)
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:

@@ -52,8 +52,8 @@ def spoken_preview(text: str, lexicon: Lexicon | None, setup: PreviewSetup, toke
     Raises :class:`~cosycore.errors.CosyError` for what ``cosycore text`` refuses (an entry the family
     cannot take, a text without anything to speak).
     """
-    from cosycore.engine import spoken_sentences
-    from cosycore.frontend.text import check_spoken_text
+    from cosycore.frontend.text_checks import check_spoken_text
+    from cosycore.mode_plan import spoken_sentences
 
     matches: tuple[tuple[str, str], ...] = ()
     if lexicon is not None:

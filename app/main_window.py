@@ -279,6 +279,7 @@ class MainWindow(QMainWindow):
 
     def _apply_mode(self, mode: str) -> None:
         self.voice_panel.set_transcript_visible(mode == "zero_shot")
+        self.editor.set_mode(mode)
 
     def _restore_settings(self) -> None:
         s = self.settings

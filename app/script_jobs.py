@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -24,9 +24,6 @@ from cosycore.studio.script import Script
 
 from .engine_messages import Chunk, readable_error
 from .script_take import LineInfo, RenderValues, ScriptMark
-
-if TYPE_CHECKING:
-    from .engine_thread import EngineThread
 
 logger = logging.getLogger(__name__)
 
@@ -103,14 +100,15 @@ class RegenResult:
     instruction: str
 
 
-def script_chunks(thread: EngineThread, engine: Any, request_id: int, job: ScriptJob,
-                  start: float) -> Generator[Chunk, None, None]:
-    """The take's chunks as the GUI sees them; reports the plan (:class:`ScriptStart`) before the first."""
+def script_chunks(engine: Any, request_id: int, job: ScriptJob, start: float, *,
+                  started: Callable[[int, ScriptStart], None]) -> Generator[Chunk, None, None]:
+    """The take's chunks as the GUI sees them; reports the plan (:class:`ScriptStart`) to ``started``
+    (the engine thread's ``script_started.emit``) before the first."""
     render = ScriptRender(engine, job.script, job.cast, render_settings(job.render, job.seed),
                           app_lexicon=job.app_lexicon)
     lines = tuple(LineInfo(p.index, p.line.line, p.member.name, p.member.voice.name, p.line.text, p.mode,
                            p.instruction or "", render.line_seed(p.index)) for p in render.plans)
-    thread.script_started.emit(request_id, ScriptStart(render.base_seed, lines))
+    started(request_id, ScriptStart(render.base_seed, lines))
     texts = {p.index: p.line.text for p in render.plans}
     tokens = 0
     for index, piece in enumerate(render.chunks(keep_audio=False)):
@@ -128,10 +126,12 @@ def script_chunks(thread: EngineThread, engine: Any, request_id: int, job: Scrip
                     script=ScriptMark(piece.segment, kind, piece.line_index, piece.speaker, piece.segment_final))
 
 
-def run_regen(thread: EngineThread, engine: Any, request_id: int, job: RegenJob) -> None:
-    """Regenerate the line and report :class:`RegenResult` (``line_regenerated``) or a message (``regen_failed``)."""
+def run_regen(engine: Any, request_id: int, job: RegenJob, *, done: Callable[[int, RegenResult], None],
+              failed: Callable[[int, str], None]) -> None:
+    """Regenerate the line and report :class:`RegenResult` to ``done`` or a message to ``failed`` (the engine
+    thread's ``line_regenerated.emit`` and ``regen_failed.emit``)."""
     if engine is None:
-        thread.regen_failed.emit(request_id, "No model is loaded yet; choose a model folder first.")
+        failed(request_id, "No model is loaded yet; choose a model folder first.")
         return
     try:
         if job.sample_rate != engine.sample_rate:
@@ -162,6 +162,6 @@ def run_regen(thread: EngineThread, engine: Any, request_id: int, job: RegenJob)
             logger.warning("regenerating line %d failed: %s", job.line_index + 1, e)
         else:
             logger.exception("regenerating line %d failed", job.line_index + 1)
-        thread.regen_failed.emit(request_id, readable_error(e))
+        failed(request_id, readable_error(e))
         return
-    thread.line_regenerated.emit(request_id, result)
+    done(request_id, result)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cosycore.errors import InputError
-from cosycore.frontend.text import DEFAULT_MAX_CHARS
+from cosycore.frontend.text_checks import DEFAULT_MAX_CHARS
 from cosycore.studio.longform import MAX_DOCUMENT_BYTES
 from cosycore.studio.script import ScriptError, parse_script
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cosycore.errors import InputError
-from cosycore.frontend.text import find_control_markers, is_speakable
+from cosycore.frontend.text_checks import find_control_markers, is_speakable
 
 logger = logging.getLogger(__name__)
 

@@ -109,7 +109,7 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     import torch
 
     from .engine import Engine
-    from .frontend.text import DEFAULT_MAX_CHARS
+    from .frontend.text_checks import DEFAULT_MAX_CHARS
 
     threads = check_threads(args.threads) if args.threads is not None else default_threads()
     dtype = getattr(torch, args.dtype)

@@ -18,7 +18,7 @@ from pathlib import Path
 from .errors import StorageError
 
 
-def _storage_reason(e: OSError) -> str:
+def storage_reason(e: OSError) -> str:
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         return "the disk is full"
     if e.errno in (errno.EACCES, errno.EPERM):
@@ -28,7 +28,7 @@ def _storage_reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     if os.name != "posix":
         return
     with contextlib.suppress(OSError):
@@ -48,7 +48,7 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def _file_mode(path: Path) -> int:
+def file_mode(path: Path) -> int:
     """The permissions a new file at ``path`` gets: those of the file it replaces, else 0666 less the umask."""
     try:
         return stat.S_IMODE(path.stat().st_mode)
@@ -69,17 +69,17 @@ def write_atomic(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         if hasattr(os, "fchmod"):  # POSIX
-            os.fchmod(fd, _file_mode(path))
+            os.fchmod(fd, file_mode(path))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
         tmp = None
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
     except OSError as e:
         raise StorageError(
-            f"could not save {path}: {_storage_reason(e)}. Nothing was changed"
+            f"could not save {path}: {storage_reason(e)}. Nothing was changed"
             + (" (the previous file is intact)." if path.exists() else ".")
         ) from e
     finally:

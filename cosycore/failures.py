@@ -12,7 +12,7 @@ from .errors import CosyError, EngineError
 OOM_ADVICE = "not enough memory: choose Draft quality or shorter sentences (or close other programs)"
 
 
-def _is_out_of_memory(e: BaseException) -> bool:
+def is_out_of_memory(e: BaseException) -> bool:
     if isinstance(e, (MemoryError, getattr(torch, "OutOfMemoryError", MemoryError))):
         return True
     text = str(e).lower()
@@ -28,7 +28,7 @@ def as_engine_error(e: Exception, doing: str, model_dir: Path | str) -> CosyErro
     """
     if isinstance(e, CosyError):
         return e
-    if _is_out_of_memory(e):
+    if is_out_of_memory(e):
         return EngineError(f"{doing} failed: {OOM_ADVICE}.")
     if isinstance(e, ValueError) and "frame limit" in str(e):
         return EngineError(f"{doing} failed: a sentence is too long for the flow ({e}).")

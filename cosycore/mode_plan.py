@@ -1,8 +1,6 @@
 """Mode planning (spec §5.8, §5.9): what the speech LM sees around every sentence of a request
 (:func:`plan_mode`), the model-level inputs of one sentence (:func:`model_inputs`), and the text
 path that cuts a request's text into the segments the engine speaks (:func:`spoken_sentences`). Pure.
-
-:mod:`cosycore.engine` re-exports every name here; callers may import from either.
 """
 
 from __future__ import annotations
@@ -15,17 +13,12 @@ import torch
 from .config import Family, TextReading
 from .errors import InputError
 from .frontend import text_reading as readings
+from .frontend.chunking import iter_chunks
+from .frontend.instruct_prompts import cv2_instruct_prompt, cv3_instruct_prompt, cv3_system_prefix
 from .frontend.prompt import PromptFeatures
-from .frontend.text import (
-    bound_segments,
-    check_spoken_text,
-    cv2_instruct_prompt,
-    cv3_instruct_prompt,
-    cv3_system_prefix,
-    is_speakable,
-    iter_chunks,
-    normalize_text,
-)
+from .frontend.segment_bound import bound_segments
+from .frontend.text import normalize_text
+from .frontend.text_checks import check_spoken_text, is_speakable
 from .frontend.tokenizer import TextTokenizer
 from .request import MODES, Mode
 

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from .atomic_write import _file_mode, _fsync_dir, _storage_reason
+from .atomic_write import file_mode, fsync_dir, storage_reason
 from .errors import StorageError
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def check_output_target(path: Path) -> None:
     except FileNotFoundError:
         st = None
     except OSError as e:
-        raise _unwritable(path, _storage_reason(e)) from e
+        raise _unwritable(path, storage_reason(e)) from e
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise _unwritable(path, "it is a folder; give a file name ending in .wav or .flac")
@@ -77,7 +77,7 @@ def check_output_target(path: Path) -> None:
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=folder)
     except OSError as e:
-        raise _unwritable(path, _storage_reason(e)) from e
+        raise _unwritable(path, storage_reason(e)) from e
     os.close(fd)
     with contextlib.suppress(OSError):
         os.unlink(probe)
@@ -101,7 +101,7 @@ class AtomicAudioFile:
         self._tmp = Path(tmp)
         try:
             if hasattr(os, "fchmod"):
-                os.fchmod(fd, _file_mode(self.target))  # mkstemp makes it private; a take is an ordinary file
+                os.fchmod(fd, file_mode(self.target))  # mkstemp makes it private; a take is an ordinary file
         finally:
             os.close(fd)
         self._file = sf.SoundFile(tmp, "w", samplerate=self.sample_rate, channels=1, format=self.format,
@@ -119,7 +119,7 @@ class AtomicAudioFile:
 
     def _failed(self, e: BaseException) -> StorageError:
         if isinstance(e, OSError):
-            why = _storage_reason(e)
+            why = storage_reason(e)
         elif "space" in str(e).lower() or "full" in str(e).lower() or _nearly_full(self.target.parent):
             why = "the disk is full"  # libsndfile reports ENOSPC only as "System error"
         else:
@@ -148,7 +148,7 @@ class AtomicAudioFile:
                 os.close(fd)
             os.replace(self._tmp, self.target)  # replaces a symlink itself, never its target
             self._tmp = None
-            _fsync_dir(self.target.parent)
+            fsync_dir(self.target.parent)
         except (OSError, RuntimeError) as e:
             raise self._failed(e) from e
 
@@ -207,5 +207,5 @@ def write_all(stream: IO[bytes], data: bytes) -> None:
         raise StorageError("standard output was closed before all audio was written (the reading program "
                            "stopped).") from e
     except OSError as e:
-        raise StorageError(f"could not write the audio to standard output: {_storage_reason(e)}. "
+        raise StorageError(f"could not write the audio to standard output: {storage_reason(e)}. "
                            "The audio is incomplete.") from e

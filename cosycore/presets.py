@@ -34,7 +34,7 @@ from importlib import resources
 from typing import Any, Literal, get_args
 
 from .errors import ConfigError, InputError
-from .frontend.text import cv2_instruct_prompt, cv3_instruct_prompt
+from .frontend.instruct_prompts import cv2_instruct_prompt, cv3_instruct_prompt
 
 logger = logging.getLogger(__name__)
 

@@ -1,8 +1,6 @@
 """One synthesis request and what it yields: :class:`SynthesisRequest`, :class:`AudioChunk`, and
 :func:`validate_request`, which checks a request against its mode before anything runs (pure;
 raises :class:`~cosycore.errors.InputError` with what to do about it).
-
-:mod:`cosycore.engine` re-exports every name here; callers may import from either.
 """
 
 from __future__ import annotations
@@ -18,7 +16,8 @@ import torch
 
 from .errors import InputError
 from .frontend import text_reading as readings
-from .frontend.text import DEFAULT_MAX_CHARS, MAX_SEGMENT_TOKENS, check_spoken_text
+from .frontend.segment_bound import MAX_SEGMENT_TOKENS
+from .frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text
 from .speed import MAX_SPEED, MIN_SPEED
 from .voices import Voice
 
@@ -91,7 +90,7 @@ class AudioChunk(ChunkTiming):
     warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know (prompt trimmed, …)
 
 
-def _too_long(length: int, limit: int, what: str) -> InputError:
+def too_long(length: int, limit: int, what: str) -> InputError:
     hours = limit / CHARS_PER_SECOND / 3600
     return InputError(
         f"The {what} is {length:,} characters long; one request takes at most {limit:,} (about "
@@ -125,7 +124,7 @@ def check_utf8(text: str, what: str) -> None:
 def _check_text_field(text: object, max_chars: int) -> None:
     if isinstance(text, str):
         if len(text) > max_chars:
-            raise _too_long(len(text), max_chars, "text")
+            raise too_long(len(text), max_chars, "text")
         check_utf8(text, "text")
         check_spoken_text(text, max_chars=max_chars)
     elif isinstance(text, (bytes, bytearray)) or not isinstance(text, Iterable):

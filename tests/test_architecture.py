@@ -100,3 +100,70 @@ def test_importing_cosycore_loads_no_gui() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def import_circles(*packages: str) -> list[list[str]]:
+    """Every import circle among the modules of ``packages``: the strongly connected components of
+    their import graph with more than one module (or a module importing itself). Imports inside
+    functions and under ``TYPE_CHECKING`` count: a circle through an annotation is still one that a
+    reader has to untangle."""
+    import grimp
+
+    graph = grimp.build_graph(*packages, cache_dir=None, exclude_type_checking_imports=False)
+    modules = sorted(m for m in graph.modules if m.split(".")[0] in packages)
+    edges = {m: sorted(i for i in graph.find_modules_directly_imported_by(m) if i.split(".")[0] in packages)
+             for m in modules}
+    # Tarjan's algorithm, iterative (no recursion limit on a deep import chain).
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+    for root in modules:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            if i < len(edges[node]):
+                work.append((node, i + 1))
+                nxt = edges[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    circles.append(sorted(component))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return circles
+
+
+def test_the_engine_has_no_import_circle() -> None:
+    assert import_circles("cosycore") == []
+
+
+def test_the_circle_scan_sees_a_circle_through_type_checking(tmp_path: Path, monkeypatch) -> None:
+    pkg = tmp_path / "circles_demo"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n")
+    (pkg / "c.py").write_text("def f():\n    from .a import b\n")
+    (pkg / "d.py").write_text("from . import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_circles("circles_demo") == [["circles_demo.a", "circles_demo.b", "circles_demo.c"]]

@@ -99,7 +99,7 @@ def test_kv_cache_decoding_equals_one_full_forward(engine: Engine) -> None:
         if kind == "fill":
             continue
         if kind in ("sos", "task_id"):
-            rows.append(lm._special_embedding(kind))
+            rows.append(lm.special_embedding(kind))
             continue
         ids = [next(queues[kind]) for _ in range(n)]
         table = lm.qwen.embed_tokens if kind in ("system", "text") else lm.speech_embedding

@@ -14,20 +14,15 @@ import pytest
 import soundfile as sf
 import torch
 
-import cosycore.engine as engine_module
+import cosycore.engine.core as engine_module
 import cosycore.frontend.text as text_module
-from cosycore.engine import (
-    Engine,
-    ModePlan,
-    SynthesisRequest,
-    model_inputs,
-    plan_mode,
-    validate_request,
-)
+from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import InputError
 from cosycore.frontend.prompt import PromptFeatures
 from cosycore.frontend.text import iter_sentences
 from cosycore.frontend.tokenizer import ENDOFPROMPT
+from cosycore.mode_plan import ModePlan, model_inputs, plan_mode
+from cosycore.request import validate_request
 from cosycore.voices import FORMAT_VERSION, Voice, load_voice, save_voice
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -99,8 +94,8 @@ def test_lm_input_layout_matches_the_spec(request, family, mode) -> None:
         ("cosyvoice3", "instruct"): "You are a helpful assistant. Speak slowly.<|endofprompt|>Hello world.",
     }[(family, mode)]
     with torch.inference_mode():
-        parts = [lm._special_embedding("sos"), lm.qwen.embed_tokens(torch.tensor(tok.encode(expected_text))),
-                 lm._special_embedding("task_id")]
+        parts = [lm.special_embedding("sos"), lm.qwen.embed_tokens(torch.tensor(tok.encode(expected_text))),
+                 lm.special_embedding("task_id")]
         if mode == "zero_shot":
             parts.append(lm.speech_embedding(torch.arange(12)))
     assert torch.equal(lm_input[0], torch.cat(parts))
@@ -368,13 +363,13 @@ def test_sentences_carry_subtitle_facts(cv2_engine: Engine, voice: Voice) -> Non
 
 def test_first_audio_does_not_wait_for_the_whole_text(cv2_engine: Engine, voice: Voice, monkeypatch) -> None:
     calls: list[int] = []
-    real = text_module._normalize_piece
+    real = text_module.normalize_piece
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(text_module, "_normalize_piece", counting)
+    monkeypatch.setattr(text_module, "normalize_piece", counting)
     sentence = "This sentence is one of many in a long text that is read piece by piece. "
     text = sentence * 200  # about 15,000 characters: dozens of normalisation chunks
     chunks = cv2_engine.synthesize(SynthesisRequest(text, mode="zero_shot", voice=voice, seed=0,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-import cosycore.engine as engine_module
+import cosycore.engine.core as engine_module
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import CosyError
 from cosycore.voices import Voice

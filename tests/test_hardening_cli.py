@@ -471,7 +471,7 @@ def test_create_voice_failure_inside_the_speaker_encoder(cv2_engine: Engine, mon
 
 
 def test_loader_failure(tiny_cv2_model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cosycore import engine as engine_module
+    from cosycore.engine import core as engine_module
 
     def broken(*_a, **_k):
         raise RuntimeError("unexpected failure inside a loader")

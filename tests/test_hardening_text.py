@@ -14,8 +14,9 @@ from dataclasses import replace
 
 import pytest
 
-from cosycore.engine import Engine, SynthesisRequest, _StreamedText
-from cosycore.frontend.text import MAX_SEGMENT_TOKENS, bound_segments
+from cosycore.engine import Engine, SynthesisRequest
+from cosycore.engine.segments import StreamedText
+from cosycore.frontend.segment_bound import MAX_SEGMENT_TOKENS, bound_segments
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -102,7 +103,7 @@ def test_bistream_of_endless_text_without_marks(cv2_engine: Engine, voice, monke
 
 def test_streamed_text_ends_at_sentence_marks_past_the_soft_bound() -> None:
     pieces = iter([("word. ", [1]) for _ in range(400)])
-    text = _StreamedText(pieces)
+    text = StreamedText(pieces)
     sizes = []
     while text.has_more():
         sizes.append(sum(1 for _ in text.segment()))

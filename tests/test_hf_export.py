@@ -153,8 +153,8 @@ def test_layout_places_the_special_rows(lm: SpeechLM, tmp_path: Path) -> None:
     vs = cfg.speech_vocab_size
     assert layout.vocab_size % 128 == 0 and embed.shape == (layout.vocab_size, cfg.qwen.hidden_size)
     assert torch.equal(embed[:vs], lm.speech_embedding.weight)
-    assert torch.equal(embed[layout.sos_id], lm._special_embedding("sos")[0])
-    assert torch.equal(embed[layout.task_id_id], lm._special_embedding("task_id")[0])
+    assert torch.equal(embed[layout.sos_id], lm.special_embedding("sos")[0])
+    assert torch.equal(embed[layout.task_id_id], lm.special_embedding("task_id")[0])
     assert layout.text_offset is not None
     assert torch.equal(embed[layout.text_offset + 151646], lm.qwen.embed_tokens.weight[151646])
     if cfg.family == "cosyvoice2":

@@ -113,7 +113,7 @@ def test_every_preset_is_complete_and_no_gloss_repeats() -> None:
 
 
 def test_prompts_are_what_the_engine_builds() -> None:
-    from cosycore.engine import plan_mode
+    from cosycore.mode_plan import plan_mode
 
     sichuan3 = find_preset("dialect.sichuanese", "cosyvoice3")
     assert sichuan3.prompt() == "You are a helpful assistant. 请用四川话表达。<|endofprompt|>"

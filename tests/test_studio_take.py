@@ -27,7 +27,6 @@ from cosycore.studio.take_file import (
     TakeFileError,
     TakeModel,
     TakeOutputs,
-    TakeRecord,
     TakeWriter,
     file_sha256,
     load_take,
@@ -35,6 +34,7 @@ from cosycore.studio.take_file import (
     undo_take,
     update_take,
 )
+from cosycore.studio.take_manifest import TakeRecord
 from cosycore.voices import VoiceLibrary
 
 pytestmark = pytest.mark.usefixtures("single_thread", "no_app_lexicon")

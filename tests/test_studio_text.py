@@ -287,8 +287,8 @@ def _run(argv: list[str]) -> tuple[int, str, str]:
 
 def test_text_command_uses_the_engine_text_path(tiny_cv2_model: Path, tmp_path: Path) -> None:
     from cosycore.config import QWEN_DIR
-    from cosycore.engine import spoken_sentences
     from cosycore.frontend.tokenizer import get_text_tokenizer
+    from cosycore.mode_plan import spoken_sentences
 
     csv = tmp_path / "lx.csv"
     csv.write_text("term,replacement\nDr. Nguyen,Doctor Win\n", encoding="utf-8")

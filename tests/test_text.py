@@ -11,18 +11,11 @@ import pytest
 
 from cosycore.errors import InputError
 from cosycore.frontend import text as T
-from cosycore.frontend.text import (
-    check_spoken_text,
-    check_text,
-    cv2_instruct_prompt,
-    cv3_instruct_prompt,
-    cv3_system_prefix,
-    iter_chunks,
-    iter_sentences,
-    normalize,
-    normalize_text,
-    split_paragraph,
-)
+from cosycore.frontend.chunking import DEFAULT_CHUNK_CHARS, iter_chunks
+from cosycore.frontend.instruct_prompts import cv2_instruct_prompt, cv3_instruct_prompt, cv3_system_prefix
+from cosycore.frontend.sentence_split import split_paragraph
+from cosycore.frontend.text import iter_sentences, normalize, normalize_text
+from cosycore.frontend.text_checks import Lang, check_spoken_text, check_text, detect_language
 from cosycore.frontend.tokenizer import TextTokenizer
 from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
 
@@ -133,8 +126,8 @@ def test_wetext_failure_falls_back() -> None:
 
 
 def test_language_detection() -> None:
-    assert T.detect_language("abc 123") == "en"
-    assert T.detect_language("abc 你 123") == "zh"
+    assert detect_language("abc 123") == "en"
+    assert detect_language("abc 你 123") == "zh"
     with pytest.raises(ValueError, match="lang"):
         normalize("hi", lang="fr")
 
@@ -266,13 +259,13 @@ def test_unterminated_text_gets_a_mark() -> None:
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
-    real: Callable[..., str] = T._normalize_piece
+    real: Callable[..., str] = T.normalize_piece
 
-    def counting(text: str, lang: T.Lang, *, final: bool) -> str:
+    def counting(text: str, lang: Lang, *, final: bool) -> str:
         calls.append(len(text))
         return real(text, lang, final=final)
 
-    monkeypatch.setattr(T, "_normalize_piece", counting)
+    monkeypatch.setattr(T, "normalize_piece", counting)
     return calls
 
 
@@ -290,7 +283,7 @@ def test_first_sentence_before_the_whole_text(monkeypatch: pytest.MonkeyPatch, p
     sentences = iter_sentences(text)
     first = next(sentences)
     assert first.strip() and text.startswith(first.strip()[:10])
-    assert len(calls) <= 3 and sum(calls) <= 3 * 4 * T.DEFAULT_CHUNK_CHARS
+    assert len(calls) <= 3 and sum(calls) <= 3 * 4 * DEFAULT_CHUNK_CHARS
     for _ in range(5):
         next(sentences)
     assert sum(calls) < len(text) // 10

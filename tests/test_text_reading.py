@@ -17,6 +17,7 @@ from cosycore.errors import InputError
 from cosycore.frontend import text as improved
 from cosycore.frontend import text_original as original
 from cosycore.frontend import text_reading
+from cosycore.frontend.sentence_split import split_paragraph
 
 EN = Normalizer()
 ZH = Normalizer(remove_erhua=False)
@@ -111,10 +112,10 @@ def test_tags_and_brackets_at_a_cut() -> None:
     # the original cuts inside a tag pair and leaves a closing bracket to the next segment
     assert original.split_paragraph("<strong>Go. Now</strong>", words, "en", 1, 0, 0) == \
         ["<strong>Go.", " Now</strong>."]
-    assert improved.split_paragraph("<strong>Go. Now</strong>", "en", count, 1, 0, 0) == ["<strong>Go. Now</strong>."]
+    assert split_paragraph("<strong>Go. Now</strong>", "en", count, 1, 0, 0) == ["<strong>Go. Now</strong>."]
     assert original.split_paragraph("It was (big.) Then it fell.", words, "en", 2, 1, 0) == \
         ["It was (big.", ") Then it fell."]
-    assert improved.split_paragraph("It was (big.) Then it fell.", "en", count, 2, 1, 0) == \
+    assert split_paragraph("It was (big.) Then it fell.", "en", count, 2, 1, 0) == \
         ["It was (big.)", " Then it fell."]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from cosycore.frontend.text import japanese_note
+from cosycore.frontend.text_checks import japanese_note
 from cosycore.token2wav import CV3_SILENT_TOKENS, StreamSchedule, Token2WavStream, stretch_mel
 
 

@@ -1,9 +1,9 @@
 """The text to speak: an editor with tag highlighting, a tag palette, a character count and a
 preview of how the engine will split the text into sentences.
 
-The preview runs :func:`cosycore.frontend.text.iter_sentences` (text normalisation, no model state) on a
-worker thread a moment after typing stops, because the first call loads text-normalisation data
-and can take seconds. Results of an outdated text are dropped by a generation counter.
+The preview runs the engine's own text path, :func:`cosycore.mode_plan.spoken_sentences` (text
+normalisation, no model state), on a worker thread a moment after typing stops, because the first call
+loads text-normalisation data and can take seconds. Results of an outdated text are dropped by a generation counter.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.frontend.text import DEFAULT_MAX_CHARS, PAIRED_TAGS, PROTECTED_TAGS, iter_sentences, japanese_note
+from cosycore.frontend.tags import PAIRED_TAGS, PROTECTED_TAGS
+from cosycore.frontend.text_checks import DEFAULT_MAX_CHARS, japanese_note
 from cosycore.frontend.tokenizer import PARALINGUISTIC_TOKENS
 
 logger = logging.getLogger(__name__)
@@ -127,11 +128,11 @@ class _PreviewRelay(QObject):
 class _PreviewWorker:
     """One thread for every preview: it splits only the newest request and drops the ones overtaken.
 
-    It splits exactly as the engine does: with the text reading the engine will use (the original's
-    :func:`cosycore.frontend.text_original.iter_sentences` or the improved
-    :func:`cosycore.frontend.text.iter_sentences`), with the loaded model's
-    text tokenizer (which measures English sentences in tokens), or a word-count estimate before a model
-    is loaded. Pure Python; no torch.
+    It splits as the engine does, through the engine's own :func:`cosycore.mode_plan.spoken_sentences`:
+    in the text reading the engine will use, for the loaded model's family and the chosen mode (Fun-CosyVoice3
+    speaks a cross-lingual text as one segment in the original reading), bounded to the segment length the
+    speech LM takes, with the loaded model's text tokenizer (which measures English sentences in tokens),
+    or a word-count estimate before a model is loaded. Pure Python; no torch.
     """
 
     def __init__(self, relay: _PreviewRelay) -> None:
@@ -140,6 +141,7 @@ class _PreviewWorker:
         self._request: tuple[int, str] | None = None  # the newest (generation, text) not yet split
         self._model: tuple[str, str] | None = None  # (Qwen tokenizer folder, family)
         self._reading = "improved"  # "original" or "improved", as the engine will read the text
+        self._mode = "zero_shot"  # the synthesis mode the text will be spoken in
         self._thread: threading.Thread | None = None
         self.splits = 0  # texts split so far (stale requests are never split)
 
@@ -150,6 +152,10 @@ class _PreviewWorker:
     def set_reading(self, reading: str) -> None:
         with self._cond:
             self._reading = reading
+
+    def set_mode(self, mode: str) -> None:
+        with self._cond:
+            self._mode = mode
 
     def submit(self, generation: int, text: str) -> None:
         with self._cond:
@@ -166,7 +172,7 @@ class _PreviewWorker:
                 while self._request is None:
                     self._cond.wait()
                 (generation, text), self._request = self._request, None
-                model, reading = self._model, self._reading
+                model, reading, mode = self._model, self._reading, self._mode
             try:
                 tokenizer = None
                 if model is not None:
@@ -175,12 +181,12 @@ class _PreviewWorker:
 
                         tokenizers[model] = get_text_tokenizer(model[0], model[1])  # type: ignore[arg-type]
                     tokenizer = tokenizers[model]
-                if reading == "original":
-                    from cosycore.frontend.text_original import iter_sentences as original_sentences
+                from cosycore.mode_plan import spoken_sentences  # imports torch: on this thread, not at startup
 
-                    sentences, error = list(original_sentences(text, None, tokenizer)), ""
-                else:
-                    sentences, error = list(iter_sentences(text, None, tokenizer)), ""  # type: ignore[arg-type]
+                family = model[1] if model is not None else "cosyvoice2"  # no model yet: no family's own rule
+                sentences = list(spoken_sentences(text, reading=reading, family=family,  # type: ignore[arg-type]
+                                                  mode=mode, tokenizer=tokenizer))  # type: ignore[arg-type]
+                error = ""
             except Exception as e:  # a preview must never take the app down; show why it failed
                 logger.exception("sentence preview failed")
                 sentences, error = [], str(e)
@@ -399,6 +405,18 @@ class TextEditor(QWidget):
         if reading != self._worker._reading:
             self._worker.set_reading(reading)
             self._preview_timer.start()
+
+    @property
+    def mode(self) -> str:
+        return self._worker._mode
+
+    def set_mode(self, mode: str) -> None:
+        """Preview the text as a request in ``mode`` speaks it (Fun-CosyVoice3's cross-lingual text is one
+        segment in the original reading)."""
+        if mode != self._worker._mode:
+            self._worker.set_mode(mode)
+            if self.text().strip():
+                self._preview_timer.start()
 
     def set_spoken_text(self, spoken: Callable[[str], str] | None) -> None:
         """Preview ``spoken(text)`` instead of the text as typed: what the engine is given (the active

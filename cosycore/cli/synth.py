@@ -133,7 +133,8 @@ def _instruction(args: argparse.Namespace) -> str | None:
 
 
 def _request(args: argparse.Namespace, text: str | Iterable[str]) -> Any:
-    from ..engine import Mode, SynthesisRequest
+    from ..engine import SynthesisRequest
+    from ..request import Mode
 
     if args.prompt_wav is not None and args.voice is not None:
         raise UsageError("give either --prompt-wav or --voice, not both.")
@@ -257,8 +258,8 @@ class Progress:
 
 
 def run_synth(args: argparse.Namespace, io: CliIO, load_engine: EngineLoader) -> int:
-    from ..engine import validate_request
-    from ..frontend.text import DEFAULT_MAX_CHARS
+    from ..frontend.text_checks import DEFAULT_MAX_CHARS
+    from ..request import validate_request
 
     max_chars = args.max_chars or DEFAULT_MAX_CHARS
     if args.script is not None:

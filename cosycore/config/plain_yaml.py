@@ -205,7 +205,7 @@ def _resolve(node: Any, root: Mapping[str, Any], depth: int = 0, budget: list[in
     return node
 
 
-def _read_small_text(path: Path, what: str) -> str:
+def read_small_text(path: Path, what: str) -> str:
     """A config file's text: a regular file (not a FIFO or /dev/zero), at most 1 MiB, UTF-8."""
     try:
         raw = read_regular_file(path, MAX_YAML_BYTES)
@@ -240,7 +240,7 @@ def load_plain_yaml(path: Path, overrides: Mapping[str, Any] | None = None) -> d
     Bounded: only a regular file of at most 1 MiB is read, aliases are capped, ``!ref`` expansion
     visits at most 100,000 values and ``!ref`` arithmetic stays within ±10**15.
     """
-    text = _read_small_text(Path(path), "the release yaml")
+    text = read_small_text(Path(path), "the release yaml")
     try:
         with _naming_the_file(path):
             tree = yaml.load(text, Loader=_PlainLoader)

@@ -33,7 +33,7 @@ from .model_config import (
     QwenConfig,
     UNetConfig,
 )
-from .plain_yaml import Tagged, _read_small_text, load_plain_yaml
+from .plain_yaml import Tagged, load_plain_yaml, read_small_text
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def _req(kw: Mapping[str, Any], key: str, owner: str, where: Path) -> Any:
 def read_qwen_config(qwen_dir: Path) -> QwenConfig:
     path = qwen_dir / "config.json"
     try:
-        text = _read_small_text(path, "config.json")
+        text = read_small_text(path, "config.json")
     except ModelNotFoundError as e:
         raise ModelNotFoundError(
             f"{path} is missing; the release folder must contain the {QWEN_DIR}/ folder "

@@ -17,7 +17,7 @@ from ..config import load_model_config
 from ..devices import resolve_device
 from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..vocoder.load import load_hift
-from ..vocoder.nsf import NsfNoise, _per_sample
+from ..vocoder.nsf import NsfNoise, per_sample
 from ..vocoder.stream import (
     MEL_CACHE_FRAMES,
     CausalHiftReferenceStream,
@@ -55,7 +55,7 @@ def _check_v2_call(hift: HiFTGenerator, ref: dict[str, np.ndarray], p: str) -> l
     ref_speech = ref[f"{p}.speech"]
     return [
         compare(f"{p}.f0", f0, ref[f"{p}.f0"], *_F0_TOL),
-        compare(f"{p}.f0_upsampled", _per_sample(f0[:, :, None], hift.nsf), ref[f"{p}.f0_upsampled"],
+        compare(f"{p}.f0_upsampled", per_sample(f0[:, :, None], hift.nsf), ref[f"{p}.f0_upsampled"],
                 *_F0_TOL),
         compare(f"{p}.uv", own.uv, ref[f"{p}.uv"], *_EXACT),
         compare(f"{p}.source", given.source, ref[f"{p}.source"], *_WAVE_TOL),
@@ -106,7 +106,7 @@ def _check_v3_call(hift: CausalHiFTGenerator, ref: dict[str, np.ndarray], p: str
     res = hift.nsf_source(f0)
     dec_mel = mel if finalize else mel[:, :, : -hift.f0_lookahead]
     ref_speech = ref[f"{p}.speech"]
-    f0_up = _per_sample(f0.float()[:, :, None], hift.nsf)
+    f0_up = per_sample(f0.float()[:, :, None], hift.nsf)
     return [
         compare(f"{p}.f0", f0, ref[f"{p}.f0"], *_F0_TOL),
         compare(f"{p}.f0_upsampled", f0_up, ref[f"{p}.f0_upsampled"], *_F0_TOL),

@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Iterator
 
-from .tags import _SPAN_RE, _TAG_RE
+from .tags import SPAN_RE, TAG_RE
 
 DEFAULT_CHUNK_CHARS = 400
 
@@ -20,7 +20,7 @@ _SOFT_CUT_RE = re.compile(r"\s+")
 
 def _spans(text: str) -> list[tuple[int, int]]:
     """Disjoint, sorted character spans that must stay in one chunk: tag pairs and single tags."""
-    raw = sorted([m.span() for m in _SPAN_RE.finditer(text)] + [m.span() for m in _TAG_RE.finditer(text)])
+    raw = sorted([m.span() for m in SPAN_RE.finditer(text)] + [m.span() for m in TAG_RE.finditer(text)])
     merged: list[tuple[int, int]] = []
     for s, e in raw:
         if merged and s < merged[-1][1]:

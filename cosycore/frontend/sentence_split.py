@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
-from .tags import _CLOSE_CHARS, _OPEN_TO_CLOSE, protect_tags, restore_tags
+from .tags import CLOSE_CHARS, OPEN_TO_CLOSE, protect_tags, restore_tags
 from .text_checks import Lang, detect_language, is_speakable
 
 TOKEN_MAX_N = 80
@@ -28,13 +28,13 @@ class _Encoder(Protocol):
 TokenizerLike = _Encoder | Callable[[str], Sequence[int]]
 
 
-def _marks(lang: Lang, comma_split: bool) -> frozenset[str]:
+def split_marks(lang: Lang, comma_split: bool) -> frozenset[str]:
     marks = ZH_MARKS if lang == "zh" else EN_MARKS
     return marks | COMMA_MARKS if comma_split else marks
 
 
 def _ends_with_mark(text: str, marks: frozenset[str]) -> bool:
-    stripped = text.rstrip("".join(_CLOSERS | _CLOSE_CHARS))
+    stripped = text.rstrip("".join(_CLOSERS | CLOSE_CHARS))
     return bool(stripped) and stripped[-1] in marks
 
 
@@ -54,13 +54,13 @@ def _end_of_sentence(
         c = text[j]
         if still_open and c == still_open[-1]:
             still_open.pop()
-        elif not (c in _CLOSERS or (c in _CLOSE_CHARS and not still_open)):
+        elif not (c in _CLOSERS or (c in CLOSE_CHARS and not still_open)):
             break
         j += 1
     return j, still_open
 
 
-def _mark_pieces(text: str, marks: frozenset[str], *, final: bool, lang: Lang) -> tuple[list[str], str]:
+def mark_pieces(text: str, marks: frozenset[str], *, final: bool, lang: Lang) -> tuple[list[str], str]:
     """Cut ``text`` after each run of sentence marks (plus closing quotes/tags).
 
     Marks inside a ``<strong>…</strong>`` or ``<laughter>…</laughter>`` span do not cut. Returns the
@@ -74,8 +74,8 @@ def _mark_pieces(text: str, marks: frozenset[str], *, final: bool, lang: Lang) -
     n = len(text)
     while i < n:
         c = text[i]
-        if c in _OPEN_TO_CLOSE and _OPEN_TO_CLOSE[c] in text[i + 1 :]:
-            open_spans.append(_OPEN_TO_CLOSE[c])
+        if c in OPEN_TO_CLOSE and OPEN_TO_CLOSE[c] in text[i + 1 :]:
+            open_spans.append(OPEN_TO_CLOSE[c])
         elif open_spans and c == open_spans[-1]:
             open_spans.pop()
         elif c in marks:
@@ -96,7 +96,7 @@ def _mark_pieces(text: str, marks: frozenset[str], *, final: bool, lang: Lang) -
     return pieces, rest
 
 
-class _SegmentMerger:
+class SegmentMerger:
     """Greedy merge of pieces into segments; holds back the last segment for the short-tail rule."""
 
     def __init__(self, length: Callable[[str], int], max_n: int, min_n: int, merge_len: int) -> None:
@@ -136,7 +136,7 @@ def approx_token_count(text: str) -> int:
     return len(re.findall(r"[^\W\d_]+|\d|[^\w\s]+", text))
 
 
-def _length_fn(lang: Lang, tokenizer: TokenizerLike | None) -> Callable[[str], int]:
+def length_fn(lang: Lang, tokenizer: TokenizerLike | None) -> Callable[[str], int]:
     """Length used for splitting, measured on the restored text (tags count in full)."""
     if lang == "zh":
         return lambda s: len(restore_tags(s))
@@ -146,12 +146,12 @@ def _length_fn(lang: Lang, tokenizer: TokenizerLike | None) -> Callable[[str], i
     return lambda s: len(encode(restore_tags(s)))
 
 
-def _finish_segment(segment: str) -> str | None:
+def finish_segment(segment: str) -> str | None:
     text = restore_tags(segment)
     return text if is_speakable(text) else None
 
 
-def _check_lang(lang: str | None, text: str) -> Lang:
+def check_lang(lang: str | None, text: str) -> Lang:
     if lang in (None, "auto"):
         return detect_language(text)
     if lang in ("zh", "en"):
@@ -174,19 +174,19 @@ def split_paragraph(
     Length is characters for ``zh`` and ``token_len_fn`` (tokens) for ``en``; without a function
     English length is :func:`approx_token_count`.
     """
-    lang = _check_lang(lang, text)
+    lang = check_lang(lang, text)
     if not text:
         return []
     protected = protect_tags(text)
     if lang == "en" and token_len_fn is not None:
         length: Callable[[str], int] = lambda s: token_len_fn(restore_tags(s))  # noqa: E731
     else:
-        length = _length_fn(lang, None)
-    pieces, _ = _mark_pieces(protected, _marks(lang, comma_split), final=True, lang=lang)
-    merger = _SegmentMerger(length, token_max_n, token_min_n, merge_len)
+        length = length_fn(lang, None)
+    pieces, _ = mark_pieces(protected, split_marks(lang, comma_split), final=True, lang=lang)
+    merger = SegmentMerger(length, token_max_n, token_min_n, merge_len)
     out: list[str] = []
     for piece in pieces:
         out.extend(merger.push(piece))
     out.extend(merger.finish())
-    return [s for s in map(_finish_segment, out) if s is not None]
+    return [s for s in map(finish_segment, out) if s is not None]
 

@@ -24,9 +24,9 @@ Differences from the original, on purpose: a run of marks stays together ("Reall
 marks, the original keeps only the first), closing quotes and brackets of any kind stay with their
 sentence, and segments made only of punctuation, symbols or spaces are all dropped.
 
-The parts live in modules of their own, and every public name is importable from here too:
-:mod:`.tags`, :mod:`.text_checks`, :mod:`.instruct_prompts`, :mod:`.text_rules` (normalising one
-chunk), :mod:`.sentence_split`, :mod:`.chunking` and :mod:`.segment_bound`.
+The parts live in modules of their own; import their names from there: :mod:`.tags`,
+:mod:`.text_checks`, :mod:`.instruct_prompts`, :mod:`.text_rules` (normalising one chunk),
+:mod:`.sentence_split`, :mod:`.chunking` and :mod:`.segment_bound`.
 """
 
 from __future__ import annotations
@@ -37,80 +37,21 @@ from typing import Any
 
 from . import text_en
 from .chunking import DEFAULT_CHUNK_CHARS, iter_chunks
-from .instruct_prompts import CV3_SYSTEM_SENTENCE, cv2_instruct_prompt, cv3_instruct_prompt, cv3_system_prefix
-from .segment_bound import MAX_SEGMENT_TOKENS, bound_segments
 from .sentence_split import (
-    COMMA_MARKS,
-    EN_MARKS,
     MERGE_LEN,
     TOKEN_MAX_N,
     TOKEN_MIN_N,
-    ZH_MARKS,
+    SegmentMerger,
     TokenizerLike,
-    _check_lang,
-    _finish_segment,
-    _length_fn,
-    _mark_pieces,
-    _marks,
-    _SegmentMerger,
-    approx_token_count,
-    split_paragraph,
+    check_lang,
+    finish_segment,
+    length_fn,
+    mark_pieces,
+    split_marks,
 )
-from .tags import PAIRED_TAGS, PROTECTED_TAGS, protect_tags, restore_tags
-from .text_checks import (
-    DEFAULT_MAX_CHARS,
-    Lang,
-    check_spoken_text,
-    check_text,
-    contains_cjk,
-    detect_language,
-    find_control_markers,
-    is_markup,
-    is_speakable,
-    japanese_note,
-)
-from .text_rules import _normalize_piece, _wetext_normalizer, replace_blank, run_wetext
-
-__all__ = [
-    "COMMA_MARKS",
-    "CV3_SYSTEM_SENTENCE",
-    "DEFAULT_CHUNK_CHARS",
-    "DEFAULT_MAX_CHARS",
-    "EN_MARKS",
-    "MAX_CARRY_CHARS",
-    "MAX_SEGMENT_TOKENS",
-    "MERGE_LEN",
-    "PAIRED_TAGS",
-    "PROTECTED_TAGS",
-    "TOKEN_MAX_N",
-    "TOKEN_MIN_N",
-    "ZH_MARKS",
-    "Lang",
-    "TokenizerLike",
-    "approx_token_count",
-    "bound_segments",
-    "check_spoken_text",
-    "check_text",
-    "contains_cjk",
-    "cv2_instruct_prompt",
-    "cv3_instruct_prompt",
-    "cv3_system_prefix",
-    "detect_language",
-    "find_control_markers",
-    "is_markup",
-    "is_speakable",
-    "iter_chunks",
-    "iter_sentences",
-    "japanese_note",
-    "normalize",
-    "normalize_text",
-    "protect_tags",
-    "replace_blank",
-    "restore_tags",
-    "run_wetext",
-    "split_paragraph",
-    "warm_up",
-]
+from .tags import protect_tags, restore_tags
+from .text_checks import Lang, is_markup
+from .text_rules import normalize_piece, wetext_normalizer
 
 MAX_CARRY_CHARS = 4 * DEFAULT_CHUNK_CHARS  # text without sentence marks is released at this length
 
@@ -122,7 +63,7 @@ def _iter_normalised_chunks(text: str, lang: Lang, chunk_chars: int) -> Iterator
     while current is not None:
         following = next(chunks, None)
         final = following is None
-        yield _normalize_piece(protect_tags(current), lang, final=final), final
+        yield normalize_piece(protect_tags(current), lang, final=final), final
         current = following
 
 
@@ -151,21 +92,21 @@ def iter_sentences(
     text = text.strip()
     if not text:
         return
-    language = _check_lang(lang, text)
-    marks = _marks(language, comma_split)
-    merger = _SegmentMerger(_length_fn(language, tokenizer), token_max_n, token_min_n, merge_len)
+    language = check_lang(lang, text)
+    marks = split_marks(language, comma_split)
+    merger = SegmentMerger(length_fn(language, tokenizer), token_max_n, token_min_n, merge_len)
     carry = ""
     for normalised, final in _iter_normalised_chunks(text, language, chunk_chars):
-        pieces, carry = _mark_pieces(carry + normalised, marks, final=final, lang=language)
+        pieces, carry = mark_pieces(carry + normalised, marks, final=final, lang=language)
         if len(carry) > MAX_CARRY_CHARS:  # no sentence mark in sight: release it (bound_segments cuts it)
             pieces.append(carry)
             carry = ""
         for piece in pieces:
             for segment in merger.push(piece):
-                if (done := _finish_segment(segment)) is not None:
+                if (done := finish_segment(segment)) is not None:
                     yield done
     for segment in merger.finish():
-        if (done := _finish_segment(segment)) is not None:
+        if (done := finish_segment(segment)) is not None:
             yield done
 
 
@@ -184,12 +125,12 @@ def normalize_text(text: str, lang: str | None = None, *, chunk_chars: int = DEF
     text = text.strip()
     if not text:
         return ""
-    language = _check_lang(lang, text)
+    language = check_lang(lang, text)
     return restore_tags("".join(chunk for chunk, _ in _iter_normalised_chunks(text, language, chunk_chars)))
 
 
 def warm_up() -> None:
     """Load wetext's FSTs and inflect now (seconds) instead of on the first sentence."""
-    _wetext_normalizer("zh").normalize("1")
-    _wetext_normalizer("en").normalize("1")
+    wetext_normalizer("zh").normalize("1")
+    wetext_normalizer("en").normalize("1")
     text_en.warm_up()

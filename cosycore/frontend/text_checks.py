@@ -8,7 +8,7 @@ import unicodedata
 from typing import Literal
 
 from ..errors import InputError
-from .tags import _is_placeholder
+from .tags import is_placeholder
 from .tokenizer import ENDOFPROMPT
 
 Lang = Literal["zh", "en"]
@@ -53,7 +53,7 @@ def is_markup(text: str) -> bool:
 
 def is_speakable(text: str) -> bool:
     """True if some character is a letter or a digit (not only punctuation, symbols, emoji, spaces)."""
-    return any(unicodedata.category(c)[0] in "LN" for c in text if not _is_placeholder(c))
+    return any(unicodedata.category(c)[0] in "LN" for c in text if not is_placeholder(c))
 
 
 def check_text(text: str, *, max_chars: int = DEFAULT_MAX_CHARS, what: str = "text") -> str:

@@ -26,7 +26,7 @@ _MAX_GROUPED_DIGITS = 15  # longer runs are read digit by digit (ids, card numbe
 
 
 @functools.lru_cache(maxsize=1)
-def _inflect() -> Any:
+def inflect_engine() -> Any:
     import inflect
 
     return inflect.engine()
@@ -34,7 +34,7 @@ def _inflect() -> Any:
 
 def warm_up() -> None:
     """Import inflect now; its import alone takes seconds."""
-    _inflect()
+    inflect_engine()
 
 
 # --------------------------------------------------------------------------------------------
@@ -52,12 +52,12 @@ def int_words(digits: str | int) -> str:
     digits = str(digits)
     if (len(digits) > 1 and digits.startswith("0")) or len(digits) > _MAX_GROUPED_DIGITS:
         return digit_words(digits)
-    return str(_inflect().number_to_words(digits, comma=""))
+    return str(inflect_engine().number_to_words(digits, comma=""))
 
 
 def ordinal_words(digits: str | int) -> str:
     """'21' -> 'twenty-first'."""
-    return str(_inflect().ordinal(int_words(str(int(digits)))))
+    return str(inflect_engine().ordinal(int_words(str(int(digits)))))
 
 
 def decimal_words(whole: str, frac: str | None) -> str:

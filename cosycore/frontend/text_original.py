@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from . import text_en
-from .text import approx_token_count, iter_chunks
+from .chunking import iter_chunks
+from .sentence_split import approx_token_count
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def spell_out_number(text: str) -> str:
 
 def _number_words(digits: str) -> str:
     try:
-        return str(text_en._inflect().number_to_words(digits))
+        return str(text_en.inflect_engine().number_to_words(digits))
     except Exception as e:  # inflect refuses some Unicode digits ("²"); the original would stop here
         logger.warning("inflect cannot read %r (%s); it is kept as written", digits, e)
         return digits

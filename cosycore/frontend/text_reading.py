@@ -21,6 +21,7 @@ from ..config import TEXT_READINGS, Family, TextReading
 from ..errors import InputError
 from . import text as improved
 from . import text_original as original
+from .chunking import iter_chunks
 
 
 def default_text_reading(exact: bool) -> TextReading:
@@ -55,7 +56,7 @@ def _as_is(text: str) -> Iterator[str]:
     if len(stripped) <= original.PIECE_CHARS:
         yield stripped
         return
-    for piece in improved.iter_chunks(stripped, original.PIECE_CHARS):
+    for piece in iter_chunks(stripped, original.PIECE_CHARS):
         if piece.strip():
             yield piece.strip()
 

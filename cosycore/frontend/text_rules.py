@@ -9,7 +9,7 @@ import logging
 import re
 from typing import Any
 
-from .tags import _PLACEHOLDER_RE, _is_placeholder
+from .tags import PLACEHOLDER_RE, is_placeholder
 from .text_checks import Lang
 from .text_en import spell_out_number, verbalize_english
 
@@ -19,7 +19,7 @@ _DIGIT_RE = re.compile(r"\d")
 
 
 @functools.lru_cache(maxsize=2)
-def _wetext_normalizer(lang: Lang) -> Any:
+def wetext_normalizer(lang: Lang) -> Any:
     from wetext import Normalizer
 
     if lang == "zh":
@@ -28,7 +28,7 @@ def _wetext_normalizer(lang: Lang) -> Any:
 
 
 def _wetext_call(text: str, lang: Lang) -> str:
-    out = str(_wetext_normalizer(lang).normalize(text))
+    out = str(wetext_normalizer(lang).normalize(text))
     if lang == "en" and '\\"' not in text:
         out = out.replace('\\"', '"')  # wetext en escapes double quotes
     return out
@@ -61,7 +61,7 @@ def _wetext_clause(text: str, lang: Lang) -> str:
 
 
 # wetext's cost grows with the length of its input, so it only sees the clauses that hold a digit.
-_WETEXT_SEPARATOR_RE = re.compile(f"({_PLACEHOLDER_RE.pattern}|\n)")
+_WETEXT_SEPARATOR_RE = re.compile(f"({PLACEHOLDER_RE.pattern}|\n)")
 _CLAUSE_END_RE = re.compile(r"(?<=[，。！？；、!?;])|(?<=[,.])(?=\s)")
 
 
@@ -84,7 +84,7 @@ _ZH_DIGITS = str.maketrans("0123456789０１２３４５６７８９", "零一�
 
 def _ascii_like(c: str | None) -> bool:
     """A non-space ASCII character, or a placeholder (every tag starts and ends in ASCII)."""
-    return c is not None and c != " " and (c.isascii() or _is_placeholder(c))
+    return c is not None and c != " " and (c.isascii() or is_placeholder(c))
 
 
 # Close port of CosyVoice (Apache-2.0) utils/frontend_utils.py (replace_blank); see NOTICE.
@@ -126,7 +126,7 @@ def _normalize_en(text: str) -> str:
     return spell_out_number(text)
 
 
-def _normalize_piece(text: str, lang: Lang, *, final: bool) -> str:
+def normalize_piece(text: str, lang: Lang, *, final: bool) -> str:
     """Normalise one chunk of protected text (placeholders in, placeholders out)."""
     if lang == "zh":
         return _normalize_zh(text, final=final)

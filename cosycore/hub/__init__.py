@@ -4,7 +4,7 @@ This package's namespace is the public API (``from cosycore import hub``); the m
 order a download goes through them: :mod:`.catalog` (what can be downloaded), :mod:`.hubs`
 (Hugging Face and ModelScope listings), :mod:`.plan`, :mod:`.transfer` (HTTP with resume and
 retries), :mod:`.staging`, :mod:`.download` (the whole flow, and how it works), :mod:`.listing`
-(the models folder) and :mod:`.verification`. Besides the CosyVoice releases the catalogue lists the
+(the models folder), :mod:`.removal` and :mod:`.verification`. Besides the CosyVoice releases the catalogue lists the
 speech recognizer that writes voice transcripts (kind "asr", :mod:`cosycore.asr`). :mod:`.progress`
 formats what the callbacks get; :mod:`.common` holds shared names and limits (the install manifest's
 format is :mod:`cosycore.manifest`, below the hub, since the loader reads it too); :mod:`.models_cli`
@@ -24,14 +24,13 @@ from .listing import (
     InstalledModel,
     PartialDownload,
     describe_folder,
-    discard_partial,
     folder_kind,
     list_installed,
     list_partial,
-    remove,
 )
 from .plan import DownloadPlan, PlannedFile, check_disk_space, plan_download, plan_from_snapshot
 from .progress import DownloadProgress, Phase, ProgressCallback, format_bytes, format_duration
+from .removal import discard_partial, remove
 from .verification import (
     SmokeTest,
     VerifyReport,

@@ -48,11 +48,11 @@ MIN_PROGRESS_INTERVAL = 0.02  # ... or this often when another 1/1000 of the dow
 SPEED_WINDOW = 5.0  # seconds of transfer the speed is averaged over
 
 
-def _offline_requested() -> bool:
+def offline_requested() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
+def transport_errors() -> tuple[type[BaseException], ...]:
     """Exception types that mean "the network failed" for the HTTP clients the hub libraries use.
 
     Looked up in ``sys.modules`` at call time: huggingface_hub 0.x uses requests, 1.x httpx and 2.x
@@ -69,23 +69,23 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
-def _reason(e: BaseException) -> str:
+def error_reason(e: BaseException) -> str:
     if isinstance(e, urllib.error.URLError) and not isinstance(e, urllib.error.HTTPError):
         return str(e.reason)
     text = str(e).strip()
     return text or type(e).__name__
 
 
-def _unreachable(where: str, e: BaseException) -> HubUnreachableError:
+def unreachable_error(where: str, e: BaseException) -> HubUnreachableError:
     return HubUnreachableError(
-        f"Could not reach {where} ({_reason(e)}). Check the internet connection (and proxy settings); "
+        f"Could not reach {where} ({error_reason(e)}). Check the internet connection (and proxy settings); "
         "set HF_ENDPOINT to a mirror or choose the other download source; or, if you already have the "
         "model on disk, use a folder you already have (\"Use a folder I already have…\" in the Models "
         "dialog, or --model PATH)."
     )
 
 
-def _storage_error(path: Path, e: OSError, staging: Path) -> DownloadError:
+def storage_error(path: Path, e: OSError, staging: Path) -> DownloadError:
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         return InsufficientSpaceError(
             f"The disk filled up while writing {path.name}. What was downloaded so far is kept in {staging}; "
@@ -98,7 +98,7 @@ def _storage_error(path: Path, e: OSError, staging: Path) -> DownloadError:
     return DownloadError(f"Could not write {path}: {e.strerror or e}. Check the disk and resume the download.")
 
 
-def _folder_bytes(folder: Path) -> int:
+def folder_bytes(folder: Path) -> int:
     total = 0
     for root, _dirs, files in os.walk(folder):
         for name in files:
@@ -107,7 +107,7 @@ def _folder_bytes(folder: Path) -> int:
     return total
 
 
-def _sha256_file(path: Path, *, on_bytes: Callable[[int], None] | None = None,
+def sha256_file(path: Path, *, on_bytes: Callable[[int], None] | None = None,
                  cancel: threading.Event | None = None) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:

@@ -48,13 +48,13 @@ from ..errors import (
 )
 from ..manifest import MANIFEST_NAME, Manifest, ManifestFile, read_manifest
 from .catalog import CatalogEntry, Source
-from .common import PART_SUFFIX, STAGING_DIR, STATE_NAME, _storage_error, default_models_dir
+from .common import PART_SUFFIX, STAGING_DIR, STATE_NAME, default_models_dir, storage_error
 from .hubs import Hub
 from .listing import InstalledModel, describe_folder
-from .plan import DownloadPlan, _entry, check_disk_space, plan_download
-from .progress import DownloadProgress, ProgressCallback, _Reporter, format_bytes
-from .staging import _read_json, _reconcile_staging, _record_state, _StagingLock, _switch_into_place, _write_json
-from .transfer import _Fetcher
+from .plan import DownloadPlan, catalog_entry, check_disk_space, plan_download
+from .progress import DownloadProgress, ProgressCallback, Reporter, format_bytes
+from .staging import StagingLock, read_json, reconcile_staging, record_state, switch_into_place, write_json
+from .transfer import Fetcher
 
 logger = logging.getLogger(__name__)
 
@@ -89,16 +89,16 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
     entry = plan.entry
     cancel = cancel or threading.Event()
     staging = plan.staging_dir
-    with _StagingLock(plan.models_dir / STAGING_DIR / f"{entry.id}.lock", entry.name):
+    with StagingLock(plan.models_dir / STAGING_DIR / f"{entry.id}.lock", entry.name):
         try:
             staging.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise _storage_error(staging / "x", e, staging) from e
-        kept = _reconcile_staging(plan)
-        state = _read_json(staging / STATE_NAME) or {}
+            raise storage_error(staging / "x", e, staging) from e
+        kept = reconcile_staging(plan)
+        state = read_json(staging / STATE_NAME) or {}
         old_sha = state.get("sha256", {}) if isinstance(state.get("sha256"), dict) else {}
         sha256: dict[str, str] = {p: str(old_sha[p]) for p, complete in kept.items() if complete and p in old_sha}
-        _record_state(plan, sha256)
+        record_state(plan, sha256)
         have = 0
         for f in plan.files:
             if kept.get(f.path) is True:
@@ -107,8 +107,8 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
                 have += (staging / (f.path + PART_SUFFIX)).stat().st_size
         check_disk_space(staging, max(0, plan.total_bytes - have), f"Downloading {entry.name}")
 
-        reporter = _Reporter(entry.id, progress, plan.total_bytes, len(plan.files))
-        fetcher = _Fetcher(plan, reporter, cancel)
+        reporter = Reporter(entry.id, progress, plan.total_bytes, len(plan.files))
+        fetcher = Fetcher(plan, reporter, cancel)
         for index, f in enumerate(plan.files):
             done = staging / f.path
             reporter.index = index
@@ -122,12 +122,12 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
             try:
                 part.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise _storage_error(part, e, staging) from e
+                raise storage_error(part, e, staging) from e
             if done.exists():  # complete but its hash was not recorded: check it once more
                 done.replace(part)
             sha256[f.path] = fetcher.fetch(f, part)
             os.replace(part, done)
-            _record_state(plan, sha256)
+            record_state(plan, sha256)
             logger.info("%s: %s ok (%s)", entry.id, f.path, format_bytes(done.stat().st_size))
 
         reporter.set_phase("installing")
@@ -143,9 +143,9 @@ def install(plan: DownloadPlan, *, progress: ProgressCallback | None = None,
                                        verified=f.remote.sha256 is not None or f.remote.git_sha1 is not None)
                         for f in plan.files),
         )
-        _write_json(staging / MANIFEST_NAME, manifest.to_json())
+        write_json(staging / MANIFEST_NAME, manifest.to_json())
         (staging / STATE_NAME).unlink(missing_ok=True)
-        _switch_into_place(staging, plan.final_dir, replace_existing)
+        switch_into_place(staging, plan.final_dir, replace_existing)
         reporter.set_phase("done")
     with contextlib.suppress(OSError):
         staging.parent.rmdir()  # .staging, when nothing else is staged
@@ -174,7 +174,7 @@ def download_model(model: str | CatalogEntry, models_dir: Path | str | None = No
     as it is unless ``force`` (which downloads it again and swaps it in only when complete).
     Raises :class:`~cosycore.errors.DownloadError` subclasses with messages meant for people.
     """
-    entry = _entry(model)
+    entry = catalog_entry(model)
     folder = Path(models_dir) if models_dir is not None else default_models_dir()
     final = folder / entry.folder
     if final.exists() and not force:

@@ -18,9 +18,9 @@ from .common import (
     DEFAULT_HF_ENDPOINT,
     DEFAULT_REVISION,
     META_TIMEOUT,
-    _offline_requested,
-    _transport_errors,
-    _unreachable,
+    offline_requested,
+    transport_errors,
+    unreachable_error,
 )
 
 logger = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ class HuggingFaceHub:
         return "Hugging Face" if url == DEFAULT_HF_ENDPOINT else f"the Hugging Face mirror {url}"
 
     def snapshot(self, repo_id: str, revision: str | None = None) -> RemoteSnapshot:
-        if _offline_requested():
+        if offline_requested():
             raise HubUnreachableError(
                 "HF_HUB_OFFLINE is set, so nothing can be downloaded. Unset it to download, or use a folder "
                 "you already have (\"Use a folder I already have…\" in the Models dialog, or --model PATH)."
@@ -124,14 +124,14 @@ class HuggingFaceHub:
                 "private, or choose the other download source."
             ) from e
         except OfflineModeIsEnabled as e:
-            raise _unreachable(self.title, e) from e
+            raise unreachable_error(self.title, e) from e
         except HfHubHTTPError as e:
             status = getattr(getattr(e, "response", None), "status_code", None)
             if status is not None and int(status) >= 500:
-                raise _unreachable(f"{self.title} (it answered HTTP {status})", e) from e
+                raise unreachable_error(f"{self.title} (it answered HTTP {status})", e) from e
             raise RepoNotFoundError(f"{self.title} refused the file list of {repo_id}: {e}") from e
-        except _transport_errors() as e:
-            raise _unreachable(self.title, e) from e
+        except transport_errors() as e:
+            raise unreachable_error(self.title, e) from e
         except ValueError as e:  # JSONDecodeError: an HTML page (captive portal, proxy login), not the hub's API
             raise HubUnreachableError(
                 f"{endpoint} did not answer like a model hub: the file list of {repo_id} is not JSON ({e}). A proxy "
@@ -191,8 +191,8 @@ class ModelScopeHub:
             listing = HubApi().get_model_files(model_id=repo_id, revision=rev, recursive=True)
         except not_found as e:
             raise RepoNotFoundError(f"ModelScope has no model {repo_id} at {rev!r}: {e}") from e
-        except _transport_errors() as e:
-            raise _unreachable("ModelScope", e) from e
+        except transport_errors() as e:
+            raise unreachable_error("ModelScope", e) from e
         files = tuple(
             RemoteFile(
                 path=str(f["Path"]),

@@ -14,7 +14,7 @@ from ..errors import (
 )
 from ..manifest import read_manifest
 from .catalog import ModelFamily, ModelKind
-from .common import STAGING_DIR, _folder_bytes, default_models_dir
+from .common import STAGING_DIR, default_models_dir, folder_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +73,8 @@ def describe_folder(folder: Path | str) -> InstalledModel:
         logger.warning("%s", e)
         manifest = None
     if manifest is None:
-        return InstalledModel(folder, folder.name, family, _folder_bytes(folder), kind=kind)
-    return InstalledModel(folder, manifest.name, family, _folder_bytes(folder), model_id=manifest.model_id,
+        return InstalledModel(folder, folder.name, family, folder_bytes(folder), kind=kind)
+    return InstalledModel(folder, manifest.name, family, folder_bytes(folder), model_id=manifest.model_id,
                           source=manifest.source, revision=manifest.revision, managed=True,
                           unverified=tuple(f.path for f in manifest.files if not f.verified), kind=kind)
 
@@ -111,24 +111,5 @@ def list_partial(models_dir: Path | str | None = None) -> tuple[PartialDownload,
     root = (Path(models_dir) if models_dir is not None else default_models_dir()) / STAGING_DIR
     if not root.is_dir():
         return ()
-    return tuple(PartialDownload(d.name, d, _folder_bytes(d)) for d in sorted(root.iterdir()) if d.is_dir())
+    return tuple(PartialDownload(d.name, d, folder_bytes(d)) for d in sorted(root.iterdir()) if d.is_dir())
 
-
-def discard_partial(model_id: str, models_dir: Path | str | None = None) -> None:
-    """Delete the staged bytes of an unfinished download of ``model_id`` (a catalogue id or the name of
-    an unfinished download; resolved inside the staging folder only: see :mod:`cosycore.hub.removal`)."""
-    from .removal import discard_partial as discard
-
-    discard(model_id, models_dir)
-
-
-def remove(folder: Path | str, *, delete_user_folder: bool = False) -> None:
-    """Delete a model folder's own files (see :func:`cosycore.hub.removal.remove_model`).
-
-    A folder Cosy Studio installed loses the files its manifest lists (anything else in it is
-    kept); a folder the user brought is refused unless ``delete_user_folder`` and it holds only
-    release files.
-    """
-    from .removal import remove_model
-
-    remove_model(folder, delete_user_folder=delete_user_folder)

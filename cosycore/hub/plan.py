@@ -78,7 +78,7 @@ class DownloadPlan:
         return sum(f.expected_bytes for f in self.files)
 
 
-def _entry(model: str | CatalogEntry) -> CatalogEntry:
+def catalog_entry(model: str | CatalogEntry) -> CatalogEntry:
     return model if isinstance(model, CatalogEntry) else get_entry(model)
 
 
@@ -126,7 +126,7 @@ def plan_download(model: str | CatalogEntry, models_dir: Path | str | None = Non
                   source: Source = "huggingface", endpoint: str | None = None, token: str | None = None,
                   revision: str | None = None, hub: Hub | None = None) -> DownloadPlan:
     """Ask the hub what to download for ``model`` (network I/O: one listing request)."""
-    entry = _entry(model)
+    entry = catalog_entry(model)
     hub = hub or make_hub(source, endpoint=endpoint, token=token)
     snapshot = hub.snapshot(entry.repo_id(hub.source), revision)
     folder = Path(models_dir) if models_dir is not None else default_models_dir()

@@ -80,7 +80,7 @@ class DownloadProgress:
         return " · ".join(parts)
 
 
-class _Reporter:
+class Reporter:
     """Turns byte counts into throttled :class:`DownloadProgress` callbacks with speed and ETA."""
 
     def __init__(self, model_id: str, callback: ProgressCallback | None, total: int, count: int,

@@ -36,7 +36,7 @@ from ..manifest import MANIFEST_NAME, read_manifest
 from .catalog import load_catalog, required_files_for
 from .common import STAGING_DIR, STATE_NAME, default_models_dir
 from .listing import list_partial
-from .staging import _StagingLock
+from .staging import StagingLock
 
 logger = logging.getLogger(__name__)
 
@@ -193,6 +193,15 @@ def remove_model(folder: Path | str, *, delete_user_folder: bool = False) -> Rem
     return RemovalReport(folder, deleted, kept, False)
 
 
+def remove(folder: Path | str, *, delete_user_folder: bool = False) -> None:
+    """Delete a model folder's own files (see :func:`remove_model`).
+
+    A folder Cosy Studio installed loses the files its manifest lists (anything else in it is
+    kept); a folder the user brought is refused unless ``delete_user_folder`` and it holds only
+    release files.
+    """
+    remove_model(folder, delete_user_folder=delete_user_folder)
+
 def partial_dir(model_id: str, models_dir: Path) -> Path:
     """The staging folder of an unfinished download of ``model_id``, checked to be inside the models folder.
 
@@ -219,7 +228,7 @@ def discard_partial(model_id: str, models_dir: Path | str | None = None) -> bool
     if not target.exists():
         return False
     root = target.parent
-    with _StagingLock(root / f"{model_id}.lock", model_id):
+    with StagingLock(root / f"{model_id}.lock", model_id):
         shutil.rmtree(target, ignore_errors=True)
     with contextlib.suppress(OSError):
         root.rmdir()

@@ -25,7 +25,7 @@ from .plan import DownloadPlan
 logger = logging.getLogger(__name__)
 
 
-class _StagingLock:
+class StagingLock:
     """An exclusive lock on one model's staging folder, released when the process ends in any way."""
 
     def __init__(self, path: Path, what: str) -> None:
@@ -33,7 +33,7 @@ class _StagingLock:
         self.what = what
         self.fh: IO[bytes] | None = None
 
-    def __enter__(self) -> _StagingLock:
+    def __enter__(self) -> StagingLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fh = open(self.path, "a+b")
         try:
@@ -63,7 +63,7 @@ class _StagingLock:
             self.path.unlink()
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json(path: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -74,20 +74,20 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
     try:
         write_atomic(path, json.dumps(data, indent=1, sort_keys=True).encode("utf-8"))
     except StorageError as e:
         raise DownloadError(f"{e} Free up space or choose another models folder, then resume the download.") from e
 
 
-def _reconcile_staging(plan: DownloadPlan) -> dict[str, bool]:
+def reconcile_staging(plan: DownloadPlan) -> dict[str, bool]:
     """Keep the staged bytes that still belong to this plan, delete the rest.
 
     Returns ``{path: complete}`` for every planned file that has bytes on disk.
     """
     staging = plan.staging_dir
-    state = _read_json(staging / STATE_NAME) or {}
+    state = read_json(staging / STATE_NAME) or {}
     recorded = state.get("files", {}) if isinstance(state.get("files"), dict) else {}
     revision = plan.snapshot.revision
     kept: dict[str, bool] = {}
@@ -116,16 +116,16 @@ def _reconcile_staging(plan: DownloadPlan) -> dict[str, bool]:
     return kept
 
 
-def _record_state(plan: DownloadPlan, sha256: Mapping[str, str]) -> None:
+def record_state(plan: DownloadPlan, sha256: Mapping[str, str]) -> None:
     revision = plan.snapshot.revision
-    _write_json(plan.staging_dir / STATE_NAME, {
+    write_json(plan.staging_dir / STATE_NAME, {
         "model_id": plan.entry.id, "source": plan.snapshot.source, "repo_id": plan.snapshot.repo_id,
         "revision": revision, "files": {f.path: f.identity(revision) for f in plan.files},
         "sha256": dict(sha256),
     })
 
 
-def _switch_into_place(staging: Path, final: Path, replace_existing: bool) -> None:
+def switch_into_place(staging: Path, final: Path, replace_existing: bool) -> None:
     """Rename the finished staging folder to its final name; an old folder is swapped out first."""
     old: Path | None = None
     if final.exists():

@@ -22,10 +22,10 @@ from ..errors import (
     IntegrityError,
     RepoNotFoundError,
 )
-from .common import CHUNK_BYTES, HASH_BLOCK, READ_TIMEOUT, RETRY_DELAYS, _reason, _storage_error, _transport_errors
+from .common import CHUNK_BYTES, HASH_BLOCK, READ_TIMEOUT, RETRY_DELAYS, error_reason, storage_error, transport_errors
 from .hubs import RemoteFile
 from .plan import DownloadPlan, PlannedFile, byte_cap
-from .progress import _Reporter, format_bytes
+from .progress import Reporter, format_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -94,10 +94,10 @@ class _Digests:
                 left -= len(block)
 
 
-class _Fetcher:
+class Fetcher:
     """Downloads one planned file into its ``.part`` file, resuming and retrying; checks size and hash."""
 
-    def __init__(self, plan: DownloadPlan, reporter: _Reporter, cancel: threading.Event) -> None:
+    def __init__(self, plan: DownloadPlan, reporter: Reporter, cancel: threading.Event) -> None:
         self.plan = plan
         self.reporter = reporter
         self.cancel = cancel
@@ -174,7 +174,7 @@ class _Fetcher:
                     self._wait_before_retry(f, failures, e)
             except DownloadError:
                 raise
-            except _transport_errors() as e:
+            except transport_errors() as e:
                 failures += 1
                 self._wait_before_retry(f, failures, e)
         self._check(f, part, self._sync(f, part, digests), digests)
@@ -184,12 +184,12 @@ class _Fetcher:
         if failures > len(RETRY_DELAYS):
             host = urllib.parse.urlsplit(f.remote.url).netloc
             raise HubUnreachableError(
-                f"Lost the connection to {host} while downloading {f.path} ({_reason(e)}), {failures} times in a "
+                f"Lost the connection to {host} while downloading {f.path} ({error_reason(e)}), {failures} times in a "
                 f"row. What was downloaded so far is kept in {self.plan.staging_dir}; resume when the connection is "
                 "back, try the other download source, or use a folder you already have."
             ) from e
         delay = RETRY_DELAYS[failures - 1]
-        logger.warning("%s: %s; retrying in %.1f s", f.path, _reason(e), delay)
+        logger.warning("%s: %s; retrying in %.1f s", f.path, error_reason(e), delay)
         if self.cancel.wait(delay):
             raise self.cancelled_error(f)
 
@@ -223,7 +223,7 @@ class _Fetcher:
             try:
                 fh = _open_part(part)
             except OSError as e:
-                raise _storage_error(part, e, self.plan.staging_dir) from e
+                raise storage_error(part, e, self.plan.staging_dir) from e
             with fh:
                 while True:
                     if self.cancel.is_set():
@@ -238,14 +238,14 @@ class _Fetcher:
                     try:
                         fh.write(chunk)
                     except OSError as e:
-                        raise _storage_error(part, e, self.plan.staging_dir) from e
+                        raise storage_error(part, e, self.plan.staging_dir) from e
                     digests.update(chunk)
                     self.reporter.moved_bytes(len(chunk))
                 try:
                     fh.flush()
                     os.fsync(fh.fileno())
                 except OSError as e:
-                    raise _storage_error(part, e, self.plan.staging_dir) from e
+                    raise storage_error(part, e, self.plan.staging_dir) from e
 
     def _check(self, f: PlannedFile, part: Path, offset: int, digests: _Digests) -> None:
         r = f.remote

@@ -23,9 +23,9 @@ from ..errors import (
 )
 from ..manifest import Manifest, read_manifest
 from .catalog import ModelFamily, ModelKind, required_files_for
-from .common import _sha256_file
+from .common import sha256_file
 from .listing import folder_kind
-from .progress import ProgressCallback, _Reporter, format_bytes
+from .progress import ProgressCallback, Reporter, format_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
     if manifest is not None:
         if family is not None and manifest.family != family:
             problems.append(f"The manifest says {manifest.family} but the folder holds a {family} model.")
-        reporter = _Reporter(folder.name, progress, manifest.total_bytes, len(manifest.files), phase="verifying")
+        reporter = Reporter(folder.name, progress, manifest.total_bytes, len(manifest.files), phase="verifying")
         from .removal import safe_member
 
         for index, mf in enumerate(manifest.files):
@@ -186,7 +186,7 @@ def verify(folder: Path | str, *, hashes: bool = True, smoke_test: SmokeTest | N
                 problems.append(f"{mf.path} has {size} bytes; it had {mf.size} when installed.")
                 continue
             if hashes:
-                digest = _sha256_file(path, on_bytes=reporter.moved_bytes, cancel=cancel)
+                digest = sha256_file(path, on_bytes=reporter.moved_bytes, cancel=cancel)
                 if digest != mf.sha256:
                     problems.append(f"{mf.path} has changed since it was installed (sha256 {digest[:12]}…, "
                                     f"expected {mf.sha256[:12]}…).")

@@ -8,19 +8,40 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Literal, Protocol
 
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 
+from ..config import LLMConfig
 from ..errors import InputError
+from .kv_cache import KVCache
+from .qwen2 import Qwen2Decoder
 from .sampling import Sampler
 from .token_ids import ENDOFPROMPT_ID
 
-if TYPE_CHECKING:
-    from .speech_lm import SpeechLM
-
 logger = logging.getLogger(__name__)
+
+
+class BistreamLM(Protocol):
+    """What the decoder uses of the speech LM (:class:`cosycore.lm.speech_lm.SpeechLM`, which imports
+    this module: the decoder names only these members, so the two modules form no import circle)."""
+
+    cfg: LLMConfig
+    qwen: Qwen2Decoder
+    speech_embedding: nn.Embedding
+
+    def special_embedding(self, which: Literal["sos", "task_id"]) -> Tensor: ...
+
+    def check_ids(self, text: Tensor, speech: Tensor) -> None: ...
+
+    def new_cache(self, max_len: int) -> KVCache: ...
+
+    def extend(self, x_embeds: Tensor, cache: KVCache) -> Tensor: ...
+
+    def logits(self, hidden: Tensor) -> Tensor: ...
+
+    def scores(self, logits: Tensor, *, ignore_eos: bool, eos_rule: Literal["upstream", "all_specials"]) -> Tensor: ...
 
 
 # Close port of CosyVoice (Apache-2.0) llm/llm.py (Qwen2LM.inference_bistream); see NOTICE.
@@ -52,7 +73,7 @@ class BistreamDecoder:
       with the next text group (the same attention, one call fewer).
     """
 
-    def __init__(self, lm: SpeechLM, prompt_text: Tensor, prompt_speech: Tensor, pick: Sampler,
+    def __init__(self, lm: BistreamLM, prompt_text: Tensor, prompt_speech: Tensor, pick: Sampler,
                  gen: torch.Generator, trace: list[tuple[str, int]] | None, *, max_len: int | None = None) -> None:
         self.lm = lm
         self.max_len = max_len  # explicit cap on yielded tokens; None = 20x the target text at the end
@@ -69,8 +90,8 @@ class BistreamDecoder:
         self.yielded = 0
         self.target_tokens = 0
         self.cache = lm.new_cache(256)
-        lm._check_ids(prompt_text, prompt_speech)
-        self._place("sos", lm._special_embedding("sos"))
+        lm.check_ids(prompt_text, prompt_speech)
+        self._place("sos", lm.special_embedding("sos"))
         self.text.extend(self._split_system(prompt_text).tolist())
 
     # -- feeding --------------------------------------------------------------------------
@@ -187,7 +208,7 @@ class BistreamDecoder:
         self.text.clear()
         if rest:
             self._place("text", self._text_emb(rest))
-        self._place("task_id", self.lm._special_embedding("task_id"))
+        self._place("task_id", self.lm.special_embedding("task_id"))
         if self.prompt_speech:
             self._place("prompt_speech", self._speech_emb(list(self.prompt_speech)))
             self.prompt_speech.clear()

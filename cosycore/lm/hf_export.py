@@ -54,7 +54,7 @@ from ..config import LLMConfig, load_model_config
 from ..errors import ConfigError, ModelLoadError, ModelNotFoundError, StorageError
 from .load import load_llm
 from .speech_lm import SpeechLM
-from .token_ids import TokenIds, _as_ids
+from .token_ids import TokenIds, as_ids
 
 logger = logging.getLogger(__name__)
 
@@ -128,8 +128,8 @@ class ExportLayout:
 
         The same sequence :meth:`SpeechLM.build_lm_input` embeds; needs ``include_text=True``.
         """
-        text = [*_as_ids(prompt_text_ids, "prompt_text_ids").tolist(), *_as_ids(text_ids, "text_ids").tolist()]
-        speech = _as_ids(prompt_speech_ids, "prompt_speech_ids").tolist()
+        text = [*as_ids(prompt_text_ids, "prompt_text_ids").tolist(), *as_ids(text_ids, "text_ids").tolist()]
+        speech = as_ids(prompt_speech_ids, "prompt_speech_ids").tolist()
         bad = [s for s in speech if not 0 <= s < self.speech_token_size]
         if bad:
             raise ValueError(f"prompt speech tokens must lie in [0, {self.speech_token_size}); got {bad[0]}")
@@ -235,8 +235,8 @@ def export_tensors(lm: SpeechLM, layout: ExportLayout) -> tuple[dict[str, Tensor
     embed = torch.zeros(layout.vocab_size, d, dtype=dtype)  # [Vx, D]
     embed[:vs] = cpu(lm.speech_embedding.weight)
     if cfg.family == "cosyvoice2":
-        embed[layout.sos_id] = cpu(lm._special_embedding("sos"))[0]
-        embed[layout.task_id_id] = cpu(lm._special_embedding("task_id"))[0]
+        embed[layout.sos_id] = cpu(lm.special_embedding("sos"))[0]
+        embed[layout.task_id_id] = cpu(lm.special_embedding("task_id"))[0]
     if layout.text_offset is not None:
         embed[layout.text_offset : layout.text_offset + layout.text_vocab_size] = cpu(lm.qwen.embed_tokens.weight)
     head = torch.zeros(layout.vocab_size, d, dtype=dtype)  # [Vx, D]

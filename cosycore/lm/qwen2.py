@@ -134,14 +134,14 @@ class AttnContext:
     is_causal: bool  # only when the new block is the whole attended sequence (T == P)
 
 
-def _static_context(input_pos: Tensor, cos: Tensor, sin: Tensor, capacity: int) -> AttnContext:
+def static_context(input_pos: Tensor, cos: Tensor, sin: Tensor, capacity: int) -> AttnContext:
     """Attend over the whole cache, masking the positions after each query (fixed shapes)."""
     key_pos = torch.arange(capacity, device=input_pos.device)  # [S]
     mask = key_pos[None, :] <= input_pos[:, None]  # [T, S]
     return AttnContext(input_pos, cos[input_pos], sin[input_pos], None, mask, False)
 
 
-def _sliced_context(input_pos: Tensor, cos: Tensor, sin: Tensor, start: int) -> AttnContext:
+def sliced_context(input_pos: Tensor, cos: Tensor, sin: Tensor, start: int) -> AttnContext:
     """Attend over the filled prefix only; a mask is needed only for a block appended after it."""
     t = int(input_pos.shape[0])
     end = start + t

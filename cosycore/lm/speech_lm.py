@@ -40,9 +40,9 @@ from ..errors import InputError
 from .bistream import BistreamDecoder
 from .kv_cache import KVCache
 from .quant import Int8Embedding, QuantScheme, int8_linear, parse_llm_quant, replace_linears
-from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, _sliced_context, _static_context
+from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, sliced_context, static_context
 from .sampling import RasSampler, Sampler, greedy_sampler
-from .token_ids import ENDOFPROMPT_ID, TokenIds, _as_ids
+from .token_ids import ENDOFPROMPT_ID, TokenIds, as_ids
 
 logger = logging.getLogger(__name__)
 
@@ -82,12 +82,12 @@ class SpeechLM(nn.Module):
 
     # ---- input assembly ----------------------------------------------------------------
 
-    def _special_embedding(self, which: Literal["sos", "task_id"]) -> Tensor:
+    def special_embedding(self, which: Literal["sos", "task_id"]) -> Tensor:
         row = self.cfg.sos_index if which == "sos" else self.cfg.task_id_index
         table = self.llm_embedding if self.cfg.family == "cosyvoice2" else self.speech_embedding
         return table.weight[row : row + 1]  # [1, D]
 
-    def _check_ids(self, text: Tensor, speech: Tensor) -> None:
+    def check_ids(self, text: Tensor, speech: Tensor) -> None:
         vocab = self.cfg.qwen.vocab_size
         if text.numel() and (int(text.min()) < 0 or int(text.max()) >= vocab):
             raise InputError(
@@ -111,14 +111,14 @@ class SpeechLM(nn.Module):
 
         Returns the prefill embeddings [1, T0, D].
         """
-        text = torch.cat((_as_ids(prompt_text_ids, "prompt_text_ids"), _as_ids(text_ids, "text_ids")))
-        speech = _as_ids(prompt_speech_ids, "prompt_speech_ids")
-        self._check_ids(text, speech)
+        text = torch.cat((as_ids(prompt_text_ids, "prompt_text_ids"), as_ids(text_ids, "text_ids")))
+        speech = as_ids(prompt_speech_ids, "prompt_speech_ids")
+        self.check_ids(text, speech)
         device = self.speech_embedding.weight.device
         parts = [
-            self._special_embedding("sos"),
+            self.special_embedding("sos"),
             self.qwen.embed_tokens(text.to(device)),  # [Lp+Lt, D]
-            self._special_embedding("task_id"),
+            self.special_embedding("task_id"),
             self.speech_embedding(speech.to(device)),  # [P, D]
         ]
         return torch.cat(parts, dim=0).unsqueeze(0)  # [1, T0, D]
@@ -149,8 +149,8 @@ class SpeechLM(nn.Module):
         cos, sin = self.qwen.rope.get(cache.capacity, device)
         input_pos = torch.arange(start, start + t, device=device)  # [T]
         if cache.static:
-            return _static_context(input_pos, cos, sin, cache.capacity)
-        return _sliced_context(input_pos, cos, sin, start)
+            return static_context(input_pos, cos, sin, cache.capacity)
+        return sliced_context(input_pos, cos, sin, start)
 
     def _forward_cached(self, x: Tensor, cache: KVCache) -> Tensor:
         ctx = self._cached_context(x.shape[1], cache, x.device)
@@ -258,7 +258,7 @@ class SpeechLM(nn.Module):
     def teacher_force(self, lm_input: Tensor, forced_tokens: TokenIds, *, min_len: int,
                       eos_rule: EosRule = "upstream") -> TeacherForced:
         """Prefill ``lm_input`` [1, T0, D], then feed ``forced_tokens`` one per step."""
-        forced = _as_ids(forced_tokens, "forced_tokens").tolist()
+        forced = as_ids(forced_tokens, "forced_tokens").tolist()
         cache = self.new_cache(lm_input.shape[1] + len(forced))
         hidden = [self.prefill(lm_input, cache)]  # each [1, D]
         inputs = []
@@ -298,7 +298,7 @@ class SpeechLM(nn.Module):
         A ``cache`` passed in (for example one reused across the sentences of a request) is reset
         and grown when this request needs more positions.
         """
-        text = _as_ids(text_ids, "text_ids")
+        text = as_ids(text_ids, "text_ids")
         if text.numel() == 0:
             raise InputError("the text to synthesise produced no tokens")
         lo, hi = self.length_limits(int(text.numel()))
@@ -365,8 +365,8 @@ class SpeechLM(nn.Module):
         pick = greedy_sampler if greedy else (sampler or RasSampler.from_config(self.cfg))
         device = self.speech_embedding.weight.device
         gen = generator or self._generator(seed, device)
-        decoder = BistreamDecoder(self, _as_ids(prompt_text_ids, "prompt_text_ids"),
-                                  _as_ids(prompt_speech_ids, "prompt_speech_ids"), pick, gen, trace,
+        decoder = BistreamDecoder(self, as_ids(prompt_text_ids, "prompt_text_ids"),
+                                  as_ids(prompt_speech_ids, "prompt_speech_ids"), pick, gen, trace,
                                   max_len=max_len)
         for tok in text_ids:
             yield from decoder.push_text(int(tok))

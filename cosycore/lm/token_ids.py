@@ -14,7 +14,7 @@ ENDOFPROMPT_ID = 151646  # <|endofprompt|>: CosyVoice3 requires it in prompt_tex
 TokenIds = Sequence[int] | Tensor | np.ndarray
 
 
-def _as_ids(ids: TokenIds | None, what: str) -> Tensor:
+def as_ids(ids: TokenIds | None, what: str) -> Tensor:
     """Token ids (list, 1-D or [1, L] tensor) as a 1-D int64 CPU tensor."""
     if ids is None:
         return torch.zeros(0, dtype=torch.long)

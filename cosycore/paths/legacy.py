@@ -33,7 +33,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic_write import _fsync_dir, _storage_reason
+from ..atomic_write import fsync_dir, storage_reason
 from .folders import legacy_data_dir, platform_data_dir, studio_home
 
 logger = logging.getLogger(__name__)
@@ -130,7 +130,7 @@ def _place_by_copy(old: Path, new: Path) -> bool:
             if os.path.lexists(new):
                 return False
             os.rename(tmp, new)
-        _fsync_dir(new.parent)
+        fsync_dir(new.parent)
         return True
     finally:
         with contextlib.suppress(OSError):
@@ -142,7 +142,7 @@ def _move_one(old: Path, new: Path) -> str:
     new.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.link(old, new)  # same file system: the new name appears atomically, and never over a file
-        _fsync_dir(new.parent)
+        fsync_dir(new.parent)
     except FileNotFoundError:
         return "gone"  # another process moved it a moment ago
     except FileExistsError:
@@ -154,7 +154,7 @@ def _move_one(old: Path, new: Path) -> str:
             return "taken"
     with contextlib.suppress(FileNotFoundError):  # another process may have finished this one
         old.unlink()
-    _fsync_dir(old.parent)
+    fsync_dir(old.parent)
     return "moved"
 
 
@@ -173,7 +173,7 @@ def _move_locked(legacy: Path, data: Path) -> MoveReport:
         try:
             outcome = _move_one(old, new)
         except OSError as e:
-            problems.append(f"{old} could not be moved to {new.parent}: {_storage_reason(e)}. It is kept "
+            problems.append(f"{old} could not be moved to {new.parent}: {storage_reason(e)}. It is kept "
                             f"where it is; the move is tried again on the next start.")
             continue
         if outcome == "moved":
@@ -207,7 +207,7 @@ def move_legacy_data(legacy: Path, data: Path) -> MoveReport:
         return MoveReport(problems=(f"another Cosy Studio process held {data / LOCK_NAME} for "
                                     f"{LOCK_TIMEOUT:.0f} s; the files in {legacy} are moved on the next start.",))
     except OSError as e:
-        return MoveReport(problems=(f"the files in {legacy} could not be moved to {data}: {_storage_reason(e)}. "
+        return MoveReport(problems=(f"the files in {legacy} could not be moved to {data}: {storage_reason(e)}. "
                                     "They are kept where they are; the move is tried again on the next start.",))
     for old, new in report.moved:
         logger.info("moved %s to %s", old, new)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..frontend.text import check_spoken_text
+from ..frontend.text_checks import check_spoken_text
 from ..speed import MAX_SPEED, MIN_SPEED
 
 # OpenAI's formats; which of them this machine can write is decided by encode.writable_formats().

@@ -26,11 +26,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import Mode
 from ..errors import InputError
 from ..frontend.prompt import FAMILY_TITLES
 from ..presets import FAMILIES, find_preset, instruct_prompt
 from ..presets import combine as combine_presets
+from ..request import Mode
 from ..voices import VOICE_SUFFIX, Voice, VoiceLibrary, load_voice
 from .lexicon import Lexicon, combine, replacement_tokens, token_problem, voice_lexicon
 from .script import Script, ScriptError, ScriptProblem, SpeechLine, speaker_key

@@ -202,10 +202,10 @@ def add_text_parser(sub: Any) -> None:
 
 def run_text(args: argparse.Namespace, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     from ..config import QWEN_DIR, detect_family
-    from ..engine import spoken_sentences
-    from ..frontend.text import check_spoken_text
+    from ..frontend.text_checks import check_spoken_text
     from ..frontend.text_reading import check_text_reading, default_text_reading
     from ..frontend.tokenizer import get_text_tokenizer
+    from ..mode_plan import spoken_sentences
 
     text = args.text if args.text is not None else stdin.read()
     lexicon = command_lexicon(args, None)

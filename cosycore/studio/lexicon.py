@@ -40,7 +40,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError
-from ..frontend.text import PROTECTED_TAGS, find_control_markers
+from ..frontend.tags import PROTECTED_TAGS
+from ..frontend.text_checks import find_control_markers
 from ..frontend.tokenizer import ARPABET_PHONES, PINYIN_PHONES
 from ..paths import ensure_legacy_moved, user_data_dir
 from ..voices import Voice, write_atomic

@@ -38,9 +38,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..engine import Engine, Mode, SynthesisRequest
+from ..engine import Engine, SynthesisRequest
 from ..errors import InputError, StorageError
-from ..frontend.text import is_speakable, iter_chunks
+from ..frontend.chunking import iter_chunks
+from ..frontend.text_checks import is_speakable
+from ..request import Mode
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format

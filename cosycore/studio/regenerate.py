@@ -30,8 +30,7 @@ from ..errors import InputError, StorageError
 from .output import AtomicAudioWriter, audio_format, stem_file_name, write_text_atomic
 from .render import ScriptTake
 from .subtitles import srt_text, vtt_text
-from .take_file import TakeRecord
-from .take_manifest import OwnedFile, TakeOutputs
+from .take_manifest import OwnedFile, TakeOutputs, TakeRecord
 from .take_storage import check_new_take_folder, file_sha256, previous_path, take_audio_path, take_folder
 
 Warn = Callable[[str], object]

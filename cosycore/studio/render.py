@@ -27,8 +27,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..engine import AudioChunk, Engine, Mode, SynthesisRequest
+from ..engine import AudioChunk, Engine, SynthesisRequest
 from ..errors import InputError, SynthesisError
+from ..request import Mode
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
 from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine

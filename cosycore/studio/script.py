@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..frontend.text import find_control_markers, is_speakable
+from ..frontend.text_checks import find_control_markers, is_speakable
 
 MAX_NAME_CHARS = 64
 MAX_PAUSE_SECONDS = 60.0

@@ -42,7 +42,6 @@ import io
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,7 @@ import numpy as np
 from ..errors import CosyError, InputError
 from ..safety import UnsafeFileError, loads_strict_json, read_regular_file
 from ..voices import MAX_FILE_BYTES as MAX_VOICE_FILE_BYTES
-from ..voices import encode_voice, load_voice, utc_now, write_atomic
+from ..voices import encode_voice, load_voice, write_atomic
 from .cast import Cast, CastMember
 from .render import ScriptChunk, ScriptRender, ScriptTake, Segment
 from .take_manifest import (
@@ -64,6 +63,7 @@ from .take_manifest import (
     TakeFileError,
     TakeModel,
     TakeOutputs,
+    TakeRecord,
     build_manifest,
     damaged,
     manifest_bytes,
@@ -114,59 +114,6 @@ def find_take(spec: Path | str) -> Path:
         raise TakeFileError(f"there is no take folder '{folder}'. 'cosycore synth --script … --out {spec.name}' "
                             "saves one beside the audio; render the script again to make one.")
     return folder
-
-
-@dataclass(frozen=True, eq=False)
-class _Stored:
-    """Where an object of a take (a segment's samples, a voice) is kept on disk."""
-
-    obj: object  # held so that its id() stays unique while the record lives
-    path: Path  # absolute
-    sha256: str
-
-
-@dataclass(eq=False)
-class TakeRecord:
-    """A script take with what it needs to regenerate its lines later: the cast, the model it was made
-    with, the script's text and the files written from it. Loaded by :func:`load_take`, written by
-    :class:`TakeWriter`, :func:`save_take` and :func:`update_take`."""
-
-    take: ScriptTake
-    cast: Cast
-    model: TakeModel
-    script_text: str
-    script_name: str = ""
-    outputs: TakeOutputs = field(default_factory=TakeOutputs)
-    created_at: str = field(default_factory=utc_now)
-    revision: int = 0  # counts regenerations; names the segment files they write
-    folder: Path | None = None  # the take folder it was loaded from or saved to
-    _stored: dict[int, _Stored] = field(default_factory=dict, repr=False)
-
-    @property
-    def script_sha256(self) -> str:
-        return hashlib.sha256(self.script_text.encode("utf-8")).hexdigest()
-
-    def stored(self, obj: object) -> _Stored | None:
-        entry = self._stored.get(id(obj))
-        return entry if entry is not None and entry.obj is obj else None
-
-    def remember(self, obj: object, path: Path, sha256: str) -> None:
-        self._stored[id(obj)] = _Stored(obj, path, sha256)
-
-    @property
-    def script_lines(self) -> list[int]:
-        """The script line number of every spoken line, in take order."""
-        return [s.plan.line.line for s in self.take.segments if s.plan is not None]
-
-    def line_index(self, script_line: int) -> int:
-        """The spoken line (0-based, as :func:`regenerate_line` takes it) on ``script_line`` of the script."""
-        for seg in self.take.segments:
-            if seg.plan is not None and seg.plan.line.line == script_line:
-                return seg.plan.index
-        lines = self.script_lines
-        shown = ", ".join(map(str, lines[:30])) + (" …" if len(lines) > 30 else "")
-        raise InputError(f"line {script_line} of the script is not a spoken line of this take; the spoken lines "
-                         f"are on lines {shown} ('cosycore take lines' lists them).")
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,13 +8,14 @@ names is opened.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +26,6 @@ from ..voices import utc_now
 from .cast import Cast, LinePlan
 from .render import SEED_LIMIT, RenderSettings, ScriptTake, Segment
 from .script import MAX_NAME_CHARS, MAX_PAUSE_SECONDS, SpeechLine
-
-if TYPE_CHECKING:
-    from .take_file import TakeRecord
 
 FORMAT_NAME = "cosy-studio-script-take"
 FORMAT_VERSION = 1
@@ -139,6 +137,59 @@ class ParsedManifest:
 # --------------------------------------------------------------------------------------------
 # Writing
 # --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Stored:
+    """Where an object of a take (a segment's samples, a voice) is kept on disk."""
+
+    obj: object  # held so that its id() stays unique while the record lives
+    path: Path  # absolute
+    sha256: str
+
+
+@dataclass(eq=False)
+class TakeRecord:
+    """A script take with what it needs to regenerate its lines later: the cast, the model it was made
+    with, the script's text and the files written from it. Loaded by :func:`load_take`, written by
+    :class:`TakeWriter`, :func:`save_take` and :func:`update_take`."""
+
+    take: ScriptTake
+    cast: Cast
+    model: TakeModel
+    script_text: str
+    script_name: str = ""
+    outputs: TakeOutputs = field(default_factory=TakeOutputs)
+    created_at: str = field(default_factory=utc_now)
+    revision: int = 0  # counts regenerations; names the segment files they write
+    folder: Path | None = None  # the take folder it was loaded from or saved to
+    _stored: dict[int, _Stored] = field(default_factory=dict, repr=False)
+
+    @property
+    def script_sha256(self) -> str:
+        return hashlib.sha256(self.script_text.encode("utf-8")).hexdigest()
+
+    def stored(self, obj: object) -> _Stored | None:
+        entry = self._stored.get(id(obj))
+        return entry if entry is not None and entry.obj is obj else None
+
+    def remember(self, obj: object, path: Path, sha256: str) -> None:
+        self._stored[id(obj)] = _Stored(obj, path, sha256)
+
+    @property
+    def script_lines(self) -> list[int]:
+        """The script line number of every spoken line, in take order."""
+        return [s.plan.line.line for s in self.take.segments if s.plan is not None]
+
+    def line_index(self, script_line: int) -> int:
+        """The spoken line (0-based, as :func:`regenerate_line` takes it) on ``script_line`` of the script."""
+        for seg in self.take.segments:
+            if seg.plan is not None and seg.plan.line.line == script_line:
+                return seg.plan.index
+        lines = self.script_lines
+        shown = ", ".join(map(str, lines[:30])) + (" …" if len(lines) > 30 else "")
+        raise InputError(f"line {script_line} of the script is not a spoken line of this take; the spoken lines "
+                         f"are on lines {shown} ('cosycore take lines' lists them).")
 
 
 def _owned(f: OwnedFile | None) -> dict[str, str] | None:

@@ -43,7 +43,7 @@ import torch
 from ..config import QWEN_DIR, Family, ModelConfig, load_model_config
 from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..weights import LLM_QWEN_PREFIX
-from .tiny_onnx import _save_onnx, campplus_graph, speech_tokenizer_graph
+from .tiny_onnx import campplus_graph, save_onnx, speech_tokenizer_graph
 from .tiny_tokenizer import write_tiny_qwen_tokenizer
 from .tiny_yaml import FAMILIES, RELEASE_SIZES, TinySizes, tiny_yaml
 
@@ -222,8 +222,8 @@ def write_tiny_model(
         torch.save(flow_state_dict(cfg), dst / "flow.pt")
         torch.save(hift_state_dict(cfg, seed), dst / "hift.pt")
     tokenizer_path = dst / cfg.speech_tokenizer_file
-    _save_onnx(speech_tokenizer_graph(seed, family), tokenizer_path, "cosycore-tiny-speech-tokenizer")
-    _save_onnx(campplus_graph(seed, family), dst / "campplus.onnx", "cosycore-tiny-campplus")
+    save_onnx(speech_tokenizer_graph(seed, family), tokenizer_path, "cosycore-tiny-speech-tokenizer")
+    save_onnx(campplus_graph(seed, family), dst / "campplus.onnx", "cosycore-tiny-campplus")
     files = tuple(
         (p.relative_to(dst).as_posix(), p.stat().st_size) for p in sorted(dst.rglob("*")) if p.is_file()
     )

@@ -22,7 +22,7 @@ def _tensor(name: str, array: np.ndarray):  # -> onnx.TensorProto
     return numpy_helper.from_array(np.ascontiguousarray(array), name)
 
 
-def _save_onnx(graph, path: Path, producer: str) -> None:  # graph: onnx.GraphProto
+def save_onnx(graph, path: Path, producer: str) -> None:  # graph: onnx.GraphProto
     import onnx
     from onnx import helper
 

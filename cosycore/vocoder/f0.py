@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from ..config import F0PredictorConfig
-from .layers import CausalConv1d, _wn
+from .layers import CausalConv1d, with_weight_norm
 
 F0_LAYERS = 5  # convolutions in the f0 predictor's condnet
 
@@ -32,7 +32,7 @@ class F0Predictor(nn.Module):
                 conv = CausalConv1d(cin, cfg.cond_channels, 4, side="right")
             else:
                 conv = CausalConv1d(cin, cfg.cond_channels, 3, side="left")
-            layers += [_wn(conv), nn.ELU()]
+            layers += [with_weight_norm(conv), nn.ELU()]
         self.condnet = nn.Sequential(*layers)
         self.classifier = nn.Linear(cfg.cond_channels, cfg.num_class)
 

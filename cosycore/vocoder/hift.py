@@ -31,9 +31,9 @@ from .layers import (
     CausalConv1dDownsample,
     CausalConv1dUpsample,
     ResBlock,
-    _wn,
     causal_padding,
     resblock_left_extent,
+    with_weight_norm,
 )
 from .nsf import (
     CausalNoiseBank,
@@ -42,11 +42,11 @@ from .nsf import (
     NsfParams,
     NsfResult,
     SourceModule,
-    _float64_device,
-    _per_sample,
-    _voicing,
+    float64_device,
     frame_phase,
     harmonic_rad,
+    per_sample,
+    voicing,
 )
 
 logger = logging.getLogger(__name__)
@@ -76,9 +76,9 @@ class _HiftBase(nn.Module):
         self.n_kernels = len(cfg.resblock_kernel_sizes)
         n_bins = cfg.istft_n_fft // 2 + 1
         self.m_source = SourceModule(self.nsf.harmonics)
-        self.conv_pre = _wn(self._make_conv_pre())
+        self.conv_pre = with_weight_norm(self._make_conv_pre())
         self.ups = nn.ModuleList(
-            _wn(self._make_up(cfg.base_channels // 2**i, cfg.base_channels // 2 ** (i + 1), k, u))
+            with_weight_norm(self._make_up(cfg.base_channels // 2**i, cfg.base_channels // 2 ** (i + 1), k, u))
             for i, (u, k) in enumerate(zip(cfg.upsample_rates, cfg.upsample_kernel_sizes))
         )
         downs = source_down_rates(cfg.upsample_rates)
@@ -94,7 +94,7 @@ class _HiftBase(nn.Module):
             for i in range(self.n_stages)
             for k, d in zip(cfg.resblock_kernel_sizes, cfg.resblock_dilation_sizes)
         )
-        self.conv_post = _wn(self._make_conv_post(self._stage_channels(self.n_stages - 1), 2 * n_bins))
+        self.conv_post = with_weight_norm(self._make_conv_post(self._stage_channels(self.n_stages - 1), 2 * n_bins))
         self.f0_predictor = F0Predictor(cfg.f0_predictor)
         self._windows: dict[torch.device, torch.Tensor] = {}
 
@@ -235,8 +235,8 @@ class HiFTGenerator(_HiftBase):
         phase = F.interpolate(phase.transpose(1, 2), scale_factor=float(p.upsample),
                               mode="linear")  # [B, H, L]
         sines = torch.sin(phase.transpose(1, 2)) * p.sine_amp  # [B, L, H]
-        uv, amp = _voicing(f0, p)  # [B, T, 1]
-        uv_s, amp_s = _per_sample(uv, p), _per_sample(amp, p)  # [B, L, 1]
+        uv, amp = voicing(f0, p)  # [B, T, 1]
+        uv_s, amp_s = per_sample(uv, p), per_sample(amp, p)  # [B, L, 1]
         source = self._source_from_sines(sines, uv_s, amp_s, noise.sine.to(sines.device, sines.dtype))
         return NsfResult(source, uv_s, end)
 
@@ -317,7 +317,7 @@ class CausalHiFTGenerator(_HiftBase):
         """The original converts the predictor to float64 in place on use; so do we (once)."""
         p = self.f0_predictor
         w = p.classifier.weight
-        dev = _float64_device(w.device)
+        dev = float64_device(w.device)
         if w.dtype != torch.float64 or w.device != dev:
             p.to(device=dev, dtype=torch.float64)
         return p
@@ -337,9 +337,9 @@ class CausalHiFTGenerator(_HiftBase):
         p = self.nsf
         f0 = f0.float()
         phase_f, end = frame_phase(harmonic_rad(f0, p), phase, p)  # [B, T, H]
-        sines = _per_sample(torch.sin(phase_f) * p.sine_amp, p)  # nearest upsampling: [B, L, H]
-        uv, amp = _voicing(f0, p)
-        uv_s, amp_s = _per_sample(uv, p), _per_sample(amp, p)  # [B, L, 1]
+        sines = per_sample(torch.sin(phase_f) * p.sine_amp, p)  # nearest upsampling: [B, L, H]
+        uv, amp = voicing(f0, p)
+        uv_s, amp_s = per_sample(uv, p), per_sample(amp, p)  # [B, L, 1]
         start = start_frame * p.upsample
         noise = self.noise_bank.rows(start, start + sines.shape[1]).to(sines.device)  # [1, L, H]
         source = self._source_from_sines(sines, uv_s, amp_s, noise)

@@ -13,7 +13,7 @@ from torch import nn
 from torch.nn.utils.parametrizations import weight_norm
 
 
-def _wn(module: nn.Module) -> nn.Module:
+def with_weight_norm(module: nn.Module) -> nn.Module:
     """Weight norm over dim 0, in the ``parametrizations.weight.original0/1`` key form."""
     return weight_norm(module, name="weight", dim=0)
 
@@ -97,8 +97,8 @@ class ResBlock(nn.Module):
 
     def __init__(self, channels: int, kernel_size: int, dilations: Sequence[int], causal: bool) -> None:
         super().__init__()
-        self.convs1 = nn.ModuleList(_wn(_conv(channels, kernel_size, d, causal)) for d in dilations)
-        self.convs2 = nn.ModuleList(_wn(_conv(channels, kernel_size, 1, causal)) for _ in dilations)
+        self.convs1 = nn.ModuleList(with_weight_norm(_conv(channels, kernel_size, d, causal)) for d in dilations)
+        self.convs2 = nn.ModuleList(with_weight_norm(_conv(channels, kernel_size, 1, causal)) for _ in dilations)
         self.activations1 = nn.ModuleList(Snake(channels) for _ in dilations)
         self.activations2 = nn.ModuleList(Snake(channels) for _ in dilations)
 

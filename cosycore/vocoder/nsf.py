@@ -107,7 +107,7 @@ class NsfResult:
     phase_end: torch.Tensor  # [B, H] float64 running phase sum after the last frame (in cycles)
 
 
-def _float64_device(device: torch.device) -> torch.device:
+def float64_device(device: torch.device) -> torch.device:
     """Where float64 work can run (MPS has no float64; such work goes to the CPU)."""
     return torch.device("cpu") if device.type == "mps" else device
 
@@ -126,7 +126,7 @@ def frame_phase(rad: torch.Tensor, start: torch.Tensor | None,
     rad [B, T, H] float32; start [B, H] float64 running sum carried from earlier frames (None = 0).
     Returns (phase [B, T, H] float32, the float64 running sum after the last frame [B, H]).
     """
-    dev = _float64_device(rad.device)
+    dev = float64_device(rad.device)
     r = rad.to(dev, torch.float64)
     if start is not None:
         r = torch.cat([start.to(dev)[:, None, :], r], dim=1)  # [B, 1 + T, H]
@@ -141,13 +141,13 @@ def frame_phase(rad: torch.Tensor, start: torch.Tensor | None,
     return phase * p.upsample, end
 
 
-def _voicing(f0: torch.Tensor, p: NsfParams) -> tuple[torch.Tensor, torch.Tensor]:
+def voicing(f0: torch.Tensor, p: NsfParams) -> tuple[torch.Tensor, torch.Tensor]:
     """f0 [B, T] -> (uv [B, T, 1], noise amplitude [B, T, 1])."""
     uv = (f0 > p.voiced_threshold).to(torch.float32)[:, :, None]  # [B, T, 1]
     return uv, uv * p.noise_std + (1 - uv) * p.sine_amp / 3
 
 
-def _per_sample(x: torch.Tensor, p: NsfParams) -> torch.Tensor:
+def per_sample(x: torch.Tensor, p: NsfParams) -> torch.Tensor:
     return x.repeat_interleave(p.upsample, dim=1)  # [B, T, X] -> [B, L, X]
 
 

@@ -13,11 +13,11 @@ import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..atomic_write import _storage_reason
+from ..atomic_write import storage_reason
 from ..errors import CosyError, InputError, StorageError
 from ..paths import ensure_legacy_moved, user_data_dir
 from .voice import MAX_NAME_CHARS, Voice
-from .voice_file import VOICE_SUFFIX, _damaged, _open_zip, _read_header, load_voice, save_voice
+from .voice_file import VOICE_SUFFIX, damaged_error, load_voice, open_zip, read_header, save_voice
 
 logger = logging.getLogger(__name__)
 
@@ -97,12 +97,12 @@ class VoiceScan:
 
 def _read_info(path: Path) -> VoiceInfo:
     try:
-        with _open_zip(path) as zf:
-            header = _read_header(zf, path)  # types, finite values and sizes checked
+        with open_zip(path) as zf:
+            header = read_header(zf, path)  # types, finite values and sizes checked
     except CosyError:
         raise
     except (MemoryError, RecursionError, OverflowError, ValueError, TypeError, KeyError, OSError) as e:
-        raise _damaged(path, f"{type(e).__name__}: {e}") from e
+        raise damaged_error(path, f"{type(e).__name__}: {e}") from e
     samples = header["arrays"]["audio_24k"]["shape"][0]
     return VoiceInfo(
         name=header["name"], path=path, family=header["family"],
@@ -136,7 +136,7 @@ class VoiceLibrary:
         try:
             files = self._files()
         except OSError as e:  # an unreadable folder is reported like a broken file; nothing stops
-            reason = f"the voices folder {self.root} cannot be read: {_storage_reason(e)}."
+            reason = f"the voices folder {self.root} cannot be read: {storage_reason(e)}."
             logger.warning("%s", reason)
             return VoiceScan((), (BrokenVoice(self.root, reason),))
         for path in files:
@@ -234,7 +234,7 @@ class VoiceLibrary:
                     info.path.unlink()
                 except OSError as e:
                     target.unlink(missing_ok=True)
-                    raise StorageError(f"could not rename {info.path}: {_storage_reason(e)}") from e
+                    raise StorageError(f"could not rename {info.path}: {storage_reason(e)}") from e
             return _read_info(target)
 
     def update(self, name: str, *, transcript: str | None = None, language: str | None = None,
@@ -280,5 +280,5 @@ class VoiceLibrary:
             try:
                 info.path.unlink()
             except OSError as e:
-                raise StorageError(f"could not delete {info.path}: {_storage_reason(e)}") from e
+                raise StorageError(f"could not delete {info.path}: {storage_reason(e)}") from e
             logger.info("removed voice %r (%s)", info.name, info.path)

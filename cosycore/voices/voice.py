@@ -25,8 +25,8 @@ SAMPLE_RATES = (16000, 48000)  # the range a stored prompt's rate may have (2400
 MAX_PROMPT_TOKENS = int((MAX_VOICE_SECONDS + _SECONDS_MARGIN) * TOKEN_RATE)  # 775
 MAX_PROMPT_FRAMES = int((MAX_VOICE_SECONDS + _SECONDS_MARGIN) * MEL_RATE)  # 1550
 MAX_NAME_CHARS = 64
-_FAMILIES: tuple[str, ...] = get_args(Family)
-_EXPECTED = {  # name -> (dtype, rank)
+FAMILIES: tuple[str, ...] = get_args(Family)
+EXPECTED_ARRAYS = {  # name -> (dtype, rank)
     "audio_24k": (np.dtype(np.float32), 1),
     "speech_tokens": (np.dtype(np.int32), 1),
     "embedding": (np.dtype(np.float32), 1),
@@ -104,10 +104,10 @@ class Voice:
         object.__setattr__(self, "lexicon", lexicon)
         if not isinstance(self.name, str) or not self.name.strip():
             raise ValueError("a voice needs a non-empty name")
-        if self.family not in _FAMILIES:
-            raise ValueError(f"family must be one of {', '.join(_FAMILIES)}, got {self.family!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {self.family!r}")
         for name in ARRAY_NAMES:
-            dtype, rank = _EXPECTED[name]
+            dtype, rank = EXPECTED_ARRAYS[name]
             object.__setattr__(self, name, _frozen(getattr(self, name), dtype, rank, name))
         if self.embedding.shape != (EMBEDDING_DIM,):
             raise ValueError(f"embedding must have shape ({EMBEDDING_DIM},), got {self.embedding.shape}")

@@ -34,14 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic_write import _storage_reason, write_atomic
+from ..atomic_write import storage_reason, write_atomic
 from ..errors import CosyError, InputError
 from ..safety import loads_strict_json
 from .voice import (
-    _EXPECTED,
-    _FAMILIES,
     ARRAY_NAMES,
     EMBEDDING_DIM,
+    EXPECTED_ARRAYS,
+    FAMILIES,
     FORMAT_VERSION,
     MAX_NAME_CHARS,
     MEL_BINS,
@@ -149,7 +149,7 @@ def _not_a_voice(path: Path, why: str) -> InputError:
     return InputError(f"'{path.name}' is not a Cosy Studio voice file ({why}).")
 
 
-def _damaged(path: Path, why: str) -> InputError:
+def damaged_error(path: Path, why: str) -> InputError:
     return InputError(
         f"the voice file '{path.name}' is damaged or was edited ({why}). "
         "Re-create the voice from its recording, or restore the file from a copy."
@@ -160,17 +160,17 @@ def _read_entry(zf: zipfile.ZipFile, name: str, path: Path, limit: int = MAX_ENT
     try:
         info = zf.getinfo(name)
     except KeyError:
-        raise _damaged(path, f"the entry {name} is missing") from None
+        raise damaged_error(path, f"the entry {name} is missing") from None
     if info.file_size > limit:
-        raise _damaged(path, f"the entry {name} claims {info.file_size:,} bytes (at most {limit:,} are expected)")
+        raise damaged_error(path, f"the entry {name} claims {info.file_size:,} bytes (at most {limit:,} are expected)")
     try:
         with zf.open(info) as fh:
             data = fh.read(limit + 1)  # never more than the limit, whatever the entry claims
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError, OSError,
             RuntimeError) as e:
-        raise _damaged(path, f"{name} cannot be read: {e}") from e
+        raise damaged_error(path, f"{name} cannot be read: {e}") from e
     if len(data) > limit:
-        raise _damaged(path, f"the entry {name} holds more than {limit:,} bytes")
+        raise damaged_error(path, f"the entry {name} holds more than {limit:,} bytes")
     return data
 
 
@@ -181,10 +181,10 @@ def _check_archive(zf: zipfile.ZipFile, path: Path) -> None:
         raise _not_a_voice(path, f"it has {len(infos)} entries; a voice file has {len(ARRAY_NAMES) + 1}")
     total = sum(i.file_size for i in infos)
     if total > MAX_TOTAL_BYTES:
-        raise _damaged(path, f"its entries unpack to {total:,} bytes; a voice is at most {MAX_TOTAL_BYTES:,}")
+        raise damaged_error(path, f"its entries unpack to {total:,} bytes; a voice is at most {MAX_TOTAL_BYTES:,}")
     for i in infos:
         if i.compress_type != zipfile.ZIP_STORED and i.file_size > MAX_COMPRESSION_RATIO * max(i.compress_size, 1):
-            raise _damaged(path, f"the entry {i.filename} unpacks to {i.file_size:,} bytes from "
+            raise damaged_error(path, f"the entry {i.filename} unpacks to {i.file_size:,} bytes from "
                                  f"{i.compress_size:,} (a zip bomb?)")
 
 
@@ -192,9 +192,9 @@ def _str_field(header: Mapping[str, Any], key: str, path: Path, *, default: str 
                limit: int = 1000) -> str:
     value = header.get(key, default)
     if not isinstance(value, str):
-        raise _damaged(path, f"'{key}' must be text, not {type(value).__name__}")
+        raise damaged_error(path, f"'{key}' must be text, not {type(value).__name__}")
     if len(value) > limit:
-        raise _damaged(path, f"'{key}' is {len(value):,} characters long (at most {limit:,})")
+        raise damaged_error(path, f"'{key}' is {len(value):,} characters long (at most {limit:,})")
     return value
 
 
@@ -203,14 +203,14 @@ def _array_meta(header: Mapping[str, Any], name: str, path: Path) -> tuple[int, 
     listed = header.get("arrays")
     meta = listed.get(name) if isinstance(listed, dict) else None
     if not isinstance(meta, dict):
-        raise _damaged(path, f"the header does not describe {name}")
-    dtype, rank = _EXPECTED[name]
+        raise damaged_error(path, f"the header does not describe {name}")
+    dtype, rank = EXPECTED_ARRAYS[name]
     shape = meta.get("shape")
     if (not isinstance(shape, list) or len(shape) != rank
             or not all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= MAX_TOTAL_BYTES for d in shape)):
-        raise _damaged(path, f"{name} has the shape {shape!r}; a rank-{rank} list of sizes is expected")
+        raise damaged_error(path, f"{name} has the shape {shape!r}; a rank-{rank} list of sizes is expected")
     if meta.get("dtype") != dtype.str:
-        raise _damaged(path, f"{name} has the dtype {meta.get('dtype')!r}; {dtype.str} is expected")
+        raise damaged_error(path, f"{name} has the dtype {meta.get('dtype')!r}; {dtype.str} is expected")
     return tuple(shape)
 
 
@@ -221,23 +221,23 @@ def _check_header(header: dict[str, Any], path: Path) -> dict[str, Any]:
         _str_field(header, key, path)
     _str_field(header, "transcript", path, limit=MAX_TRANSCRIPT_CHARS)
     _str_field(header, "transcript_source", path, limit=16)
-    if header.get("family") not in _FAMILIES:
-        raise _damaged(path, f"its model family {header.get('family')!r} is not one of {', '.join(_FAMILIES)}")
+    if header.get("family") not in FAMILIES:
+        raise damaged_error(path, f"its model family {header.get('family')!r} is not one of {', '.join(FAMILIES)}")
     rate = header.get("sample_rate", 24000)
     if isinstance(rate, bool) or not isinstance(rate, int) or not SAMPLE_RATES[0] <= rate <= SAMPLE_RATES[1]:
-        raise _damaged(path, f"sample_rate is {rate!r}; a whole number of Hz from {SAMPLE_RATES[0]} to "
+        raise damaged_error(path, f"sample_rate is {rate!r}; a whole number of Hz from {SAMPLE_RATES[0]} to "
                              f"{SAMPLE_RATES[1]} is expected")
     shapes = {name: _array_meta(header, name, path) for name in ARRAY_NAMES}
     if shapes["embedding"] != (EMBEDDING_DIM,) or shapes["prompt_mel"][1] != MEL_BINS:
-        raise _damaged(path, "its embedding or prompt mel has the wrong size")
+        raise damaged_error(path, "its embedding or prompt mel has the wrong size")
     try:
         check_prompt_bounds(shapes["audio_24k"][0], rate, shapes["speech_tokens"][0], shapes["prompt_mel"][0])
     except ValueError as e:
-        raise _damaged(path, str(e)) from e
+        raise damaged_error(path, str(e)) from e
     return header
 
 
-def _read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
+def read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
     if HEADER_ENTRY not in zf.namelist():
         raise _not_a_voice(path, f"it has no {HEADER_ENTRY}")
     _check_archive(zf, path)
@@ -245,12 +245,12 @@ def _read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
     try:
         header = loads_strict_json(raw)  # no NaN/Infinity, no nesting that exhausts the parser
     except ValueError as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise _damaged(path, f"{HEADER_ENTRY} is not valid JSON: {e}") from e
+        raise damaged_error(path, f"{HEADER_ENTRY} is not valid JSON: {e}") from e
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         raise _not_a_voice(path, f"{HEADER_ENTRY} does not say format '{FORMAT_NAME}'")
     version = header.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise _damaged(path, f"format_version is {version!r}")
+        raise damaged_error(path, f"format_version is {version!r}")
     if version > FORMAT_VERSION:
         raise InputError(
             f"the voice file '{path.name}' was made by a newer Cosy Studio (voice format {version}; this "
@@ -261,7 +261,7 @@ def _read_header(zf: zipfile.ZipFile, path: Path) -> dict[str, Any]:
 
 def _decode_array(data: bytes, name: str, header: Mapping[str, Any], path: Path) -> np.ndarray:
     shape = _array_meta(header, name, path)
-    dtype, _rank = _EXPECTED[name]
+    dtype, _rank = EXPECTED_ARRAYS[name]
     buf = io.BytesIO(data)
     try:  # the .npy header is checked before numpy allocates what it claims
         version = np.lib.format.read_magic(buf)
@@ -279,12 +279,12 @@ def _decode_array(data: bytes, name: str, header: Mapping[str, Any], path: Path)
         buf.seek(0)
         array = np.load(buf, allow_pickle=False)
     except (ValueError, OSError, EOFError, TypeError, SyntaxError) as e:
-        raise _damaged(path, f"{name} is not a valid array: {e}") from e
+        raise damaged_error(path, f"{name} is not a valid array: {e}") from e
     return array
 
 
 @contextlib.contextmanager
-def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
+def open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
     try:
         st = path.stat()
     except OSError:
@@ -298,7 +298,7 @@ def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as e:
         raise _not_a_voice(path, "it is not a zip archive") from e
     except OSError as e:
-        raise InputError(f"the voice file '{path}' cannot be read: {_storage_reason(e)}.") from e
+        raise InputError(f"the voice file '{path}' cannot be read: {storage_reason(e)}.") from e
     with zf:
         yield zf
 
@@ -308,7 +308,7 @@ def _header_presets(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, s
     if not isinstance(raw, list) or not all(
         isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("text"), str) for e in raw
     ):
-        raise _damaged(path, "its instruct_presets are not a list of name/text pairs")
+        raise damaged_error(path, "its instruct_presets are not a list of name/text pairs")
     return tuple((e["name"], e["text"]) for e in raw)
 
 
@@ -319,7 +319,7 @@ def _header_lexicon(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, s
         and isinstance(e.get("whole_word", True), bool) and isinstance(e.get("case_sensitive", False), bool)
         for e in raw
     ):
-        raise _damaged(path, "its lexicon is not a list of term/replacement entries")
+        raise damaged_error(path, "its lexicon is not a list of term/replacement entries")
     return tuple((e["term"], e["replacement"], e.get("whole_word", True), e.get("case_sensitive", False))
                  for e in raw)
 
@@ -337,17 +337,17 @@ def load_voice(path: Path | str) -> Voice:
     except CosyError:
         raise
     except (MemoryError, RecursionError, OverflowError, ValueError, TypeError, KeyError, OSError) as e:
-        raise _damaged(path, f"{type(e).__name__}: {e}") from e
+        raise damaged_error(path, f"{type(e).__name__}: {e}") from e
 
 
 def _load_voice(path: Path) -> Voice:
-    with _open_zip(path) as zf:
-        header = _read_header(zf, path)
+    with open_zip(path) as zf:
+        header = read_header(zf, path)
         arrays = {name: _read_entry(zf, name + ".npy", path) for name in ARRAY_NAMES}
     checksum = header.get("checksum")
     stored = checksum.get("value") if isinstance(checksum, dict) else None
     if stored != payload_checksum(header, arrays):
-        raise _damaged(path, "its checksum does not match its contents")
+        raise damaged_error(path, "its checksum does not match its contents")
     decoded = {name: _decode_array(arrays[name], name, header, path) for name in ARRAY_NAMES}
     try:
         return Voice(
@@ -366,6 +366,6 @@ def _load_voice(path: Path) -> Voice:
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:
-        raise _damaged(path, f"its contents are inconsistent: {e}") from e
+        raise damaged_error(path, f"its contents are inconsistent: {e}") from e
 
 

@@ -155,14 +155,14 @@ def tiny_engine_voice(tiny_cv2_model: Path) -> Voice:
 @pytest.fixture(scope="session")
 def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice) -> list[Chunk]:
     """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine`."""
-    from app.engine_thread import _to_chunk
+    from app.engine_messages import to_chunk
     from cosycore.engine import Engine, SynthesisRequest
 
     request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual", voice=tiny_engine_voice,
                                seed=3, stream=True)
     with torch_threads(1):
         engine = Engine(tiny_cv2_model, device="cpu")
-        return [_to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
+        return [to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
 
 
 class FakeEngine(QObject):

@@ -13,7 +13,8 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent, QTextCharFormat
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QToolTip
 
-from app.engine_thread import EngineThread, ModelInfo, SpeakRequest, _to_engine_request
+from app.engine_messages import to_engine_request
+from app.engine_thread import EngineThread, ModelInfo, SpeakRequest
 from app.main_window import MainWindow
 from app.widgets.lexicon_dialog import LexiconDialog
 from cosycore import engine as engine_module
@@ -248,12 +249,12 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     assert rid is not None
     request = fake_engine.requests[-1]
     assert request.text == "Nguyen likes SQL."  # the take keeps the text as typed ...
-    assert _to_engine_request(engine_module, request).text == "Win likes squeal."  # ... the engine gets this
+    assert to_engine_request(engine_module, request).text == "Win likes squeal."  # ... the engine gets this
     assert w.takes_ctl.current.text == "Nguyen likes SQL."
 
     # Changed on disk by another program (the CLI shares the file): the next take reads it again.
     save_csv(w.settings.paths.lexicon, Lexicon((LexiconEntry("Nguyen", "Nuyen"),)))
-    assert _to_engine_request(engine_module, w.build_request()).text == "Nuyen likes squeal."
+    assert to_engine_request(engine_module, w.build_request()).text == "Nuyen likes squeal."
 
     # An unreadable app dictionary: the take is refused with the line, the file is kept.
     w.settings.paths.lexicon.write_text("term,replacement\nNguyen\n", encoding="utf-8")
@@ -266,7 +267,7 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     assert dialog.save()
     kept = w.settings.paths.lexicon.with_name("lexicon (unreadable).csv")
     assert kept.read_text(encoding="utf-8") == "term,replacement\nNguyen\n"
-    assert _to_engine_request(engine_module, w.build_request()).text == "Win likes squeal."
+    assert to_engine_request(engine_module, w.build_request()).text == "Win likes squeal."
 
     # A voice entry the loaded family cannot take refuses the take, naming the voice.
     w.lexicon_ctl.save_voice_lexicon("Tester", Lexicon((LexiconEntry("SQL", "[S][IY1]"),)))
@@ -301,7 +302,7 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
         (LexiconEntry("Nguyen", "Win"), LexiconEntry("SQL", "sequel", whole_word=False)))
     again.controls.set_mode("cross_lingual")
     again.editor.set_text("Nguyen uses MySQL.")
-    assert _to_engine_request(engine_module, again.build_request()).text == "Win uses Mysequel."
+    assert to_engine_request(engine_module, again.build_request()).text == "Win uses Mysequel."
     again.voice_panel.lexicon_button.click()
     qtbot.waitUntil(lambda: again.lexicon_ctl.dialog is not None and again.lexicon_ctl.dialog.isVisible(),
                     timeout=5000)

@@ -81,7 +81,7 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
 
 
 def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> None:
-    from app.engine_thread import _to_engine_request
+    from app.engine_messages import to_engine_request
     from cosycore import engine as engine_module
 
     w = window
@@ -98,14 +98,14 @@ def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> N
     assert w.editor.preview.item(0).text() == "1. It costs three point five dollars."
     w.controls.set_mode("cross_lingual")
     req = w.build_request()
-    assert req.text_reading == "" and _to_engine_request(engine_module, req).text_reading is None
+    assert req.text_reading == "" and to_engine_request(engine_module, req).text_reading is None
     actions["improved"].trigger()  # Settings > Text reading > Improved English reading
     assert w.settings.text_reading == "improved" and actions["improved"].isChecked()
     assert w.editor.text_reading == "improved"
     qtbot.waitUntil(lambda: w.editor.preview.item(0).text() == "1. It costs three dollars and fifty cents.",
                     timeout=60000)  # the first improved reading imports inflect (seconds)
     req = w.build_request()
-    assert req.text_reading == "improved" and _to_engine_request(engine_module, req).text_reading == "improved"
+    assert req.text_reading == "improved" and to_engine_request(engine_module, req).text_reading == "improved"
     actions["original"].trigger()
     assert w.build_request().text_reading == "original"
 

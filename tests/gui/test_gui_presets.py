@@ -20,8 +20,8 @@ from app.user_presets import UserPreset, merge_user_presets, parse_user_presets
 from app.widgets.synthesis_controls import SynthesisControls
 from app.widgets.takes_list import TakesList
 from app.widgets.voice_panel import VoicePanel
-from cosycore.engine import plan_mode
 from cosycore.errors import InputError
+from cosycore.mode_plan import plan_mode
 from cosycore.presets import load_instruct_presets
 from cosycore.voices import encode_voice, load_voice, save_voice
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.widgets.text_editor import TextEditor, find_tags
+from cosycore.frontend.segment_bound import MAX_SEGMENT_TOKENS
 
 
 def _formats(editor: TextEditor) -> list[tuple[int, int, str, bool]]:
@@ -86,3 +88,38 @@ def test_japanese_note(qtbot) -> None:
     assert not editor.note_label.isHidden() and "katakana" in editor.note_label.text()
     editor.set_text("Hello")
     assert editor.note_label.isHidden()
+
+
+def _previewed(qtbot, editor: TextEditor, text: str) -> list[str]:
+    with qtbot.waitSignal(editor.preview_updated, timeout=60000) as blocker:
+        editor.set_text(text)
+    return blocker.args[0]
+
+
+@pytest.mark.parametrize("reading", ["original", "improved"])
+def test_the_preview_is_what_the_engine_speaks_past_the_segment_bound(qtbot, cv2_engine, reading: str) -> None:
+    editor = TextEditor()
+    qtbot.addWidget(editor)
+    editor.set_model(str(cv2_engine.cfg.qwen_dir), cv2_engine.cfg.family)
+    editor.set_text_reading(reading)
+    text = "word " * 600 + "The end."  # no sentence mark for 600 tokens: the bound cuts it
+    spoken = list(cv2_engine.spoken_sentences(text, reading=reading))
+    assert len(spoken) > 2 and max(len(cv2_engine.tokenizer.encode(s)) for s in spoken) <= MAX_SEGMENT_TOKENS
+    assert _previewed(qtbot, editor, text) == spoken
+
+
+def test_the_preview_of_a_cosyvoice3_cross_lingual_text_is_one_segment(qtbot, cv3_engine) -> None:
+    editor = TextEditor()
+    qtbot.addWidget(editor)
+    editor.set_model(str(cv3_engine.cfg.qwen_dir), cv3_engine.cfg.family)
+    editor.set_text_reading("original")
+    editor.set_mode("cross_lingual")
+    text = " ".join(["The quick brown fox jumps over the lazy dog by the river, again and again."] * 5)
+    spoken = list(cv3_engine.spoken_sentences(text, reading="original", mode="cross_lingual"))
+    assert spoken == [text]  # the original passes a cross-lingual Fun-CosyVoice3 text through whole
+    assert _previewed(qtbot, editor, text) == spoken
+    editor.set_mode("zero_shot")  # the same text in another mode is split as usual
+    with qtbot.waitSignal(editor.preview_updated, timeout=60000) as blocker:
+        editor.refresh_preview_now()
+    assert blocker.args[0] == list(cv3_engine.spoken_sentences(text, reading="original", mode="zero_shot"))
+    assert len(blocker.args[0]) > 1

@@ -1,5 +1,5 @@
 """The state of one running request, owned by its generator in :meth:`cosycore.engine.Engine.synthesize`:
-the segments it speaks (one LM generation each), the chunk bookkeeping (:class:`_RequestState`), the
+the segments it speaks (one LM generation each), the chunk bookkeeping (:class:`RequestState`), the
 bounded segments of streamed (bistream) text, and token2wav over one segment.
 """
 
@@ -13,11 +13,12 @@ from typing import Protocol, TypeVar
 
 import numpy as np
 
-from .config import ModelConfig
-from .errors import EngineError
-from .frontend.text import EN_MARKS, MAX_SEGMENT_TOKENS, ZH_MARKS
-from .request import AudioChunk
-from .token2wav import Token2WavStream
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..frontend.segment_bound import MAX_SEGMENT_TOKENS
+from ..frontend.sentence_split import EN_MARKS, ZH_MARKS
+from ..request import AudioChunk
+from ..token2wav import Token2WavStream
 
 T = TypeVar("T")
 
@@ -46,7 +47,7 @@ def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
 
 
 @dataclass
-class _Segment:
+class Segment:
     """One unit of synthesis: a sentence, or the whole stream of a bistream request."""
 
     index: int
@@ -56,7 +57,7 @@ class _Segment:
 
 
 @dataclass
-class _RequestState:
+class RequestState:
     """Everything one running request keeps between chunks. Owned by its generator."""
 
     engine: _EngineView
@@ -81,7 +82,7 @@ class _RequestState:
             self.tokens_total += 1
             yield tok
 
-    def chunk(self, audio: np.ndarray, seg: _Segment, *, sentence_final: bool) -> AudioChunk:
+    def chunk(self, audio: np.ndarray, seg: Segment, *, sentence_final: bool) -> AudioChunk:
         samples = np.ascontiguousarray(audio, dtype=np.float32).reshape(-1)
         if not np.isfinite(samples).all():  # never played, never written
             bad = int(np.count_nonzero(~np.isfinite(samples)))
@@ -114,7 +115,7 @@ _SENTENCE_ENDS = frozenset(EN_MARKS | ZH_MARKS | set("\n"))
 BISTREAM_SOFT_TOKENS = MAX_SEGMENT_TOKENS * 4 // 5  # a streamed segment may end at a sentence end past this
 
 
-class _StreamedText:
+class StreamedText:
     """Streamed text pieces, handed out as segments of bounded length for bistream decoding.
 
     A segment ends at the first piece that ends a sentence once it holds
@@ -170,15 +171,15 @@ class _StreamedText:
         return self.done and not self._carry
 
 
-def _then_mark_last(tokens: Iterator[int], seg: _Segment, text: _StreamedText) -> Iterator[int]:
+def then_mark_last(tokens: Iterator[int], seg: Segment, text: StreamedText) -> Iterator[int]:
     yield from tokens
     if not text.segment_complete:  # max_tokens reached while text was still arriving, as before
         text.stop()
     seg.is_last = text.exhausted  # known without waiting for more text
 
 
-def _segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
-                   speed: float, state: _RequestState) -> Iterator[tuple[np.ndarray, bool]]:
+def segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
+                   speed: float, state: RequestState) -> Iterator[tuple[np.ndarray, bool]]:
     """Token2wav over one segment: ``(audio, is_segment_end)``; stops early when cancelled."""
     for tok in tokens:
         if stream:

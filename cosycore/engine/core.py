@@ -1,6 +1,6 @@
-"""The public engine: one :class:`Engine` per loaded model, ``synthesize(request) -> chunks``.
+"""The engine: one :class:`Engine` per loaded model, ``synthesize(request) -> chunks`` (face: :mod:`cosycore.engine`).
 
-The desktop app and the command line both use this module and nothing below it:
+The desktop app and the command line use :mod:`cosycore.engine` (its face) for the engine:
 
     engine = Engine("CosyVoice2-0.5B")
     request = SynthesisRequest("Hello there.", mode="zero_shot", prompt_audio="me.wav",
@@ -22,10 +22,9 @@ A request goes through these steps, each a small function:
 5. per sentence the LM's tokens go through a :class:`~cosycore.token2wav.Token2WavStream` and come
    out as :class:`AudioChunk` objects.
 
-The parts live in modules of their own, and every public name is importable from here too:
-:mod:`cosycore.request` (the request, its chunks and its checks), :mod:`cosycore.mode_plan` (mode
-planning and the text path), :mod:`cosycore.segments` (the state of one running request) and
-:mod:`cosycore.failures` (the error boundary's messages).
+The parts live in modules of their own: :mod:`cosycore.request` (the request, its chunks and its
+checks), :mod:`cosycore.mode_plan` (mode planning and the text path), :mod:`.segments` (the state of
+one running request) and :mod:`cosycore.failures` (the error boundary's messages).
 
 The engine owns the model weights and nothing per request except the cancel counter; every request
 builds its own KV cache, token buffers and vocoder state. ``synthesize`` is meant to run on one
@@ -47,20 +46,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from .cancel import cancel_scope, scoped
-from .config import Family, TextReading
-from .devices import resolve_device
-from .errors import CosyError, InputError, ModelLoadError
-from .failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
-from .flow.cache import FlowCache
-from .frontend import text_reading as readings
-from .frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from .frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
-from .frontend.text import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
-from .frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
-from .lm.kv_cache import KVCache
-from .mode_plan import (
-    RAW_CHUNK_CHARS,
+from ..cancel import cancel_scope, scoped
+from ..config import Family, TextReading
+from ..devices import resolve_device
+from ..errors import CosyError, InputError, ModelLoadError
+from ..failures import OOM_ADVICE, as_engine_error, is_out_of_memory
+from ..flow.cache import FlowCache
+from ..frontend import text_reading as readings
+from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from ..frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from ..frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
+from ..frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
+from ..lm.kv_cache import KVCache
+from ..mode_plan import (
     ModelInputs,
     ModePlan,
     model_inputs,
@@ -68,67 +66,29 @@ from .mode_plan import (
     prepare_transcript,
     spoken_sentences,
 )
-from .model import CosyModel, SynthesisKnobs
-from .perf import PerfOptions, apply_load_options, quality_options, resolve_quality
-from .request import (
-    CHARS_PER_SECOND,
-    LANGUAGES,
-    MAX_REQUEST_TOKENS,
-    MODES,
-    SEED_RANGE,
+from ..model import CosyModel, SynthesisKnobs
+from ..perf import PerfOptions, apply_load_options, quality_options, resolve_quality
+from ..request import (
     AudioChunk,
     AudioInput,
-    ChunkTiming,
     Mode,
     SynthesisRequest,
-    _too_long,
     check_utf8,
     request_transcript,
+    too_long,
     validate_request,
 )
+from ..threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
+from ..token2wav import Token2WavStream, prompt_flow_cache
+from ..voices import Voice
 from .segments import (
-    BISTREAM_SOFT_TOKENS,
-    _RequestState,
-    _Segment,
-    _segment_audio,
-    _StreamedText,
-    _then_mark_last,
+    RequestState,
+    Segment,
+    StreamedText,
+    segment_audio,
+    then_mark_last,
     with_last,
 )
-from .threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
-from .token2wav import Token2WavStream, prompt_flow_cache
-from .voices import Voice
-
-# The parts of the engine live in their own modules; their public names stay importable from here.
-__all__ = [
-    "BISTREAM_SOFT_TOKENS",
-    "CHARS_PER_SECOND",
-    "LANGUAGES",
-    "LM_AHEAD_TOKENS",
-    "MAX_REQUEST_TOKENS",
-    "MODES",
-    "OOM_ADVICE",
-    "RAW_CHUNK_CHARS",
-    "SEED_RANGE",
-    "AudioChunk",
-    "AudioInput",
-    "ChunkTiming",
-    "Engine",
-    "EngineInfo",
-    "Mode",
-    "ModePlan",
-    "ModelInputs",
-    "SynthesisRequest",
-    "as_engine_error",
-    "check_utf8",
-    "model_inputs",
-    "plan_mode",
-    "prepare_transcript",
-    "request_transcript",
-    "spoken_sentences",
-    "validate_request",
-    "with_last",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +163,7 @@ class Engine:
             raise
         except Exception as e:  # the boundary: nothing untyped leaves the engine
             logger.debug("loading %s failed", model_dir, exc_info=True)
-            if _is_out_of_memory(e):
+            if is_out_of_memory(e):
                 raise ModelLoadError(f"{model_dir} could not be loaded: {OOM_ADVICE}.") from e
             raise ModelLoadError(
                 f"{model_dir} could not be loaded ({type(e).__name__}: {e}). Run 'cosycore models verify "
@@ -363,7 +323,7 @@ class Engine:
         the iteration; the engine stays usable for the next request either way.
         """
         validate_request(request, max_chars=self.max_text_chars)
-        state = _RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
+        state = RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
         # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this
         # request's cancel; the request then ends quietly, as one cancelled between chunks does.
         return self._typed(scoped(self._run(request, state), state.cancelled), "synthesis")
@@ -379,7 +339,7 @@ class Engine:
             raise as_engine_error(e, doing, self.cfg.model_dir) from e
 
     @torch.inference_mode()
-    def _run(self, req: SynthesisRequest, state: _RequestState) -> Iterator[AudioChunk]:
+    def _run(self, req: SynthesisRequest, state: RequestState) -> Iterator[AudioChunk]:
         self.last_warnings = ()
         prompt = self._prompt(req)
         plan = self._plan(req)
@@ -403,7 +363,7 @@ class Engine:
             segments = self._run_ahead(segments, state)
         else:
             set_torch_threads(self.threads)
-        seg: _Segment | None = None
+        seg: Segment | None = None
         final_sent = False
         try:
             for seg in segments:
@@ -415,7 +375,7 @@ class Engine:
                 if req.stream and self.perf.flow_cache != "off" and self.perf.prompt_cache:
                     t2w.prompt_cache = self._prompt_flow_cache(t2w)  # on the first segment, while the LM runs
                 tokens = state.take_tokens(seg.tokens)
-                for audio, seg_end in _segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
+                for audio, seg_end in segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
                                                      state=state):
                     if state.cancelled():
                         break
@@ -425,7 +385,7 @@ class Engine:
                         yield chunk
             if seg is not None and not final_sent and not state.cancelled():
                 # a streamed text that ended right after a segment boundary: close the take
-                last = _Segment(seg.index, seg.text, iter(()), True)
+                last = Segment(seg.index, seg.text, iter(()), True)
                 yield state.chunk(np.zeros(0, np.float32), last, sentence_final=True)
         finally:
             close = getattr(segments, "close", None)
@@ -457,7 +417,7 @@ class Engine:
         """Whether the LM decodes on a thread of its own while token2wav runs on the caller's (CPU only)."""
         return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= OVERLAP_MIN_THREADS
 
-    def _run_ahead(self, segments: Iterator[_Segment], state: _RequestState) -> Iterator[_Segment]:
+    def _run_ahead(self, segments: Iterator[Segment], state: RequestState) -> Iterator[Segment]:
         """The segments with their LM tokens decoded on a producer thread, ahead of token2wav.
 
         The producer walks the segments (text normalisation, LM decoding, with the request's own
@@ -507,24 +467,24 @@ class Engine:
                 if kind != "seg":
                     continue  # the rest of a segment that token2wav left early (cancelled)
                 seg = value
-                assert isinstance(seg, _Segment)
-                yield _Segment(seg.index, seg.text, tokens(), seg.is_last)
+                assert isinstance(seg, Segment)
+                yield Segment(seg.index, seg.text, tokens(), seg.is_last)
         finally:
             stream.close()
 
-    def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[_Segment]:
+    def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[Segment]:
         if isinstance(req.text, str):
             yield from self._sentence_segments(req, req.text, base, g_llm)
             return
-        text = _StreamedText(self._piece_ids(req.text))
+        text = StreamedText(self._piece_ids(req.text))
         index = 0
         while True:  # one LM generation per bounded stretch of the streamed text
-            seg = _Segment(index, "", iter(()), False)
+            seg = Segment(index, "", iter(()), False)
             tokens = self.model.llm.generate_bistream(
                 text.segment(), base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
                 min_len=req.min_tokens or 0, max_len=req.max_tokens,
             )
-            seg.tokens = _then_mark_last(tokens, seg, text)
+            seg.tokens = then_mark_last(tokens, seg, text)
             yield seg
             if text.exhausted or not text.has_more():  # has_more waits for the next piece only between segments
                 return
@@ -542,7 +502,7 @@ class Engine:
                                 language=language, text_frontend=text_frontend, tokenizer=self.tokenizer)
 
     def _sentence_segments(self, req: SynthesisRequest, text: str, base: ModelInputs,
-                           g_llm: torch.Generator) -> Iterator[_Segment]:
+                           g_llm: torch.Generator) -> Iterator[Segment]:
         cache: KVCache = self.model.llm.new_cache(1024)  # reused (and grown) across the sentences
         index = 0
         for sentence, is_last in with_last(self._sentences(req, text)):
@@ -554,7 +514,7 @@ class Engine:
                 ids, base.prompt_text_ids, base.llm_prompt_speech, generator=g_llm,
                 min_len=req.min_tokens, max_len=req.max_tokens, cache=cache,
             )
-            yield _Segment(index, sentence, tokens, is_last)
+            yield Segment(index, sentence, tokens, is_last)
             index += 1
 
     def _piece_ids(self, pieces: Iterable[str]) -> Iterator[tuple[str, list[int]]]:
@@ -571,7 +531,7 @@ class Engine:
             total += len(piece)
             check_utf8(piece, "streamed text")
             if total > self.max_text_chars:
-                raise _too_long(total, self.max_text_chars, "streamed text")
+                raise too_long(total, self.max_text_chars, "streamed text")
             window = tail + piece
             if find_control_markers(window):
                 raise InputError(
