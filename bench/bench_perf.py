@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import os
 
-# As the CLI and the app do (cosycore.threads.prefer_passive_wait, which leaves a user's OMP_WAIT_POLICY or
-# GOMP_SPINCOUNT alone); read once, when torch loads.
-if "GOMP_SPINCOUNT" not in os.environ:
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# As the CLI and the app do (cosycore.threads.choose_wait_policy: OpenMP's spinning wait and the core
+# governor on Linux, the passive wait elsewhere; a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left
+# alone); read once, when torch loads.
+from cosycore.threads import choose_wait_policy  # noqa: E402  (torch-free)
+
+choose_wait_policy()
 
 import argparse
 import json
