@@ -217,7 +217,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                   if overlap else decode())
         boost = overlap and final_threads and per_stage < threads
         # as the engine: on the caller's thread, a core governor beside the request (cosycore.threads)
-        governor = CoreGovernor(threads) if not overlap and threads > 1 and dev.type == "cpu" and governor_enabled() else None
+        governed = not overlap and threads > 1 and dev.type == "cpu" and governor_enabled()
+        governor = CoreGovernor(threads) if governed else None
         if governor is not None:
             tokens = governor.follow(tokens)
         for tok in tokens:

@@ -165,8 +165,9 @@ class FlowCache:
     """What the streamed flow calls of one request leave for the next one.
 
     ``tokens`` counts the tokens (prompt included, look-ahead excluded) the encoder has cached,
-    ``frames`` the frames whose estimator states are cached (``ratio * tokens`` until :meth:`freeze`). ``n_steps``, ``cfg_rate`` and ``autocast`` are fixed by the first call:
-    the cached states belong to that ODE schedule. A cache is used once per call, in order, and only with
+    ``frames`` the frames whose estimator states are cached (``ratio * tokens`` until :meth:`freeze`).
+    ``n_steps``, ``cfg_rate`` and ``autocast`` are fixed by the first call: the cached states belong
+    to that ODE schedule. A cache is used once per call, in order, and only with
     ``streaming=True`` (full attention would let old frames see new ones).
     """
 
