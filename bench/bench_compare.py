@@ -139,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="now: OpenMP's wait (governed: the engine's choice on Linux, OpenMP's spin-then-sleep "
                          "wait and the core governor; passive: OMP_WAIT_POLICY=PASSIVE; default: OpenMP's own "
                          "spin-then-sleep without the governor; spin:N: GOMP_SPINCOUNT=N spins before sleeping)")
+    ap.add_argument("--previous-readme-flags", action="store_true",
+                    help="previous: the flags its README gave per mode (baselines whose bench has no --quality, "
+                         "such as 22f8a14) instead of --quality MODE, the baseline engine's own settings")
     ap.add_argument("--summarize", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
     # A terminated run still removes its baseline worktree and stops its spinner (the finally blocks).
@@ -177,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
                             else:
                                 env["GOMP_SPINCOUNT"] = "300000"  # OpenMP's own default, spelled out
                                 env["COSY_THREAD_GOVERNOR"] = "0"  # and no governor
-                        else:
+                        elif args.previous_readme_flags:
                             flags = PREVIOUS_FLAGS[quality]
+                        else:  # the baseline's own settings of the mode (its bench has --quality)
+                            flags = ["--quality", quality]
                             env.pop("OMP_WAIT_POLICY", None)  # the baseline left OpenMP's default
                         print(f"{family} {quality} {which} {load} ...", flush=True)
                         res = run_bench(tree, common + flags, env=env, busy=load == "busy", timeout=args.timeout)
