@@ -80,9 +80,9 @@ def prepare_interpreter() -> None:
     """
     keep_singletons_alive()
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-    from cosycore.threads import prefer_passive_wait  # torch-free; torch loads later, on the engine thread
+    from cosycore.threads import choose_wait_policy  # torch-free; torch loads later, on the engine thread
 
-    prefer_passive_wait()  # waiting OpenMP threads sleep instead of spinning (README: Performance)
+    choose_wait_policy()  # spin + the core governor on Linux, else the passive wait (docs: performance)
 
 
 def _parse_args(argv: list[str]) -> argparse.Namespace:
@@ -139,9 +139,9 @@ def install_translators(app, language: str) -> list:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(sys.argv[1:] if argv is None else argv)
     if args.self_test:
-        from cosycore.threads import prefer_passive_wait
+        from cosycore.threads import choose_wait_policy
 
-        prefer_passive_wait()
+        choose_wait_policy()
         from .self_test import run_self_test
 
         return run_self_test()

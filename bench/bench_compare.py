@@ -135,9 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--busy-runs", type=int, default=None, help="requests per busy process (default: --runs)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=400.0, help="seconds per bench process")
-    ap.add_argument("--wait-policy", default="passive", metavar="passive|default|spin:N",
-                    help="now: OpenMP's wait (passive: the engine's OMP_WAIT_POLICY=PASSIVE; default: OpenMP's own "
-                         "spin-then-sleep; spin:N: GOMP_SPINCOUNT=N spins before sleeping)")
+    ap.add_argument("--wait-policy", default="governed", metavar="governed|passive|default|spin:N",
+                    help="now: OpenMP's wait (governed: the engine's choice on Linux, OpenMP's spin-then-sleep "
+                         "wait and the core governor; passive: OMP_WAIT_POLICY=PASSIVE; default: OpenMP's own "
+                         "spin-then-sleep without the governor; spin:N: GOMP_SPINCOUNT=N spins before sleeping)")
+    ap.add_argument("--previous-readme-flags", action="store_true",
+                    help="previous: the flags its README gave per mode (baselines whose bench has no --quality, "
+                         "such as 22f8a14) instead of --quality MODE, the baseline engine's own settings")
     ap.add_argument("--summarize", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
     # A terminated run still removes its baseline worktree and stops its spinner (the finally blocks).
@@ -164,16 +168,22 @@ def main(argv: list[str] | None = None) -> int:
                                 flags.append("--overlap")
                             env.pop("OMP_WAIT_POLICY", None)
                             env.pop("GOMP_SPINCOUNT", None)
-                            if args.wait_policy == "passive":
+                            env.pop("COSY_THREAD_GOVERNOR", None)
+                            if args.wait_policy == "governed":
+                                pass  # the engine's own choice on Linux: OpenMP's spin + the core governor
+                            elif args.wait_policy == "passive":
                                 env["OMP_WAIT_POLICY"] = "PASSIVE"
                             elif args.wait_policy.startswith("spin:"):
                                 env["GOMP_SPINCOUNT"] = str(int(args.wait_policy[5:]))
                             elif args.wait_policy != "default":
-                                ap.error("--wait-policy is passive, default or spin:N")
+                                ap.error("--wait-policy is governed, passive, default or spin:N")
                             else:
                                 env["GOMP_SPINCOUNT"] = "300000"  # OpenMP's own default, spelled out
-                        else:
+                                env["COSY_THREAD_GOVERNOR"] = "0"  # and no governor
+                        elif args.previous_readme_flags:
                             flags = PREVIOUS_FLAGS[quality]
+                        else:  # the baseline's own settings of the mode (its bench has --quality)
+                            flags = ["--quality", quality]
                             env.pop("OMP_WAIT_POLICY", None)  # the baseline left OpenMP's default
                         print(f"{family} {quality} {which} {load} ...", flush=True)
                         res = run_bench(tree, common + flags, env=env, busy=load == "busy", timeout=args.timeout)

@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import os
 
-# As the CLI and the app do (cosycore.threads.prefer_passive_wait, which leaves a user's OMP_WAIT_POLICY or
-# GOMP_SPINCOUNT alone); read once, when torch loads.
-if "GOMP_SPINCOUNT" not in os.environ:
+# As the CLI and the app do (cosycore.threads.choose_wait_policy: OpenMP's spinning wait and the core
+# governor where /proc/stat shows the machine, the passive wait elsewhere or with
+# COSY_THREAD_GOVERNOR=0; a user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone); read once, when
+# torch loads.
+if "GOMP_SPINCOUNT" not in os.environ and (os.environ.get("COSY_THREAD_GOVERNOR", "").strip() == "0"
+                                           or not os.path.exists("/proc/stat")):
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse

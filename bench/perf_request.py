@@ -35,7 +35,7 @@ from cosycore.frontend.tokenizer import get_text_tokenizer
 from cosycore.lm.sampling import RasSampler
 from cosycore.model import CosyModel
 from cosycore.perf import FlowSettings, warm_up, warm_up_frontend
-from cosycore.threads import run_ahead, set_torch_threads, stage_threads
+from cosycore.threads import CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
 
 PROMPT_TEMPLATES: dict[tuple[Any, ...], Any] = {}  # the prompt frames' flow states of the last voice
@@ -216,6 +216,11 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         tokens = (run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done)
                   if overlap else decode())
         boost = overlap and final_threads and per_stage < threads
+        # as the engine: on the caller's thread, a core governor beside the request (cosycore.threads)
+        governed = not overlap and threads > 1 and dev.type == "cpu" and governor_enabled()
+        governor = CoreGovernor(threads) if governed else None
+        if governor is not None:
+            tokens = governor.follow(tokens)
         for tok in tokens:
             if want_template:  # as the engine: on the first token, while the LM goes on (kept per voice)
                 want_template = False
@@ -255,7 +260,10 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         samples += tail.size
     total = time.perf_counter() - t_start
     audio_s = samples / cfg.sample_rate
+    if governor is not None:
+        set_torch_threads(threads)
     return {
+        "governor_changes": float(governor.changes if governor is not None else 0),
         "time_to_first_audio_s": float(first_audio if first_audio is not None else total),
         "total_s": total,
         "audio_s": audio_s,

@@ -53,7 +53,7 @@ from .cli.voice import add_voice_parser, run_voice
 from .errors import CosyError, InputError, ModelLoadError, ServerError
 from .hub.models_cli import add_models_subparser, run_models_command
 from .server.cli import add_serve_subparser, run_serve_command
-from .threads import default_threads, prefer_passive_wait
+from .threads import choose_wait_policy, default_threads
 
 # The commands live in cosycore.cli; these names stay importable from here.
 __all__ = [
@@ -219,7 +219,7 @@ def _run(args: argparse.Namespace, io: CliIO) -> int:
 def main(argv: Sequence[str] | None = None, io: CliIO | None = None) -> int:
     """Run one command; returns the exit code (0 ok, 2 usage/input, 3 model, 1 other)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    prefer_passive_wait()  # before torch loads: waiting OpenMP threads sleep instead of spinning
+    choose_wait_policy()  # before torch loads: spin + the core governor (Linux), else the passive wait
     if argv and argv[0] == "conformance":
         from . import conformance
 

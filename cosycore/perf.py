@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -75,7 +76,8 @@ class PerfOptions:
     llm_backend: LLMBackend = "torch"  # "vllm": unistream LM decoding in vLLM (CUDA, the vllm extra)
     overlap: bool = True  # CPU: the LM decodes on its own thread while token2wav runs (same numbers)
     tail_threads: bool = False  # with overlap: token2wav takes every thread once the LM has finished
-    flow_cache_mb: float = 512.0  # bound of one stream's flow cache (cosycore.token2wav: the fallback past it)
+    # bound of one stream's flow cache (cosycore.token2wav: frozen past it); default_flow_cache_mb()
+    flow_cache_mb: float = field(default_factory=lambda: default_flow_cache_mb())
     prompt_cache: bool = True  # with a flow cache: the prompt frames' states computed once per voice and setting
     # The model runs only ``flow``: the DiT's time conditioning is computed once at load and its
     # weights are dropped (cosycore.flow.time_table; the same numbers, 0.57 GB less for Fun-CosyVoice3)
@@ -83,7 +85,32 @@ class PerfOptions:
 
     @property
     def exact(self) -> bool:
-        return self.llm_quant is None and self.flow.exact and self.flow_cache == "off" and self.llm_backend == "torch"
+        """The original's numbers within the conformance tolerances: float32 LM, the release's flow, and
+        the flow cache at most for the streamed calls (``"chunks"``: the same frames up to float rounding,
+        about 1e-6, and the exact final call)."""
+        return (self.llm_quant is None and self.flow.exact and self.flow_cache in ("off", "chunks")
+                and self.llm_backend == "torch")
+
+
+FLOW_CACHE_MIN_MB = 512.0
+FLOW_CACHE_MAX_MB = 8192.0
+
+
+def default_flow_cache_mb(total_bytes: int | None = None) -> float:
+    """The default bound of one stream's flow cache: a quarter of the machine's memory, between
+    :data:`FLOW_CACHE_MIN_MB` and :data:`FLOW_CACHE_MAX_MB`.
+
+    The cache needs about 4.6 MB per mel frame in the release's flow settings (10 steps with CFG) and
+    a fifth of that in draft's, so on a 16 GB machine (4 GB) it holds about 17 s of fast or exact
+    frames (prompt included) and the whole of a 30 s draft segment. Past the bound it stops growing
+    and stays on (:meth:`cosycore.flow.cache.FlowCache.freeze`).
+    """
+    if total_bytes is None:
+        try:
+            total_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):  # no sysconf (Windows): the floor
+            total_bytes = 0
+    return min(FLOW_CACHE_MAX_MB, max(FLOW_CACHE_MIN_MB, total_bytes / 4 / 1e6))
 
 
 
@@ -116,7 +143,8 @@ def resolve_quality(quality: str, device: torch.device | str = "cpu",
 def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOptions:
     """The engine options behind each user-facing quality choice (``"auto"``: see :func:`resolve_quality`).
 
-    * ``exact``: the original's numbers (conformance), no warm-up;
+    * ``exact``: the original's numbers (conformance), no warm-up; the streamed flow calls reuse the
+      cached states of earlier frames (``"chunks"``, float rounding only) and the exact final call;
     * ``fast``: on CPU, the int8 (dynamic) LM: its logits differ slightly from float32, so the
       sampled tokens can differ; the streamed flow calls compute only their new frames
       (``"chunks"``: equal to the uncached calls up to float rounding, the final call is exact);
@@ -132,7 +160,9 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     """
     quality = resolve_quality(quality, device)
     if quality == "exact":
-        return PerfOptions()
+        # the streamed flow calls from the cache (and the voice's cached prompt frames): the same frames
+        # up to float rounding, the exact final call; docs/performance.md
+        return PerfOptions(flow_cache="chunks")
     on_cpu = torch.device(device).type == "cpu"
     int8 = "int8" if on_cpu else None
     if quality == "fast":

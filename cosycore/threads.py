@@ -19,17 +19,29 @@ The policy chosen here (measured with ``bench/bench_busy.py``, README "Performan
   every thread, as before;
 * :func:`run_ahead` is the hand-over between the two: a bounded queue, no polling, and a stop that
   reaches the producer when the consumer goes away (cancel, an error, or an early close).
+
+Since issue 28 the passive policy is the fallback, not the rule. It bought the busy case by losing a
+third of the quiet speed: a sleeping thread takes tens of microseconds to wake, and a decode step
+has hundreds of barriers. Where this process can see what the rest of the machine does (Linux's
+``/proc/stat``), :func:`choose_wait_policy` leaves OpenMP's own spin-then-sleep wait in place, and a
+:class:`CoreGovernor` runs beside each request: every few tenths of a second it measures how many
+of this process's cores other programs keep busy, and gives torch only the cores that are left (one
+thread on two cores with a competitor: no operator barrier is then shared with a descheduled
+thread). Quiet machines spin; busy ones never wait on a barrier. ``COSY_THREAD_GOVERNOR=0``, or a
+user's own ``OMP_WAIT_POLICY`` / ``GOMP_SPINCOUNT``, keeps the earlier behaviour.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import sys
 import threading
+import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 logger = logging.getLogger(__name__)
@@ -44,6 +56,8 @@ WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 PASSIVE = "PASSIVE"
 SPINCOUNT_ENV = "GOMP_SPINCOUNT"
 THREADS_ENV = "COSY_THREADS"  # overrides the default thread count of the CLI and the app
+GOVERNOR_ENV = "COSY_THREAD_GOVERNOR"  # "0": no governor, the passive wait instead (choose_wait_policy)
+PROC_STAT = "/proc/stat"
 
 
 def usable_cores() -> int:
@@ -70,6 +84,141 @@ def prefer_passive_wait(environ: dict[str, str] | None = None) -> bool:
         logger.info("torch was imported before the OpenMP wait policy could be chosen; it stays as it was")
         return False
     return env[WAIT_POLICY_ENV].upper() == PASSIVE
+
+
+def choose_wait_policy(environ: dict[str, str] | None = None) -> str:
+    """Choose how waiting OpenMP threads behave; call before torch is imported. Returns the choice:
+
+    * ``"user"``: the user set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``; nothing is changed (and
+      no governor runs, :func:`governor_enabled`);
+    * ``"governed"``: OpenMP's own spin-then-sleep wait is kept and the engine runs a
+      :class:`CoreGovernor` beside each request (Linux, where ``/proc/stat`` shows the other programs);
+    * ``"passive"``: ``OMP_WAIT_POLICY=PASSIVE`` (:func:`prefer_passive_wait`) where the governor cannot
+      see the machine, or ``COSY_THREAD_GOVERNOR=0``.
+    """
+    env = os.environ if environ is None else environ
+    if WAIT_POLICY_ENV in env or SPINCOUNT_ENV in env:
+        return "user"
+    if env.get(GOVERNOR_ENV, "").strip() != "0" and cpu_times_readable():
+        return "governed"
+    prefer_passive_wait(env)
+    return "passive"
+
+
+def governor_enabled(environ: dict[str, str] | None = None) -> bool:
+    """Whether requests run with a :class:`CoreGovernor`: the OpenMP wait is not passive (a passive
+    wait handles competing programs by itself), it was not turned off, and ``/proc/stat`` is readable."""
+    env = os.environ if environ is None else environ
+    if env.get(GOVERNOR_ENV, "").strip() == "0" or env.get(WAIT_POLICY_ENV, "").upper() == PASSIVE:
+        return False
+    return cpu_times_readable()
+
+
+def cpu_times_readable() -> bool:
+    try:
+        return read_cpu_times() is not None
+    except OSError:
+        return False
+
+
+def read_cpu_times(cpus: frozenset[int] | None = None) -> tuple[float, float] | None:
+    """(busy seconds of ``cpus`` since boot, CPU seconds of this process), or None without /proc/stat.
+
+    Busy is user + system + irq + softirq + steal of the per-CPU lines of ``cpus`` (default: this
+    process's affinity set), so programs on cores this process may not use are not counted; "nice"
+    time (programs at a lower priority) only when this process is niced too.
+    """
+    if not os.path.exists(PROC_STAT):
+        return None
+    wanted = cpus if cpus is not None else _affinity()
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    # Programs at a lower priority than this one ("nice" time) yield their cores to it within a time
+    # slice, so they are not competitors; unless this process runs niced itself, where its own time
+    # is counted there.
+    niced = os.nice(0) > 0 if hasattr(os, "nice") else True
+    busy = 0
+    seen = False
+    with open(PROC_STAT, encoding="ascii", errors="replace") as f:
+        for line in f:
+            if not line.startswith("cpu") or line.startswith("cpu "):
+                continue
+            name, *fields = line.split()
+            if not name[3:].isdigit() or (wanted is not None and int(name[3:]) not in wanted):
+                continue
+            v = [int(x) for x in fields[:8]] + [0] * max(0, 8 - len(fields))
+            busy += v[0] + v[2] + v[5] + v[6] + v[7]  # user system (idle iowait) irq softirq steal
+            if niced:
+                busy += v[1]
+            seen = True
+    if not seen:
+        return None
+    t = os.times()
+    return busy / hz, t.user + t.system
+
+
+def _affinity() -> frozenset[int] | None:
+    try:
+        return frozenset(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
+class CoreGovernor:
+    """Gives torch the cores that other programs leave free, measured while a request runs.
+
+    :meth:`tick` is cheap (a clock read); every ``interval`` seconds it reads the CPU times
+    (:func:`read_cpu_times`) and estimates the cores other programs held since the last reading: the
+    busy time of this process's cores minus this process's own CPU time. Torch then gets
+    ``round(cores - others)`` threads, at least 1 and at most ``threads``. With OpenMP's spinning
+    wait, two threads on two idle cores are the fastest layout; with a competitor on one core, a
+    single thread never waits at a barrier for a partner that lost its core (README "Performance").
+    The caller restores its own thread count when the request ends.
+    """
+
+    def __init__(self, threads: int, *, cores: int | None = None, interval: float = 0.3,
+                 sample: Callable[[], tuple[float, float] | None] = read_cpu_times,
+                 clock: Callable[[], float] = time.monotonic,
+                 apply: Callable[[int], None] | None = None) -> None:
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        self.max_threads = threads
+        self.cores = cores if cores is not None else usable_cores()
+        self.interval = interval
+        self._sample, self._clock = sample, clock
+        self._apply = apply if apply is not None else set_torch_threads
+        self.current = threads
+        self.others = 0.0  # cores other programs held in the last interval
+        self.changes = 0
+        self._t = clock()
+        self._last = sample()
+
+    def tick(self) -> int:
+        """Re-measure if an interval has passed and set torch's threads; returns the threads in effect."""
+        now = self._clock()
+        dt = now - self._t
+        if dt < self.interval:
+            return self.current
+        reading = self._sample()
+        if reading is None or self._last is None:
+            self._t, self._last = now, reading
+            return self.current
+        busy = reading[0] - self._last[0]
+        own = reading[1] - self._last[1]
+        self._t, self._last = now, reading
+        self.others = max(0.0, (busy - own) / dt)
+        want = max(1, min(self.max_threads, math.floor(self.cores - self.others + 0.5)))
+        if want != self.current:
+            logger.debug("other programs hold %.2f of %d cores: %d torch threads", self.others, self.cores, want)
+            self._apply(want)
+            self.current = want
+            self.changes += 1
+        return self.current
+
+    def follow(self, items: Iterable[T]) -> Iterator[T]:
+        """``items``, with a :meth:`tick` before each one (e.g. every speech token of a request)."""
+        for item in items:
+            self.tick()
+            yield item
 
 
 def default_threads(environ: dict[str, str] | None = None) -> int:

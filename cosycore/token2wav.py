@@ -32,13 +32,13 @@ With a cache mode, a stream may start from ``prompt_cache``, the prompt's own fr
 per voice and flow setting (:func:`prompt_flow_cache`): its first call then runs over the new frames
 and the last partial chunk of the prompt only.
 
-Memory bound: ``cache_limit_bytes`` (the engine's default is 512 MB, ``PerfOptions.flow_cache_mb``).
-When a streamed call leaves the cache above it, the cache is dropped and the rest of the stream
-runs as ``"off"`` does: every later streamed call re-runs the flow over the whole prefix (the
-original's cost, growing with the length) and the final call is the exact one. The audio stays
-correct and memory stays bounded; only the speed falls back. The cache needs about 4.6 MB per mel
-frame in the exact flow settings (10 steps with CFG) and a fifth of that in draft settings, so the
-default bound holds about 2 s of frames (prompt included) in fast mode and about 20 s in draft.
+Memory bound: ``cache_limit_bytes`` (the engine's default is a quarter of the machine's memory,
+between 512 MB and 8 GB: ``cosycore.perf.default_flow_cache_mb``). When a streamed call leaves the
+cache above it, the cache stops growing (:meth:`~cosycore.flow.cache.FlowCache.freeze`) but stays on:
+every later call attends to the cached frames and re-runs only the frames after them (the cost of
+those grows with the length; the frames before the bound cost nothing again). The audio stays the
+same up to float rounding and memory stays bounded. The cache needs about 4.6 MB per mel frame in
+the exact flow settings (10 steps with CFG) and a fifth of that in draft settings.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class Token2WavStream:
         if self.flow_cache not in FLOW_CACHE_MODES:
             raise ValueError(f"flow_cache must be one of {', '.join(FLOW_CACHE_MODES)}, got {self.flow_cache!r}")
         self.cache: FlowCache | None = None  # created by the first cached call, dropped at the end
-        self.cache_overflowed = False  # the cache outgrew cache_limit_bytes: later calls run uncached
+        self.cache_overflowed = False  # the cache outgrew cache_limit_bytes: frozen there (FlowCache.freeze)
 
     # -- input --------------------------------------------------------------------------------
     def accept(self, token: int) -> bool:
@@ -210,7 +210,7 @@ class Token2WavStream:
         return {} if self.flow_autocast is None else {"autocast": self.flow_autocast}
 
     def _cached(self, *, streaming: bool) -> bool:
-        if self.flow_cache == "off" or not streaming or self.cache_overflowed:
+        if self.flow_cache == "off" or not streaming:
             return False
         if not hasattr(self.flow, "inference_cached"):
             raise TypeError(f"flow_cache={self.flow_cache!r} needs a flow with inference_cached()")
@@ -261,10 +261,12 @@ class Token2WavStream:
             self.calls.append(FlowCall(end, self.token_offset, True, finalize, new.detach().clone()))
         if finalize:
             self.cache = None  # free the keys/values as soon as the stream ends
-        elif self.cache_limit_bytes is not None and self.cache.nbytes() > self.cache_limit_bytes:
-            logger.info("flow cache at %.0f MB passed its %.0f MB bound after %d tokens; later calls of this "
-                        "stream run uncached", self.cache.nbytes() / 1e6, self.cache_limit_bytes / 1e6, end)
-            self.cache = None
+        elif (self.cache_limit_bytes is not None and not self.cache.frozen
+              and self.cache.nbytes() > self.cache_limit_bytes):
+            logger.info("flow cache at %.0f MB passed its %.0f MB bound after %d tokens; it stops growing, and "
+                        "later calls re-run only the frames after it", self.cache.nbytes() / 1e6,
+                        self.cache_limit_bytes / 1e6, end)
+            self.cache.freeze()
             self.cache_overflowed = True
         return new
 

@@ -283,19 +283,42 @@ def test_a_prompt_template_keeps_no_spare_capacity(flow: FlowModel) -> None:
     assert max(buf.length for buf in bufs) == 2 * 50  # the estimators' frames of the first 50 prompt tokens
 
 
-def test_flow_cache_past_its_bound_falls_back_to_uncached_calls(flow: FlowModel) -> None:
+def test_flow_cache_past_its_bound_stops_growing_and_stays_on(flow: FlowModel) -> None:
     exact = _run_stream(flow, "off", 23, 200)
-    probe = _run_stream(flow, "full", 23, 60)  # one streamed call: how large the cache is after it
-    first_call = probe.calls[0]
-    assert first_call.streaming
-    bounded = _run_stream(flow, "full", 23, 200, cache_limit_bytes=1)
-    assert bounded.cache_overflowed and bounded.cache is None
+    full = _run_stream(flow, "full", 23, 200)
+    # a bound the first streamed call passes: the estimator states freeze there, later calls re-run
+    # only the frames after them, and every call still equals the exact one up to float rounding
+    bounded = _run_stream(flow, "chunks", 23, 200, cache_limit_bytes=1)
+    assert bounded.cache_overflowed and bounded.cache is None  # frozen, then freed at the end
     assert [c.token_end for c in bounded.calls] == [c.token_end for c in exact.calls]
-    torch.testing.assert_close(bounded.calls[0].mel, exact.calls[0].mel, atol=CACHE_ATOL, rtol=0)  # cached
-    for a, b in zip(exact.calls[1:], bounded.calls[1:]):  # after the first call: uncached, as "off"
-        assert torch.equal(b.mel, a.mel) and b.streaming == a.streaming
+    assert all(c.streaming for c in bounded.calls[:-1]) and len(bounded.calls) > 3
+    for a, b in zip(exact.calls[:-1], bounded.calls[:-1]):
+        torch.testing.assert_close(b.mel, a.mel, atol=CACHE_ATOL, rtol=0)
+    assert torch.equal(bounded.calls[-1].mel, exact.calls[-1].mel)  # "chunks": the exact final call
+    frozen_full = _run_stream(flow, "full", 23, 200, cache_limit_bytes=1)
+    assert frozen_full.cache_overflowed and frozen_full.calls[-1].streaming  # the cached final call too
+    for a, b in zip(full.calls, frozen_full.calls):
+        torch.testing.assert_close(b.mel, a.mel, atol=CACHE_ATOL, rtol=0)
     roomy = _run_stream(flow, "full", 23, 200, cache_limit_bytes=10**12)
-    assert not roomy.cache_overflowed and roomy.calls[-1].streaming  # within the bound: the cached final call
+    assert not roomy.cache_overflowed and roomy.calls[-1].streaming  # within the bound: never frozen
+
+
+def test_a_frozen_flow_cache_keeps_its_estimator_states_as_they_were(flow: FlowModel) -> None:
+    tok, pt, feat, emb = random_flow_inputs(23, 200, seed=3)
+    cache = FlowCache()
+    ends = [27 + 3, 77 + 3, 177 + 3]  # streamed calls ending on 25-token chunks of prompt + generated
+    flow.inference_cached(tok[:, : ends[0]], pt, feat, emb, cache=cache, finalize=False)
+    cache.freeze()
+    def step_lengths() -> list[int]:
+        return [buf.length for state in cache.steps for buf in state._kv.values()]
+
+    lengths = step_lengths()
+    frames = cache.frames
+    for end in ends[1:]:
+        flow.inference_cached(tok[:, :end], pt, feat, emb, cache=cache, finalize=False)
+        assert step_lengths() == lengths and cache.frames == frames  # the steps do not grow
+        assert cache.tokens == 23 + end - 3 and cache.mu_tail is not None
+        assert cache.mu_tail.shape[2] == 2 * cache.tokens - frames  # the frames re-run next time
 
 
 def test_full_cache_without_streamed_chunks_uses_the_exact_final_call(flow: FlowModel) -> None:

@@ -7,11 +7,16 @@ import threading
 import pytest
 
 from cosycore.threads import (
+    GOVERNOR_ENV,
     PASSIVE,
     THREADS_ENV,
     WAIT_POLICY_ENV,
+    CoreGovernor,
+    choose_wait_policy,
     default_threads,
+    governor_enabled,
     prefer_passive_wait,
+    read_cpu_times,
     run_ahead,
     stage_threads,
     usable_cores,
@@ -114,3 +119,65 @@ def test_the_context_wraps_the_producer() -> None:
 
     assert list(run_ahead(lambda: iter([1, 2]), context=Ctx, name="ctx-thread")) == [1, 2]
     assert entered == ["ctx-thread", "left"]
+
+
+def test_the_wait_policy_is_governed_where_the_machine_is_visible() -> None:
+    visible = read_cpu_times() is not None
+    env: dict[str, str] = {}
+    assert choose_wait_policy(env) == ("governed" if visible else "passive")
+    assert (WAIT_POLICY_ENV in env) is (not visible)  # governed: OpenMP's own spin-then-sleep wait stays
+    assert governor_enabled(env) is visible
+    env = {GOVERNOR_ENV: "0"}  # turned off: the passive wait, and no governor
+    assert choose_wait_policy(env) == "passive" and env[WAIT_POLICY_ENV] == PASSIVE and not governor_enabled(env)
+    env = {WAIT_POLICY_ENV: "ACTIVE"}  # the user's choice is left alone
+    assert choose_wait_policy(env) == "user" and env == {WAIT_POLICY_ENV: "ACTIVE"}
+    assert not governor_enabled({WAIT_POLICY_ENV: "passive"})
+
+
+class _FakeMachine:
+    """CPU times of a 2-core machine: ``others`` cores held by other programs, ``own`` by this one."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.busy = 0.0
+        self.own_total = 0.0
+        self.others = 0.0
+        self.own = 2.0
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        self.busy += (self.others + self.own) * seconds
+        self.own_total += self.own * seconds
+
+    def sample(self) -> tuple[float, float]:
+        return self.busy, self.own_total
+
+
+def test_the_governor_gives_torch_the_cores_other_programs_leave() -> None:
+    m = _FakeMachine()
+    applied: list[int] = []
+    gov = CoreGovernor(2, cores=2, interval=0.3, sample=m.sample, clock=lambda: m.now, apply=applied.append)
+    m.advance(0.1)
+    assert gov.tick() == 2 and applied == []  # within the interval: not measured again
+    m.advance(0.3)
+    assert gov.tick() == 2 and applied == []  # quiet: both cores
+    m.others, m.own = 0.7, 1.3  # a competitor takes a share of a core from two spinning threads
+    m.advance(0.4)
+    assert gov.tick() == 1 and applied == [1] and abs(gov.others - 0.7) < 1e-9
+    m.others, m.own = 1.0, 1.0
+    m.advance(0.4)
+    assert gov.tick() == 1 and applied == [1]  # stays on one thread while the competitor runs
+    m.others = 0.2  # it went away (a little background work is left)
+    m.advance(0.4)
+    assert gov.tick() == 2 and applied == [1, 2] and gov.changes == 2
+    assert list(gov.follow(iter("ab"))) == ["a", "b"]
+    with pytest.raises(ValueError):
+        CoreGovernor(0, sample=m.sample)
+
+
+def test_the_governor_keeps_its_threads_without_readings() -> None:
+    applied: list[int] = []
+    clock = iter(range(100))
+    gov = CoreGovernor(2, cores=2, interval=0.3, sample=lambda: None, clock=lambda: float(next(clock)),
+                       apply=applied.append)
+    assert [gov.tick() for _ in range(3)] == [2, 2, 2] and applied == []

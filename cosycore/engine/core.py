@@ -78,7 +78,7 @@ from ..request import (
     too_long,
     validate_request,
 )
-from ..threads import OVERLAP_MIN_THREADS, run_ahead, set_torch_threads, stage_threads
+from ..threads import OVERLAP_MIN_THREADS, CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
 from ..token2wav import Token2WavStream, prompt_flow_cache
 from ..voices import Voice
 from .segments import (
@@ -176,6 +176,7 @@ class Engine:
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
+        self._governor_allowed = governor_enabled()  # read once: the wait policy was fixed when torch loaded
         dev = resolve_device(device)
         self.requested_quality = quality if perf is None else "custom"
         self.quality = resolve_quality(quality, dev, measured_rtfs) if perf is None else "custom"
@@ -359,10 +360,13 @@ class Engine:
         threads_before = torch.get_num_threads()
         # Streamed text (bistream) stays on this thread: its text iterator is the caller's and may block,
         # which would hold up a cancel waiting for the LM thread.
+        governor: CoreGovernor | None = None
         if self.overlaps and not req.is_bistream:
             segments = self._run_ahead(segments, state)
         else:
             set_torch_threads(self.threads)
+            if self.governed:  # fewer torch threads while other programs hold cores (cosycore.threads)
+                governor = CoreGovernor(self.threads)
         seg: Segment | None = None
         final_sent = False
         try:
@@ -375,6 +379,8 @@ class Engine:
                 if req.stream and self.perf.flow_cache != "off" and self.perf.prompt_cache:
                     t2w.prompt_cache = self._prompt_flow_cache(t2w)  # on the first segment, while the LM runs
                 tokens = state.take_tokens(seg.tokens)
+                if governor is not None:
+                    tokens = governor.follow(tokens)
                 for audio, seg_end in segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
                                                      state=state):
                     if state.cancelled():
@@ -411,6 +417,12 @@ class Engine:
         self._prompt_cache_entry = (key, cache)
         logger.info("cached the prompt's flow states: %d tokens, %.0f MB", cache.tokens, cache.nbytes() / 1e6)
         return cache
+
+    @property
+    def governed(self) -> bool:
+        """Whether requests on the caller's thread follow a :class:`~cosycore.threads.CoreGovernor`
+        (CPU, more than one thread, OpenMP's spinning wait, Linux)."""
+        return self.model.device.type == "cpu" and self.threads > 1 and self._governor_allowed
 
     @property
     def overlaps(self) -> bool:

@@ -284,15 +284,25 @@ class FlowModel(nn.Module):
         n, w = self.decoder.sampler.resolve(FlowSettings(n_steps, cfg_rate))
         cache.bind(n, w, autocast)
         for state in (cache.encoder, *cache.steps):
-            state.keep_new = not finalize  # the last call's states would never be read: not kept
+            # the last call's states would never be read, and a frozen cache's steps no longer grow
+            state.keep_new = not finalize and (state is cache.encoder or not cache.frozen)
         cache.encoder.start = start
         h = self.encode_cached(emb, cache.encoder, finalize=finalize)  # [1, T_new, C]
         f_start = ratio * start
         mu = h.transpose(1, 2).contiguous()  # [1, C, T_new]
-        cond = self.build_cond(prompt_feat.to(device), f_start + h.shape[1], h.dtype)[:, :, f_start:]  # [1, C, T_new]
+        d_start = f_start  # first frame the estimator runs on
+        if cache.frozen:  # re-run the frames after the frozen ones (FlowCache.freeze)
+            d_start = cache.frames
+            if cache.mu_tail is not None:
+                mu = torch.cat([cache.mu_tail, mu], dim=2)  # [1, C, f_end - d_start]
+            cache.mu_tail = None if finalize else mu
+        cond = self.build_cond(prompt_feat.to(device), d_start + mu.shape[2], h.dtype)[:, :, d_start:]  # [1, C, T]
         mel = self.decoder(mu, spks, cond, streaming=True, n_steps=n_steps, cfg_rate=cfg_rate,
-                           cache=cache, autocast=autocast)  # [1, C, T_new]
-        cache.tokens, cache.frames = end, ratio * end
+                           cache=cache, autocast=autocast)  # [1, C, T]
+        mel = mel[:, :, f_start - d_start:]  # the frames new in this call
+        cache.tokens = end
+        if not cache.frozen:
+            cache.frames = ratio * end
         cache.finished = finalize
         return mel[:, :, max(0, t_p - f_start):].float()  # generated frames only
 

@@ -164,9 +164,10 @@ class StepCache:
 class FlowCache:
     """What the streamed flow calls of one request leave for the next one.
 
-    ``tokens`` counts the tokens (prompt included, look-ahead excluded) whose frames are cached,
-    ``frames`` those frames. ``n_steps``, ``cfg_rate`` and ``autocast`` are fixed by the first call:
-    the cached states belong to that ODE schedule. A cache is used once per call, in order, and only with
+    ``tokens`` counts the tokens (prompt included, look-ahead excluded) the encoder has cached,
+    ``frames`` the frames whose estimator states are cached (``ratio * tokens`` until :meth:`freeze`).
+    ``n_steps``, ``cfg_rate`` and ``autocast`` are fixed by the first call: the cached states belong
+    to that ODE schedule. A cache is used once per call, in order, and only with
     ``streaming=True`` (full attention would let old frames see new ones).
     """
 
@@ -178,6 +179,23 @@ class FlowCache:
     finished: bool = False
     encoder: StepCache = field(default_factory=StepCache)
     steps: list[StepCache] = field(default_factory=list)
+    # Past its memory bound (:meth:`freeze`) the estimator's step states stop growing: ``frames`` stays
+    # where it was, and every later call re-runs the frames after it (their encoder outputs are kept
+    # in ``mu_tail``, [1, C, T_tail], a few hundred bytes per frame) over the cached states before it.
+    frozen: bool = False
+    mu_tail: torch.Tensor | None = None
+
+    def freeze(self) -> None:
+        """Stop growing the estimator's states (the encoder's, a few kB per token, still grow).
+
+        The cache stays on: later calls attend to the frozen frames' cached keys and values and
+        recompute only the frames after them, instead of the whole prefix, with the same numbers
+        up to float rounding. The spare capacity of the frozen buffers is dropped.
+        """
+        if not self.frozen:
+            self.frozen = True
+            for step in self.steps:
+                step.shrink()
 
     def bind(self, n_steps: int, cfg_rate: float, autocast: torch.dtype | None = None) -> None:
         """Fix the ODE schedule (and autocast dtype) on first use; later calls must use the same."""
@@ -193,7 +211,8 @@ class FlowCache:
 
     def nbytes(self) -> int:
         """Memory held by the cached states."""
-        return self.encoder.nbytes() + sum(s.nbytes() for s in self.steps)
+        tail = 0 if self.mu_tail is None else self.mu_tail.nbytes
+        return self.encoder.nbytes() + sum(s.nbytes() for s in self.steps) + tail
 
     def shrink(self) -> None:
         """Drop the key/value buffers' spare capacity, one buffer at a time (a voice's prompt states:
@@ -209,4 +228,5 @@ class FlowCache:
             raise ValueError("a finished flow cache cannot be continued, so it is not cloned")
         return FlowCache(tokens=self.tokens, frames=self.frames, n_steps=self.n_steps, cfg_rate=self.cfg_rate,
                          autocast=self.autocast, finished=False, encoder=self.encoder.clone(),
-                         steps=[s.clone() for s in self.steps])
+                         steps=[s.clone() for s in self.steps], frozen=self.frozen,
+                         mu_tail=None if self.mu_tail is None else self.mu_tail.clone())
