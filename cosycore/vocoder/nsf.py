@@ -13,8 +13,8 @@ and it lets a stream carry the running sum from one chunk to the next without ch
 Randomness:
 - CosyVoice2 draws fresh noise on every call, in the original's order ``rand(B, H)`` (initial phase,
   no effect on the output), ``randn_like`` of a [B, L, H] view laid out as [B, H, L] (additive noise)
-  and ``randn(B, L, 1)`` (an unused branch). The draws come from the ``torch.Generator`` the caller passes (one per stream), or the
-  noise can be given explicitly (:class:`NsfNoise`).
+  and ``randn(B, L, 1)`` (an unused branch). The draws come from the ``torch.Generator`` the caller
+  passes (one per stream), or the noise can be given explicitly (:class:`NsfNoise`).
 - CosyVoice3 uses fixed buffers that the original draws at construction time from the global RNG
   right after its flow seeds it. :class:`CausalNoiseBank` replays that draw sequence on a private
   generator (the process RNG is never touched) and produces the 300 s buffer lazily, block by block.
