@@ -20,6 +20,13 @@ is replaced, so the sidecar never describes audio that is not in the file. A tak
 says "streaming" when the store is opened was cut short: it comes back as a stopped take holding every
 whole sample that reached the file (also samples of a chunk the sidecar had not recorded yet).
 
+Whatever the folder holds, opening it never fails and never deletes what the store did not make: a
+sidecar is read only when it is a regular file of at most :data:`MAX_META_BYTES`, its JSON nested at
+most :data:`~cosycore.safety.MAX_JSON_DEPTH` deep; one that cannot be read (not JSON, a list, a
+number too large, a wrong type) is listed as a problem and its folder left alone; an empty cut-short
+take loses only the store's own files, and a folder holding anything else is kept; a link in the
+folder is never followed.
+
 Only the GUI thread uses a store. Errors are :class:`~cosycore.errors.StorageError` with the reason.
 """
 
@@ -31,7 +38,6 @@ import logging
 import os
 import re
 import secrets
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -39,6 +45,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from cosycore.errors import StorageError
+from cosycore.safety import UnsafeFileError, loads_strict_json, read_regular_file
 from cosycore.voices import write_atomic
 
 from .script_take import ScriptInfo
@@ -51,6 +58,10 @@ META_NAME = "take.json"
 TRASH_NAME = ".trash"
 _SAMPLE_BYTES = 4
 _VERSION_FILE_RE = re.compile(r"^(?:audio|line)-[0-9a-f]{6,32}\.f32$")  # files of a regenerated take's versions
+MAX_META_BYTES = 64 << 20  # a sidecar larger than this is not read (a 10-hour take's is a few MB)
+# What a damaged sidecar can raise while it is read: each is a problem listed, never a failed start.
+_UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, ArithmeticError,
+               RecursionError, UnsafeFileError)
 
 
 def _file_name(raw: object) -> str:
@@ -109,7 +120,8 @@ class TakeStore:
             return  # removed, or never saved
         if take.state is not TakeState.STREAMING:
             self._close(take.uid)
-        write_atomic(folder / META_NAME, json.dumps(_meta(take), ensure_ascii=False, indent=1).encode("utf-8"))
+        write_atomic(folder / META_NAME, json.dumps(_meta(take), ensure_ascii=False, indent=1).encode("utf-8"),
+                     within=self.root)
 
     def _close(self, uid: str) -> None:
         fh = self._files.pop(uid, None)
@@ -147,8 +159,8 @@ class TakeStore:
         if not self.trash.is_dir():
             return
         for folder in self.trash.iterdir():
-            if folder.is_dir() and ((folder / META_NAME).is_file() or (folder / AUDIO_NAME).is_file()):
-                shutil.rmtree(folder, ignore_errors=True)
+            if not folder.is_symlink() and folder.is_dir():
+                _remove_own_files(folder)
 
     def close(self) -> None:
         for uid in list(self._files):
@@ -201,7 +213,8 @@ class TakeStore:
         try:
             if saved:
                 for name, samples in {audio_file: audio, **files}.items():
-                    write_atomic(folder / _file_name(name), np.ascontiguousarray(samples, dtype="<f4").tobytes())
+                    write_atomic(folder / _file_name(name), np.ascontiguousarray(samples, dtype="<f4").tobytes(),
+                                 within=self.root)
                     written.append(folder / name)
         except StorageError:
             for path in written:
@@ -287,26 +300,32 @@ class TakeStore:
         if not self.root.is_dir():
             return
         for folder in sorted(self.root.iterdir()):
-            if folder.is_dir() and folder.name != TRASH_NAME and (folder / META_NAME).is_file():
+            if (not folder.is_symlink() and folder.is_dir() and folder.name != TRASH_NAME
+                    and os.path.lexists(folder / META_NAME)):
                 yield folder
 
     def load(self) -> tuple[list[Take], list[str]]:
         """Every saved take, oldest first, and a message for each folder that could not be read.
 
         A take that was still being made is recovered as a stopped take (``recovered`` set) and its
-        sidecar rewritten; one that never got any audio is left out and its folder removed.
+        sidecar rewritten; one that never got any audio is left out and the store's own files of it
+        removed (the folder too when nothing else is in it). A folder that cannot be read is listed
+        and left as it is.
         """
         takes: list[Take] = []
         problems: list[str] = []
         for folder in self._folders():
             try:
                 take = _read(folder)
-            except (OSError, ValueError, KeyError, TypeError) as e:
-                logger.warning("cannot read the saved take in %s: %s", folder, e)
-                problems.append(f"{folder.name}: {e}")
+            except _UNREADABLE as e:
+                why = "it nests too deep" if isinstance(e, RecursionError) else str(e) or type(e).__name__
+                logger.warning("cannot read the saved take in %s: %s", folder, why)
+                problems.append(f"{folder.name}: {why} (left as it is)")
                 continue
             if take is None:
-                shutil.rmtree(folder, ignore_errors=True)  # an empty take this store made; nothing to keep
+                if not _remove_own_files(folder):  # an empty take this store made; anything else stays
+                    problems.append(f"{folder.name}: an empty take whose folder holds other files; "
+                                    "only the take's own files were removed")
                 continue
             if take.recovered:
                 try:
@@ -335,10 +354,30 @@ def _meta(take: Take) -> dict[str, Any]:
     }
 
 
+def _remove_own_files(folder: Path) -> bool:
+    """Delete the store's own files in ``folder`` (by name, regular files only), then the folder if it
+    is empty; True when the folder is gone."""
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            if ((path.name in (META_NAME, AUDIO_NAME) or _VERSION_FILE_RE.match(path.name)
+                 or (path.name.startswith(f".{META_NAME}.") and path.name.endswith(".tmp")))
+                    and not path.is_symlink() and path.is_file()):
+                path.unlink(missing_ok=True)
+    try:
+        folder.rmdir()
+    except OSError:
+        return False
+    return True
+
+
 def _read(folder: Path) -> Take | None:
-    meta = json.loads((folder / META_NAME).read_text(encoding="utf-8"))
-    if meta.get("format") != "cosy-studio-take":
+    meta = loads_strict_json(read_regular_file(folder / META_NAME, MAX_META_BYTES).decode("utf-8"))
+    if not isinstance(meta, dict) or meta.get("format") != "cosy-studio-take":
         raise ValueError("not a saved take")
+    for key, kind in (("script", (dict, type(None))), ("previous", (dict, type(None))),
+                      ("seams", list), ("sentences", list), ("text", str), ("uid", str)):
+        if key in meta and not isinstance(meta[key], kind):
+            raise ValueError(f"its {key!r} has the wrong type")
     audio_file = _file_name(meta.get("audio_file", AUDIO_NAME))
     audio_path = folder / audio_file
     script = ScriptInfo.from_json(meta["script"]) if meta.get("script") is not None else None
@@ -349,6 +388,10 @@ def _read(folder: Path) -> Take | None:
     state = TakeState(meta["state"])
     recorded = int(meta["samples"])
     rate = int(meta["sample_rate"])
+    if str(meta["uid"]) != folder.name:
+        raise ValueError("its uid is not its folder's name")
+    if rate <= 0 or recorded < 0:
+        raise ValueError("its sample rate or length is out of range")
     seams = [int(s) for s in meta.get("seams", [])]
     spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in meta.get("sentences", [])]
     recovered = bool(meta.get("recovered", False))

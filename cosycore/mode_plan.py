@@ -119,4 +119,5 @@ def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: s
         sentences = readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
     else:
         sentences = (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))
-    return bound_segments(sentences, tokenizer)  # at most MAX_SEGMENT_TOKENS text tokens each (issue 12)
+    bound = readings.segment_token_bound(reading, family, mode, text_frontend=text_frontend)
+    return bound_segments(sentences, tokenizer, max_tokens=bound)  # bounded text tokens each (issue 12)

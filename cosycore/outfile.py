@@ -30,8 +30,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from .atomic_write import file_mode, fsync_dir, storage_reason
-from .errors import StorageError
+from .atomic_write import file_mode, fsync_dir, not_a_regular_file, storage_reason
+from .errors import InputError, StorageError
 
 logger = logging.getLogger(__name__)
 
@@ -46,16 +46,22 @@ def _nearly_full(folder: Path) -> bool:
         return False
 
 
-def _unwritable(path: Path, why: str) -> StorageError:
-    return StorageError(f"cannot write {path}: {why}. Nothing was synthesised; choose another --out.")
+def _unwritable_for(path: Path, why: str, option: str) -> StorageError:
+    return StorageError(f"cannot write {path}: {why}. Nothing was synthesised; choose another {option}.")
 
 
-def check_output_target(path: Path) -> None:
-    """Raise :class:`StorageError` unless a file can be created at ``path`` (checked, not assumed).
+def check_output_target(path: Path, *, option: str = "--out", suffixes: str = ".wav or .flac") -> None:
+    """Raise :class:`StorageError` unless a file can be created at ``path`` (checked, not assumed),
+    before any work starts; ``option`` names the argument in the advice (``--out``, ``--srt``).
 
-    A symlink is judged as the link itself (it will be replaced, not followed). A temporary file is
-    created and removed in the folder, which is the only reliable test of a read-only disk.
+    A symlink is judged as the link itself (it will be replaced, not followed); a device, a FIFO, a
+    socket or a folder is refused (:func:`~cosycore.atomic_write.not_a_regular_file`). A temporary
+    file is created and removed in the folder, which is the only reliable test of a read-only disk.
     """
+
+    def _unwritable(path: Path, why: str) -> StorageError:
+        return _unwritable_for(path, why, option)
+
     folder = path.parent
     if not folder.exists():
         raise _unwritable(path, f"the folder {folder} does not exist (create it first)")
@@ -69,11 +75,12 @@ def check_output_target(path: Path) -> None:
         raise _unwritable(path, storage_reason(e)) from e
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
-            raise _unwritable(path, "it is a folder; give a file name ending in .wav or .flac")
+            raise _unwritable(path, f"it is a folder; give a file name ending in {suffixes}")
         if stat.S_ISREG(st.st_mode) and not os.access(path, os.W_OK):
             raise _unwritable(path, "the file is read-only (it was protected on purpose?)")
-        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
-            raise _unwritable(path, "it is not a regular file")
+        why = not_a_regular_file(path)
+        if why is not None:
+            raise _unwritable(path, why)
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".check", dir=folder)
     except OSError as e:
@@ -209,3 +216,34 @@ def write_all(stream: IO[bytes], data: bytes) -> None:
     except OSError as e:
         raise StorageError(f"could not write the audio to standard output: {storage_reason(e)}. "
                            "The audio is incomplete.") from e
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b)):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_side_outputs(out: Path | str | None, **targets: Path | str | None) -> None:
+    """Check the side files of a take (``srt=…``, ``vtt=…``) before any work starts.
+
+    Each must be writable (:func:`check_output_target`), none may be the audio file ``--out`` (the
+    subtitles would overwrite the audio, or the audio the subtitles) or another side file. Raises
+    :class:`~cosycore.errors.InputError` for a clash, :class:`StorageError` for an unwritable target.
+    """
+    seen: list[tuple[str, Path]] = []
+    if out is not None and str(out) != "-":
+        seen.append(("--out", Path(out)))
+    for name, value in targets.items():
+        if value is None or value is True:
+            continue
+        option, path = f"--{name.replace('_', '-')}", Path(value)
+        for other, taken in seen:
+            if _same_file(path, taken):
+                raise InputError(f"{option} and {other} name the same file ({path}); give the {option[2:].upper()} "
+                                 "file a name of its own.")
+        check_output_target(path.absolute(), option=option, suffixes=f".{name}")
+        seen.append((option, path))

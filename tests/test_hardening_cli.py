@@ -150,7 +150,7 @@ def test_out_symlink_to_another_file(fake, tmp_path: Path) -> None:
 
 
 _KILL_SCRIPT = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import numpy as np
     import cosycore.__main__ as cli
 
@@ -164,6 +164,7 @@ _KILL_SCRIPT = textwrap.dedent("""
                 yield C()
                 time.sleep(0.05)
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when the test run ignores SIGINT
     cli._load_engine = lambda args, max_chars=None: Slow()
     sys.exit(cli.main(sys.argv[1:]))
 """)
@@ -175,13 +176,18 @@ def test_out_when_the_process_gets(sig: signal.Signals, tmp_path: Path) -> None:
     out.write_bytes(OLD)
     proc = subprocess.Popen([sys.executable, "-c", _KILL_SCRIPT, *_synth(out)], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while not any(n.endswith(".part") for n in _siblings(out)):  # the take is being written
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
-        time.sleep(0.05)
-    time.sleep(0.3)
-    proc.send_signal(sig)
-    proc.wait(60)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(n.endswith(".part") for n in _siblings(out)):  # the take is being written
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(sig)
+        proc.wait(60)
+    finally:  # whatever happened, the child does not outlive the test
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
     assert out.read_bytes() == OLD  # never a partial take under the final name
     names = _siblings(out)
     if sig == signal.SIGKILL:  # nothing can run: the hidden temporary file stays, the target is intact
@@ -191,6 +197,92 @@ def test_out_when_the_process_gets(sig: signal.Signals, tmp_path: Path) -> None:
 
 
 # -- item 11: unwritable targets, full disks, short writes ----------------------------------------
+
+def _special_file(path: Path, kind: str) -> Path:
+    """A device node (made like /dev/full, char 1:7), a FIFO, a socket or a folder at ``path``."""
+    import socket
+    import stat as st
+
+    if kind == "dev_full":
+        try:
+            os.mknod(path, 0o666 | st.S_IFCHR, os.makedev(1, 7))
+        except (PermissionError, AttributeError):
+            pytest.skip("making a device node needs root; the FIFO and socket cases cover the check")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+    else:
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["dev_full", "fifo", "socket", "folder"])
+def test_srt_onto(no_engine, tmp_path: Path, kind: str) -> None:
+    """``--srt /dev/full`` (here a device node like it, made in a temporary folder), a FIFO, a socket,
+    a folder: refused before the model loads, and never replaced by a regular file."""
+    import stat as st
+
+    target = _special_file(tmp_path / "subs.srt", kind)
+    mode = os.lstat(target).st_mode
+    code, err = _run(_synth(tmp_path / "take.wav", "--srt", str(target)))
+    assert code == 1 and "cannot write" in err and "--srt" in err and "Traceback" not in err
+    assert st.S_IFMT(os.lstat(target).st_mode) == st.S_IFMT(mode)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
+def test_write_atomic_onto(tmp_path: Path, kind: str) -> None:
+    """The one writer every save goes through refuses such a target too (voices, takes, settings…)."""
+    import stat as st
+
+    from cosycore.atomic_write import write_atomic
+
+    target = _special_file(tmp_path / "x.json", kind)
+    with pytest.raises(StorageError, match="not a regular file"):
+        write_atomic(target, b"{}")
+    assert not st.S_ISREG(os.lstat(target).st_mode)
+
+
+def test_write_atomic_through_a_link_out_of_the_folder(tmp_path: Path) -> None:
+    from cosycore.atomic_write import write_atomic
+
+    (tmp_path / "store").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "store" / "take").symlink_to(tmp_path / "outside")
+    with pytest.raises(StorageError, match="leads out of"):
+        write_atomic(tmp_path / "store" / "take" / "take.json", b"{}", within=tmp_path / "store")
+    assert list((tmp_path / "outside").iterdir()) == []
+
+
+def test_srt_in_a_missing_folder(no_engine, tmp_path: Path) -> None:
+    code, err = _run(_synth(tmp_path / "take.wav", "--srt", str(tmp_path / "nope" / "x.srt")))
+    assert code == 1 and "does not exist" in err and "--srt" in err
+
+
+def test_srt_on_a_read_only_disk(no_engine, tmp_path: Path) -> None:
+    with _tmpfs(tmp_path / "ro", "size=64k,ro") as folder:
+        code, err = _run(_synth(tmp_path / "take.wav", "--srt", str(folder / "x.srt")))
+    assert code == 1 and "read-only disk" in err and "--srt" in err
+
+
+def test_srt_equal_to_out(no_engine, tmp_path: Path) -> None:
+    out = tmp_path / "take.wav"
+    out.write_bytes(OLD)
+    code, err = _run(_synth(out, "--srt", str(out)))
+    assert code != 0 and "--srt and --out name the same file" in err and out.read_bytes() == OLD
+
+
+def test_vtt_equal_to_out(no_engine, tmp_path: Path) -> None:
+    out = tmp_path / "take.wav"
+    out.write_bytes(OLD)
+    script = tmp_path / "s.txt"
+    script.write_text("A: Hello.\n", encoding="utf-8")
+    argv = ["synth", "--model", "unused", "--script", str(script), "--cast", "A=x", "-q", "--out", str(out),
+            "--vtt", str(out)]
+    code, err = _run(argv)
+    assert code != 0 and "--vtt and --out name the same file" in err and out.read_bytes() == OLD
 
 @pytest.mark.parametrize("case", ["missing_folder", "a_directory", "parent_is_a_file"])
 def test_unwritable_out_before_synthesis(no_engine, tmp_path: Path, case: str) -> None:

@@ -236,15 +236,37 @@ def test_v3_source_continues_bit_exactly_across_chunks(hift3: CausalHiFTGenerato
 # --------------------------------------------------------------------------------------------
 
 
+def test_v2_nsf_noise_equals_the_original_recorded_draw() -> None:
+    """``NsfNoise.draw`` against the original's own draw (``tests/data/nsf_noise_original.npz``, made
+    by ``tests/data/record_nsf_noise.py`` from the original's ``SourceModuleHnNSF``): the original
+    draws its sine noise with ``randn_like`` on a transposed [B, 9, L] view, so a plain
+    ``randn(B, L, 9)`` gives other numbers and leaves the generator elsewhere."""
+    with np.load(Path(__file__).parent / "data" / "nsf_noise_original.npz") as z:
+        rec = {k: z[k] for k in z.files}
+    b, n, h = rec["sine"].shape
+    g = torch.Generator().manual_seed(int(rec["seed"]))
+    noise = NsfNoise.draw(b, n, h, device="cpu", generator=g)
+    assert noise.rand_ini is not None and noise.branch is not None
+    assert torch.equal(noise.rand_ini, torch.from_numpy(rec["rand_ini"]))
+    assert torch.equal(noise.sine, torch.from_numpy(rec["sine"]))
+    assert torch.equal(noise.branch, torch.from_numpy(rec["branch"]))
+    assert torch.equal(torch.rand(8, generator=g), torch.from_numpy(rec["after"]))
+    plain = torch.Generator().manual_seed(int(rec["seed"]))
+    torch.rand(b, h, generator=plain)
+    assert not torch.equal(torch.randn(b, n, h, generator=plain), noise.sine)  # the old layout differs
+
+
 def test_v2_draw_order_matches_the_original(hift2: HiFTGenerator, ref2: dict[str, np.ndarray]) -> None:
-    """With no generator the draws come from the global RNG in the order rand(B, 9), randn(B, L, 9),
-    randn(B, L, 1), so ``manual_seed(k)`` before a call reproduces the original's call."""
+    """With no generator the draws come from the global RNG in the order rand(B, 9), N(0, 1) into a
+    [B, 9, L] tensor seen as [B, L, 9], randn(B, L, 1), so ``manual_seed(k)`` before a call
+    reproduces the original's call."""
     mel = torch.from_numpy(ref2["chunk0.mel"])
     n = 480 * mel.shape[2]
     torch.manual_seed(1234)
     r0 = torch.rand(1, 9)
     r0[:, 0] = 0
-    r1, r2 = torch.randn(1, n, 9), torch.randn(1, n, 1)
+    r1 = torch.empty(1, 9, n).transpose(1, 2).normal_()
+    r2 = torch.randn(1, n, 1)
     after_manual = torch.rand(1)
     torch.manual_seed(1234)
     speech_global, _ = hift2.inference(mel)

@@ -17,7 +17,9 @@ from cosycore.errors import InputError
 from cosycore.frontend import text as improved
 from cosycore.frontend import text_original as original
 from cosycore.frontend import text_reading
+from cosycore.frontend.segment_bound import MAX_SEGMENT_TOKENS
 from cosycore.frontend.sentence_split import split_paragraph
+from cosycore.mode_plan import spoken_sentences
 
 EN = Normalizer()
 ZH = Normalizer(remove_erhua=False)
@@ -137,7 +139,7 @@ def test_markup_passes_through_and_cv3_prefixed_texts_are_left_alone() -> None:
     cv2 = list(text_reading.sentences("original", "Dr. Smith paid $5.", language=None, tokenizer=None,
                                       family="cosyvoice2", mode="cross_lingual"))
     assert cv2 == ["doctor Smith paid five dollars."]
-    assert text_reading.transcript("original", " Dr. Smith paid $5. ", family="cosyvoice3") == "Dr. Smith paid $5."
+    assert text_reading.transcript("original", " Dr. Smith paid $5. ", family="cosyvoice3") == " Dr. Smith paid $5. "
     assert text_reading.transcript("original", "Dr. Smith paid $5.", family="cosyvoice2") == \
         "doctor Smith paid five dollars."
 
@@ -170,3 +172,26 @@ def test_default_reading_and_checks() -> None:
     assert text_reading.default_text_reading(False) == "improved"
     with pytest.raises(InputError, match="original"):
         text_reading.check_text_reading("fancy")
+
+
+def test_cv3_cross_lingual_text_with_leading_and_trailing_spaces_keeps_them() -> None:
+    """The original returns a ``<|endofprompt|>``-prefixed text before it strips anything."""
+    got = list(text_reading.sentences("original", "  Dr. Smith paid $5. ", language=None, tokenizer=None,
+                                      family="cosyvoice3", mode="cross_lingual"))
+    assert got == ["  Dr. Smith paid $5. "]
+    spoken = list(spoken_sentences("  Dr. Smith paid $5. ", reading="original", family="cosyvoice3",
+                                   mode="cross_lingual"))
+    assert spoken == ["  Dr. Smith paid $5. "]
+
+
+def test_cv3_cross_lingual_text_of_348_ids_is_one_call_in_exact_mode() -> None:
+    """The original takes 348 text ids in one call; the exact reading does too (bytes stand in for
+    ids without a tokenizer: never fewer than a byte-level BPE's), and memory stays bounded beyond."""
+    text = ("word " * 70)[:348]  # 348 bytes, no sentence mark
+    whole = list(spoken_sentences(text, reading="original", family="cosyvoice3", mode="cross_lingual"))
+    assert whole == [text]
+    cut = list(spoken_sentences(text, reading="improved", family="cosyvoice3", mode="cross_lingual"))
+    assert len(cut) > 1 and max(len(c.encode()) for c in cut) <= MAX_SEGMENT_TOKENS
+    longer = "word " * 300  # 1,500 bytes: past the pass-through bound, cut into bounded segments
+    pieces = list(spoken_sentences(longer, reading="original", family="cosyvoice3", mode="cross_lingual"))
+    assert len(pieces) > 1 and max(len(p.encode()) for p in pieces) <= text_reading.PASS_THROUGH_SEGMENT_TOKENS

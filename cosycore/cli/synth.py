@@ -271,6 +271,10 @@ def run_synth(args: argparse.Namespace, io: CliIO, load_engine: EngineLoader) ->
     request = _request(args, _apply_lexicon(args, _text_source(args, io.stdin)))
     validate_request(request, max_chars=max_chars)  # input problems show before the model loads
     sink = AudioSink(args.out, 0, io.stdout_bytes)
+    if args.srt is not None:
+        from ..outfile import check_side_outputs
+
+        check_side_outputs(args.out, srt=args.srt)  # a clash or an unwritable --srt shows before the work
     engine = load_engine(args, max_chars)
     sink.sample_rate = engine.sample_rate
     progress = Progress(io.stderr, not args.quiet, time.perf_counter())

@@ -9,7 +9,11 @@
 The original skips normalisation and splitting for any text holding ``<|`` and ``|>``. Its
 Fun-CosyVoice3 requests carry ``You are a helpful assistant.<|endofprompt|>`` in the zero-shot
 transcript and in the cross-lingual text, so in the original reading those two are used as they
-are (stripped), as the original uses them. The engine adds that prefix itself.
+are, leading and trailing spaces included (the original returns such text before it strips
+anything). The engine adds that prefix itself. Such a cross-lingual text reaches the LM whole up to
+:data:`PASS_THROUGH_SEGMENT_TOKENS` text tokens (the original takes any length in one call; that
+bound keeps memory finite), where other segments are bounded at
+:data:`~cosycore.frontend.segment_bound.MAX_SEGMENT_TOKENS`.
 """
 
 from __future__ import annotations
@@ -35,6 +39,19 @@ def check_text_reading(value: object) -> TextReading:
     return value  # type: ignore[return-value]
 
 
+# The original's own cross-lingual examples reach 348 text ids in one call; a pass-through text is
+# cut only past this many (at most 20 speech tokens a text id: about 7 minutes of speech, a KV cache
+# of about 250 MB on Qwen2-0.5B).
+PASS_THROUGH_SEGMENT_TOKENS = 512
+
+
+def segment_token_bound(reading: TextReading, family: Family, mode: str, *, text_frontend: bool = True) -> int:
+    """The most text tokens one segment of such a request may hold (see the module docstring)."""
+    if reading == "original" and text_frontend and _passes_through(family, mode) and mode == "cross_lingual":
+        return PASS_THROUGH_SEGMENT_TOKENS
+    return improved.MAX_SEGMENT_TOKENS
+
+
 def _passes_through(family: Family, mode: str) -> bool:
     """Whether the original sees this text with its ``<|endofprompt|>`` prefix, and so leaves it alone."""
     return family == "cosyvoice3" and mode in ("zero_shot", "cross_lingual")
@@ -51,12 +68,12 @@ def sentences(reading: TextReading, text: str, *, language: str | None, tokenize
 
 
 def _as_is(text: str) -> Iterator[str]:
-    """The whole text as one segment (pieces of ``PIECE_CHARS`` beyond that, to bound memory)."""
-    stripped = text.strip()
-    if len(stripped) <= original.PIECE_CHARS:
-        yield stripped
+    """The whole text as one segment, spaces kept (pieces of ``PIECE_CHARS`` beyond that, to bound
+    memory)."""
+    if len(text) <= original.PIECE_CHARS:
+        yield text
         return
-    for piece in iter_chunks(stripped, original.PIECE_CHARS):
+    for piece in iter_chunks(text.strip(), original.PIECE_CHARS):
         if piece.strip():
             yield piece.strip()
 
@@ -66,5 +83,5 @@ def transcript(reading: TextReading, text: str, *, family: Family) -> str:
     if reading == "improved":
         return improved.normalize_text(text)
     if _passes_through(family, "zero_shot"):
-        return text.strip()
+        return text
     return original.normalize_text(text)

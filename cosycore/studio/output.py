@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic_write import check_write_target
 from ..errors import InputError, StorageError
 from ..voices import voice_file_stem, write_atomic
 
@@ -35,6 +36,7 @@ class AtomicAudioWriter:
         self.format = audio_format(self.path)
         self.sample_rate = sample_rate
         self.samples = 0
+        check_write_target(self.path)  # a device, FIFO, socket or folder is refused, never replaced
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".part", dir=self.path.parent)

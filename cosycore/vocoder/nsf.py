@@ -12,9 +12,9 @@ and it lets a stream carry the running sum from one chunk to the next without ch
 
 Randomness:
 - CosyVoice2 draws fresh noise on every call, in the original's order ``rand(B, H)`` (initial phase,
-  no effect on the output), ``randn(B, L, H)`` (additive noise) and ``randn(B, L, 1)`` (an unused
-  branch). The draws come from the ``torch.Generator`` the caller passes (one per stream), or the
-  noise can be given explicitly (:class:`NsfNoise`).
+  no effect on the output), ``randn_like`` of a [B, L, H] view laid out as [B, H, L] (additive noise)
+  and ``randn(B, L, 1)`` (an unused branch). The draws come from the ``torch.Generator`` the caller
+  passes (one per stream), or the noise can be given explicitly (:class:`NsfNoise`).
 - CosyVoice3 uses fixed buffers that the original draws at construction time from the global RNG
   right after its flow seeds it. :class:`CausalNoiseBank` replays that draw sequence on a private
   generator (the process RNG is never touched) and produces the 300 s buffer lazily, block by block.
@@ -90,10 +90,20 @@ class NsfNoise:
     @classmethod
     def draw(cls, batch: int, samples: int, harmonics: int, *, device: torch.device | str,
              generator: torch.Generator | None = None) -> NsfNoise:
-        """Draw in the original's order: rand(B, H), randn(B, L, H), randn(B, L, 1)."""
+        """Draw in the original's order and memory layout: rand(B, H), N(0, 1) [B, L, H], N(0, 1) [B, L, 1].
+
+        The original's sine waves are a transposed view of a [B, H, L] tensor, and ``randn_like``
+        keeps that layout, so its normal draw fills memory harmonic by harmonic (and, the view not
+        being contiguous, through torch's one-value-at-a-time kernel rather than the vectorised one
+        that ``randn(B, L, H)`` uses). Drawing into the same transposed view gives the original's
+        numbers and leaves the generator in the original's state (``tests/test_hift.py`` compares with
+        a recorded draw of the original, ``tests/data/nsf_noise_original.npz``). The noise branch
+        is [B, L, 1], whose layout is the plain one either way.
+        """
         rand_ini = torch.rand(batch, harmonics, generator=generator, device=device)
         rand_ini[:, 0] = 0
-        sine = torch.randn(batch, samples, harmonics, generator=generator, device=device)
+        sine = torch.empty(batch, harmonics, samples, device=device).transpose(1, 2)  # [B, L, H] view
+        sine.normal_(generator=generator)
         branch = torch.randn(batch, samples, 1, generator=generator, device=device)
         return cls(sine, rand_ini, branch)
 

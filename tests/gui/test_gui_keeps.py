@@ -238,3 +238,73 @@ def test_ctrl_q_keeps_the_takes_and_the_text(qtbot, window: MainWindow, settings
     again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
     assert [t.text for t in again.takes] == ["Made before quitting."] and again.takes[0].uid == take.uid
     assert again.editor.text() == "Still writing when I quit"
+
+
+def _saved_take(root: Path) -> Path:
+    takes = TakeList()
+    store = TakeStore(root)
+    store.attach(takes, lambda take, e: pytest.fail(str(e)))
+    take = Take(1, "Hello.", mode="zero_shot", voice_name="Tester", sample_rate=24000)
+    takes.add(take)
+    takes.add_chunk(take, _chunk(np.full(2400, 0.25), 0))
+    store.close()
+    return root / take.uid
+
+
+@pytest.mark.parametrize("sidecar", [
+    b"[]", b"[" * 100_000 + b"]" * 100_000, "samples", "script", b"\xff\xfe not utf-8", b"{\"format\": 1e999}",
+    "sample_rate", "uid",
+])
+def test_a_damaged_take_json_is_listed_and_left_as_it_is(tmp_path: Path, sidecar: bytes | str) -> None:
+    """``[]``, 100k-deep JSON, ``"samples": 1e999``, ``"script": [1,2]``, …: the store opens, lists the
+    take as a problem and keeps its folder as it was (the app starts whatever its data folder holds)."""
+    folder = _saved_take(tmp_path)
+    meta = json.loads((folder / META_NAME).read_text(encoding="utf-8"))
+    if isinstance(sidecar, str):
+        meta[sidecar] = {"samples": 1e999, "script": [1, 2], "sample_rate": 0, "uid": "../../x"}[sidecar]
+        data = json.dumps(meta).replace("Infinity", "1e999").encode()
+    else:
+        data = sidecar
+    (folder / META_NAME).write_bytes(data)
+    before = sorted(p.name for p in folder.iterdir())
+    restored, problems = TakeStore(tmp_path).load()
+    assert restored == [] and len(problems) == 1 and folder.name in problems[0]
+    assert sorted(p.name for p in folder.iterdir()) == before and (folder / META_NAME).read_bytes() == data
+
+
+def test_a_take_json_that_links_to_dev_zero_is_not_read(tmp_path: Path) -> None:
+    folder = _saved_take(tmp_path)
+    (folder / META_NAME).unlink()
+    (folder / META_NAME).symlink_to("/dev/zero")
+    restored, problems = TakeStore(tmp_path).load()
+    assert restored == [] and "regular file" in problems[0]
+
+
+def test_an_empty_streaming_take_with_my_notes_txt_keeps_the_notes(tmp_path: Path) -> None:
+    """A take cut short before any audio, in whose folder the user put ``my-notes.txt``: only the
+    store's own files go, the folder and the notes stay."""
+    takes = TakeList()
+    store = TakeStore(tmp_path)
+    store.attach(takes, lambda take, e: pytest.fail(str(e)))
+    take = Take(1, "Hello.", mode="zero_shot", voice_name="Tester", sample_rate=24000)
+    takes.add(take)
+    store.close()
+    folder = tmp_path / take.uid
+    (folder / "my-notes.txt").write_text("keep me", encoding="utf-8")
+    restored, problems = TakeStore(tmp_path).load()
+    assert restored == [] and len(problems) == 1
+    assert (folder / "my-notes.txt").read_text(encoding="utf-8") == "keep me"
+    plain = TakeList()
+    other = TakeStore(tmp_path / "b")
+    other.attach(plain, lambda take, e: pytest.fail(str(e)))
+    empty = Take(2, "Hi.", mode="zero_shot", voice_name="Tester", sample_rate=24000)
+    plain.add(empty)
+    other.close()
+    assert TakeStore(tmp_path / "b").load() == ([], []) and not (tmp_path / "b" / empty.uid).exists()
+
+
+def test_a_take_folder_that_is_a_link_out_of_the_store_is_not_used(tmp_path: Path) -> None:
+    folder = _saved_take(tmp_path / "elsewhere")
+    (tmp_path / "takes").mkdir()
+    (tmp_path / "takes" / folder.name).symlink_to(folder)
+    assert TakeStore(tmp_path / "takes").load() == ([], [])
