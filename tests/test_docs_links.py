@@ -354,6 +354,14 @@ def test_commands_in_code_blocks_resolve() -> None:
     assert not problems, "commands that do not resolve:\n" + "\n".join(problems)
 
 
+def test_ci_runs_the_readme_second_quick_start_command() -> None:
+    _, blocks = split_markdown((REPO / "README.md").read_text(encoding="utf-8"))
+    quick_start = next(b for b in blocks if b.lang == "bash")
+    ci = [line for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.strip() and not line.startswith(("#", "set ", "cd "))]
+    assert ci == [quick_start.lines[1]]
+
+
 @pytest.mark.usefixtures("single_thread")
 def test_readme_python_example_runs(tiny_cv2_model: Path, espeak_wav: Path, tmp_path: Path) -> None:
     """The README's Python API example, run as written on the tiny model and an espeak-ng prompt.
