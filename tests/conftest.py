@@ -6,6 +6,7 @@ is read from ``COSY_CONFORMANCE_DIR``, by default ``../shared/conformance`` besi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -23,9 +24,18 @@ os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
 REPO = Path(__file__).resolve().parents[1]
 _DEFAULT_CONFORMANCE = REPO.parent / "shared" / "conformance"
 
-# Two cores here; keep every test deterministic in its thread count (the CLI's engine too).
-torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-os.environ.setdefault("COSY_THREADS", str(torch.get_num_threads()))
+# Two cores here; keep every test deterministic in its thread count (the CLI's engine too). Under
+# pytest-xdist (installer/test.sh runs two workers) each worker gets its share of the cores, one
+# thread each on two cores, and so do the commands the tests start (COSY_THREADS, OMP_NUM_THREADS):
+# two OpenMP threads per worker on a busy machine spin against each other.
+XDIST_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+if XDIST_WORKERS:
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // XDIST_WORKERS))
+    os.environ["COSY_THREADS"] = str(torch.get_num_threads())
+    os.environ.setdefault("OMP_NUM_THREADS", os.environ["COSY_THREADS"])
+else:
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    os.environ.setdefault("COSY_THREADS", str(torch.get_num_threads()))
 
 
 def conformance_root() -> Path:
@@ -177,6 +187,36 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
 
 
+CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
+
+
+@pytest.fixture(scope="session")
+def cv2_repo(tiny_cv2_model: Path):
+    """The tiny CosyVoice2 folder as the hub repository FunAudioLLM/CosyVoice2-0.5B, with a README.md as a
+    release has (the download never fetches it)."""
+    from cosycore.testing.fake_hub import FakeRepo
+
+    return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model, {"README.md": b"# CosyVoice2\n"})
+
+
+@contextlib.contextmanager
+def serving(*repos, max_requests: int = 300, max_seconds: float = 90, max_body_bytes: int = 64 << 20):
+    """A fake model hub on 127.0.0.1 serving ``repos``, bounded in requests, seconds and body bytes."""
+    from cosycore.testing.fake_hub import FakeHub
+
+    with FakeHub(max_requests=max_requests, max_seconds=max_seconds, max_body_bytes=max_body_bytes) as server:
+        for repo in repos:
+            server.add_repo(repo)
+        yield server
+
+
+@pytest.fixture
+def hub(cv2_repo):
+    """The fake hub serving :func:`cv2_repo`; a test may make it misbehave (its flags) and read its log."""
+    with serving(cv2_repo) as server:
+        yield server
+
+
 @pytest.fixture
 def open_models_dialog(qtbot, tmp_path: Path):
     """Opens the Models dialog on ``tmp_path/models`` fetching from ``endpoint`` (qtbot closes it)."""
@@ -209,3 +249,17 @@ def run_models_cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = models_cli.main(list(argv), stdout=out, stderr=err)
     return code, out.getvalue(), err.getvalue()
+
+
+# The fixtures that re-initialise PortAudio on the null ALSA device (tests/gui/conftest.py). Their tests
+# run in one pytest-xdist group, so one worker runs them one after another (installer/test.sh passes
+# --dist loadgroup): the null device has no clock, and two of them playing at once on two cores
+# starve each other's callbacks.
+PORTAUDIO_FIXTURES = frozenset({"null_audio", "no_audio_device"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if PORTAUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("portaudio"))

@@ -17,7 +17,7 @@ from cosycore.asr import CATALOG_ID, SenseVoice
 from cosycore.errors import DownloadError, IntegrityError
 from cosycore.hub.catalog import ASR_MODEL_ID, entries_of_kind, get_entry, parse_catalog
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
-from tests.conftest import run_models_cli
+from tests.conftest import run_models_cli, serving
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -38,8 +38,8 @@ def sv_repo(tiny_sensevoice: Path) -> FakeRepo:
 
 @pytest.fixture
 def hub(sv_repo: FakeRepo):
-    with FakeHub(max_requests=300, max_seconds=60) as server:
-        server.add_repo(sv_repo)
+    """The fake hub serving the SenseVoice repository instead of the conftest's CosyVoice2 one."""
+    with serving(sv_repo) as server:
         yield server
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -34,8 +35,31 @@ def _without_timings(out: str) -> str:
     return re.sub(r"\(\d+\.\d s\)", "(s)", out)
 
 
-def test_cli_passes_on_shipped_folders(cv2_dir: Path, cv3_dir: Path, features_dir: Path) -> None:
-    res = _run(cv2_dir, cv3_dir, features_dir)
+@pytest.fixture(scope="module")
+def shipped_run(cv3_dir: Path, features_dir: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI once over a model folder and the features folder: the module's one whole-model pass.
+
+    Fun-CosyVoice3's tiny folder is the smaller model folder; every section is also checked in-process
+    by the tests of its stage (test_llm, test_flow_v3, test_hift, test_features), so this run tests
+    the command: its sections, its report and its exit status.
+    """
+    return _run(cv3_dir, features_dir)
+
+
+def _llm_only_copy(cv3_dir: Path, dst: Path) -> Path:
+    """A copy of the tiny Fun-CosyVoice3 folder whose reference lists only llm.npz: one quick section."""
+    shutil.copytree(cv3_dir, dst, symlinks=True)
+    ref = dst / "reference"
+    for p in ref.iterdir():
+        p.chmod(0o644)
+    manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"] = {k: v for k, v in manifest["files"].items() if k == "llm.npz"}
+    (ref / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return dst
+
+
+def test_cli_passes_on_shipped_folders(shipped_run: subprocess.CompletedProcess[str]) -> None:
+    res = shipped_run
     assert res.returncode == 0, res.stdout + res.stderr
     out = res.stdout
     for section in ("[llm]", "[flow]", "[stream]", "[hift]", "[features]"):
@@ -45,12 +69,9 @@ def test_cli_passes_on_shipped_folders(cv2_dir: Path, cv3_dir: Path, features_di
     assert "greedy_tokens" in out and "tf_logits" in out
 
 
-def test_cli_fails_on_doctored_reference(cv2_dir: Path, tmp_path: Path) -> None:
-    d = tmp_path / "cv2"
-    shutil.copytree(cv2_dir, d, symlinks=True)
+def test_cli_fails_on_doctored_reference(cv3_dir: Path, tmp_path: Path) -> None:
+    d = _llm_only_copy(cv3_dir, tmp_path / "cv3")
     ref = d / "reference"
-    for p in ref.iterdir():
-        p.chmod(0o644)
     arrays = dict(np.load(ref / "llm.npz"))
     arrays["tf_logits"] = arrays["tf_logits"] + np.float32(1e-2)
     arrays["greedy_tokens"] = arrays["greedy_tokens"].copy()
@@ -58,6 +79,7 @@ def test_cli_fails_on_doctored_reference(cv2_dir: Path, tmp_path: Path) -> None:
     np.savez(ref / "llm.npz", **arrays)
     res = _run(d)
     assert res.returncode == 1, res.stdout + res.stderr
+    assert "[llm]" in res.stdout and "[flow]" not in res.stdout  # only the listed reference is checked
     fails = [line for line in res.stdout.splitlines() if line.strip().startswith("FAIL ")]
     names = " ".join(fails)
     assert "tf_logits" in names and "greedy_tokens" in names
@@ -80,8 +102,6 @@ def _resample_dir() -> Path:
 
 
 def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
-    import json
-
     src = _resample_dir()
     res = _run(src)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -109,12 +129,13 @@ def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
 # -- --device ---------------------------------------------------------------------------------
 
 
-def test_cli_device_cpu_prints_what_the_default_prints(cv3_dir: Path, features_dir: Path) -> None:
-    default = _run(cv3_dir, features_dir)
-    cpu = _run("--device", "cpu", cv3_dir, features_dir)
+def test_cli_device_cpu_prints_what_the_default_prints(cv3_dir: Path, tmp_path: Path) -> None:
+    d = _llm_only_copy(cv3_dir, tmp_path / "cv3")  # a model section, kept short
+    default = _run(d)
+    cpu = _run("--device", "cpu", d)
     assert cpu.returncode == default.returncode == 0, cpu.stdout + cpu.stderr
     assert _without_timings(cpu.stdout) == _without_timings(default.stdout)  # same checks, same errors
-    assert f"== {cv3_dir}\n" in cpu.stdout  # the header names no device on the CPU, as before
+    assert f"== {d}\n" in cpu.stdout  # the header names no device on the CPU, as before
     assert "note:" not in cpu.stdout
     assert cpu.stdout.strip().endswith("PASS")
 

@@ -37,7 +37,7 @@ from cosycore.hub import models_cli, plan, transfer
 from cosycore.hub.catalog import get_entry, load_catalog, parse_catalog
 from cosycore.manifest import recorded_sha256
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
-from tests.conftest import run_models_cli
+from tests.conftest import run_models_cli, serving
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
 
@@ -58,6 +58,7 @@ EXTRAS = {  # in the repositories but not needed: must not be downloaded
 
 @pytest.fixture(scope="module")
 def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
+    """The conftest's repository plus files a release holds that must not be downloaded (EXTRAS)."""
     return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model, EXTRAS)
 
 
@@ -78,9 +79,8 @@ def cv3_repo(tiny_cv3_model: Path, rl_llm: bytes) -> FakeRepo:
 
 @pytest.fixture
 def hub(cv2_repo: FakeRepo, cv3_repo: FakeRepo):
-    with FakeHub(max_requests=500, max_seconds=60) as server:
-        server.add_repo(cv2_repo)
-        server.add_repo(cv3_repo)
+    """Both families' repositories on one fake hub."""
+    with serving(cv2_repo, cv3_repo, max_requests=500) as server:
         yield server
 
 

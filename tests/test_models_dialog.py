@@ -17,24 +17,15 @@ from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
 from cosycore import hub as dl
 from cosycore.hub import transfer
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
-from tests.conftest import click
+from tests.conftest import CV2_REPO, click
 
 CV2 = "cosyvoice2-0.5b"
-CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
 WAIT_MS = 30_000
 
 
-@pytest.fixture(scope="module")
-def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
-    return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model, {"README.md": b"# CosyVoice2\n"})
-
-
-@pytest.fixture
-def hub(cv2_repo: FakeRepo, monkeypatch: pytest.MonkeyPatch):
+@pytest.fixture(autouse=True)
+def one_quick_retry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01,))
-    with FakeHub(max_requests=300, max_seconds=60) as server:
-        server.add_repo(cv2_repo)
-        yield server
 
 
 @pytest.fixture

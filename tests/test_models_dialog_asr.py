@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.widgets.models_dialog import PROGRESS_STEPS, ModelsDialog
 from cosycore.hub import transfer
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
-from tests.conftest import click
+from tests.conftest import click, serving
 
 SV = "sensevoice-small"
 SV_REPO = "csukuangfj/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17"
@@ -24,9 +24,9 @@ WAIT_MS = 30_000
 
 @pytest.fixture
 def hub(tiny_sensevoice: Path, monkeypatch: pytest.MonkeyPatch):
+    """The fake hub serving the SenseVoice repository (with the float model.onnx, never fetched)."""
     monkeypatch.setattr(transfer, "RETRY_DELAYS", (0.01,))
-    with FakeHub(max_requests=300, max_seconds=60) as server:
-        server.add_repo(FakeRepo.from_folder(SV_REPO, tiny_sensevoice, {"model.onnx": b"\0" * 5000}))
+    with serving(FakeRepo.from_folder(SV_REPO, tiny_sensevoice, {"model.onnx": b"\0" * 5000})) as server:
         yield server
 
 

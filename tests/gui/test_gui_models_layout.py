@@ -17,15 +17,6 @@ from app.widgets.models_dialog import ModelsDialog
 from tests.conftest import copy_release
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def test_file_models_opens_with_a_model_loaded(qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[ModelsDialog] = []
     monkeypatch.setattr(ModelsDialog, "exec", lambda self: (opened.append(self), QDialog.DialogCode.Rejected)[1])

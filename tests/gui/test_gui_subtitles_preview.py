@@ -20,15 +20,6 @@ from cosycore.subtitles import split_sentences
 TEXT = "Hello there. How are you today?"  # the text of the recorded chunks
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def _cues(path: Path) -> list[tuple[str, str, str]]:
     return re.findall(r"^\d+\n(\S+) --> (\S+)\n(.+)$", path.read_text(encoding="utf-8"), re.M)
 

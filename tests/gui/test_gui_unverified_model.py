@@ -11,13 +11,6 @@ from app.widgets.models_dialog import ModelsDialog
 from cosycore import hub as dl
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
 
-CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
-
-
-@pytest.fixture(scope="module")
-def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
-    return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model)
-
 
 @pytest.mark.parametrize("hashes", [False, True], ids=["listing_without_hashes", "listing_with_hashes"])
 def test_models_dialog_marks_unverified_models(qtbot, cv2_repo: FakeRepo, tmp_path: Path, hashes: bool) -> None:

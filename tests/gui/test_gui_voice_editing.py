@@ -25,15 +25,6 @@ from cosycore.voices import load_voice
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    return w
-
-
 def test_a_typed_transcript_is_saved_into_the_voice(qtbot, window: MainWindow, settings, recorded_chunks,
                                                     tiny_cv2_model: Path) -> None:
     from conftest import FakeEngine

@@ -16,22 +16,8 @@ from cosycore import hub as dl
 from cosycore.errors import DownloadError
 from cosycore.hub import models_cli
 from cosycore.hub.removal import remove_model, safe_member
-from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from cosycore.testing.fake_hub import FakeHub
 from tests.conftest import copy_release
-
-CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
-
-
-@pytest.fixture(scope="module")
-def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
-    return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model, {"README.md": b"# CosyVoice2\n"})
-
-
-@pytest.fixture
-def hub(cv2_repo: FakeRepo):
-    with FakeHub(max_requests=200, max_seconds=60) as server:
-        server.add_repo(cv2_repo)
-        yield server
 
 
 @pytest.fixture

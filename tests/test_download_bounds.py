@@ -19,21 +19,9 @@ from cosycore.hub import models_cli, transfer
 from cosycore.hub.common import UNLISTED_MARGIN
 from cosycore.hub.plan import byte_cap
 from cosycore.testing.fake_hub import FakeHub, FakeRepo
+from tests.conftest import CV2_REPO
 
-CV2_REPO = "FunAudioLLM/CosyVoice2-0.5B"
 LLM = f"{CV2_REPO}/llm.pt"
-
-
-@pytest.fixture(scope="module")
-def cv2_repo(tiny_cv2_model: Path) -> FakeRepo:
-    return FakeRepo.from_folder(CV2_REPO, tiny_cv2_model)
-
-
-@pytest.fixture
-def hub(cv2_repo: FakeRepo):
-    with FakeHub(max_requests=300, max_seconds=90, max_body_bytes=64 << 20) as server:
-        server.add_repo(cv2_repo)
-        yield server
 
 
 @pytest.fixture(autouse=True)
