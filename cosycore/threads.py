@@ -5,14 +5,15 @@ every operator ends at a barrier. With OpenMP's default wait policy a thread tha
 barrier first spins there, burning its core, and a thread that lost its core to another program
 holds the whole operator up until the scheduler gives it a time slice again. A speech-LM decode
 step is hundreds of small operators, so on a machine where another program keeps one core busy,
-two spinning torch threads turned a real-time factor of 0.7 into 4 to 43 (README "Performance").
+two spinning torch threads turned a real-time factor of 0.7 into 4 to 43 (docs/performance.md).
 
-The policy chosen here (measured with ``bench/bench_busy.py``, README "Performance"):
+The policy chosen here (measured with ``bench/bench_compare.py``, docs/performance.md):
 
-* ``OMP_WAIT_POLICY=PASSIVE``: waiting threads sleep at once instead of spinning. It is read by the
-  OpenMP runtime when torch's library loads, so it must be in the environment before ``import
-  torch``; :func:`prefer_passive_wait` does that for the CLI and the app (it never overrides a value
-  the user set);
+* :func:`choose_wait_policy`, before ``import torch`` (the OpenMP runtime reads its settings once,
+  when torch's library loads): on Linux OpenMP's own spin-then-sleep wait with a
+  :class:`CoreGovernor` beside each request (below); elsewhere ``OMP_WAIT_POLICY=PASSIVE``
+  (:func:`prefer_passive_wait`: waiting threads sleep at once). A value the user set is never
+  overridden;
 * from :data:`OVERLAP_MIN_THREADS` threads on, the speech LM and token2wav (flow + vocoder) run on
   two threads of their own, each with ``threads // 2`` torch threads (:func:`stage_threads`), so
   that a request costs its slower stage instead of the sum of both; below that they take turns on
