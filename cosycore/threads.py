@@ -102,7 +102,7 @@ def choose_wait_policy(environ: dict[str, str] | None = None) -> str:
         return "user"
     if env.get(GOVERNOR_ENV, "").strip() != "0" and cpu_times_readable():
         return "governed"
-    prefer_passive_wait(env)
+    prefer_passive_wait(environ)
     return "passive"
 
 

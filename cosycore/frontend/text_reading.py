@@ -26,6 +26,7 @@ from ..errors import InputError
 from . import text as improved
 from . import text_original as original
 from .chunking import iter_chunks
+from .segment_bound import MAX_SEGMENT_TOKENS
 
 
 def default_text_reading(exact: bool) -> TextReading:
@@ -49,7 +50,7 @@ def segment_token_bound(reading: TextReading, family: Family, mode: str, *, text
     """The most text tokens one segment of such a request may hold (see the module docstring)."""
     if reading == "original" and text_frontend and _passes_through(family, mode) and mode == "cross_lingual":
         return PASS_THROUGH_SEGMENT_TOKENS
-    return improved.MAX_SEGMENT_TOKENS
+    return MAX_SEGMENT_TOKENS
 
 
 def _passes_through(family: Family, mode: str) -> bool:
