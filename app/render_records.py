@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from cosycore.errors import StorageError
-from cosycore.studio.longform import LongFormSettings, partial_path, state_path
+from cosycore.safety import UnsafeFileError, read_json_file
+from cosycore.studio.longform import MAX_STATE_BYTES, LongFormSettings, partial_path, state_path
 from cosycore.voices import write_atomic
 
 logger = logging.getLogger(__name__)
@@ -116,11 +117,11 @@ class RenderProgress:
 def render_progress(spec: RenderSpec) -> RenderProgress | None:
     """The progress recorded beside the output, or None when there is no unfinished render there."""
     try:
-        data = json.loads(state_path(spec.out).read_text(encoding="utf-8"))
+        data = read_json_file(state_path(spec.out), MAX_STATE_BYTES)
         return RenderProgress(len(data["segment_samples"]), int(data.get("segments_total", 0)))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ArithmeticError, UnsafeFileError) as e:
         logger.warning("cannot read the render state of %s: %s", spec.out, e)
         return RenderProgress(0, 0)  # there is one; resuming says what is wrong with it
 
@@ -140,12 +141,13 @@ class RenderRecords:
     def keep_text(self, record_id: str, text: str, *, markdown: bool) -> Path:
         """Keep a copy of the editor's text for the render ``record_id`` (raises StorageError)."""
         path = self.root / f"{record_id}{'.md' if markdown else '.txt'}"
-        write_atomic(path, text.encode("utf-8"))
+        write_atomic(path, text.encode("utf-8"), within=self.root)
         return path
 
     def save(self, record: RenderRecord) -> None:
         data = {"version": RECORD_VERSION, "spec": _spec_to_json(record.spec)}
-        write_atomic(self._path(record.id), json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
+        write_atomic(self._path(record.id), json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"),
+                     within=self.root)
 
     def load(self) -> list[RenderRecord]:
         """The records whose render can still be resumed, oldest first; the others are cleaned up."""
@@ -154,11 +156,11 @@ class RenderRecords:
         found: list[tuple[float, RenderRecord]] = []
         for path in self.root.glob("*.json"):
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if data.get("version") != RECORD_VERSION:
-                    raise ValueError(f"version {data.get('version')!r}")
+                data = read_json_file(path, 16 << 20)
+                if not isinstance(data, dict) or data.get("version") != RECORD_VERSION:
+                    raise ValueError("not a render record of this version")
                 record = RenderRecord(path.stem, _spec_from_json(data["spec"]))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, ArithmeticError, UnsafeFileError) as e:
                 logger.warning("the render record %s cannot be read (%s); left as it is", path, e)
                 continue
             spec = record.spec

@@ -38,6 +38,7 @@ from .errors import StorageError
 from .manifest import recorded_sha256
 from .paths import HOME_ENV as HOME_ENV  # re-exported: the cache follows $COSY_STUDIO_HOME
 from .paths import user_cache_dir
+from .safety import UnsafeFileError, read_json_file
 
 logger = logging.getLogger(__name__)
 
@@ -70,10 +71,10 @@ def _identity(st: os.stat_result) -> dict[str, int]:
 
 def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, 64 << 20)  # capped in size and depth
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, UnsafeFileError) as e:
         logger.info("ignoring the checksum cache %s (%s)", path, e)
         return {}
     files = data.get("files") if isinstance(data, dict) and data.get("schema") == CACHE_SCHEMA else None

@@ -11,7 +11,6 @@ stages can read it without importing the hub.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from dataclasses import dataclass
@@ -20,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IntegrityError
+from .safety import UnsafeFileError, read_json_file
 
 logger = logging.getLogger(__name__)
 
 MANIFEST_NAME = ".cosy-manifest.json"
 MANIFEST_SCHEMA = 1
+MAX_MANIFEST_BYTES = 16 << 20  # a manifest lists a dozen files in a few kB
 # Manifests written before files carried their mtime: a file counts as unchanged when it is not
 # newer than the install time, which the manifest stores to the second (truncated), plus this.
 INSTALLED_AT_SLACK = timedelta(seconds=2)
@@ -86,10 +87,12 @@ def read_manifest(folder: Path | str) -> Manifest | None:
     Raises :class:`IntegrityError` when the manifest exists but cannot be read.
     """
     path = Path(folder) / MANIFEST_NAME
-    if not path.exists():
+    if not os.path.lexists(path):
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, MAX_MANIFEST_BYTES)  # a regular file, bounded in size and depth
+        if not isinstance(data, dict) or not isinstance(data.get("files"), list):
+            raise ValueError("it is not a manifest object with a list of files")
         if data.get("schema") != MANIFEST_SCHEMA:
             raise ValueError(f"unknown schema {data.get('schema')!r}")
         return Manifest(
@@ -97,7 +100,7 @@ def read_manifest(folder: Path | str) -> Manifest | None:
             source=str(data["source"]), repo_id=str(data["repo_id"]), revision=str(data["revision"]),
             installed_at=str(data["installed_at"]), files=tuple(_file_entry(f) for f in data["files"]),
         )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, UnsafeFileError) as e:
         raise IntegrityError(
             f"The install manifest {path} is unreadable ({e}). Download the model again, or delete the manifest "
             "to keep the folder as one of your own."

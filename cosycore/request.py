@@ -211,6 +211,8 @@ def validate_request(req: SynthesisRequest, *, max_chars: int = DEFAULT_MAX_CHAR
     _check_number_fields(req)
     _check_text_field(req.text, max_chars)
     for what, value in (("transcript", req.prompt_text), ("instruction", req.instruct_text)):
+        if value is not None and not isinstance(value, str):  # prompt_text=5: typed, not an AttributeError
+            raise InputError(f"The {what} must be text (a string), not {type(value).__name__}.")
         if isinstance(value, str):
             check_utf8(value, what)
     _check_prompt_fields(req)

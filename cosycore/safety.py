@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import unicodedata
 from pathlib import Path
@@ -78,30 +79,25 @@ def read_regular_file(path: Path | str, max_bytes: int) -> bytes:
         os.close(fd)
 
 
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_BRACKET = re.compile(rb"[\[\]{}]")
+
+
 def json_depth_ok(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     """Whether the brackets of a JSON document nest at most ``limit`` deep (strings are skipped).
 
-    A linear scan, run before :func:`json.loads`, whose recursive parser would otherwise raise
-    ``RecursionError`` (or worse) on ``[[[[…]]]]`` nested a hundred thousand times.
+    Run before :func:`json.loads`, whose recursive parser would otherwise raise ``RecursionError``
+    (or worse) on ``[[[[…]]]]`` nested a hundred thousand times. The strings are cut out and the
+    brackets found by regular expressions, so a 3 MB vocabulary is checked in milliseconds.
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     depth = 0
-    in_string = escaped = False
-    for byte in data:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte in (0x5B, 0x7B):  # [ {
+    for m in _JSON_BRACKET.finditer(_JSON_STRING.sub(b"", data)):
+        if m.group() in (b"[", b"{"):
             depth += 1
             if depth > limit:
                 return False
-        elif byte in (0x5D, 0x7D):  # ] }
+        else:
             depth -= 1
     return True
 
@@ -118,3 +114,18 @@ def loads_strict_json(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> Any:
     if not json_depth_ok(text, limit):
         raise ValueError(f"the JSON nests deeper than {limit} levels")
     return json.loads(text, parse_constant=_no_constant)
+
+
+def read_text_file(path: Path | str, max_bytes: int) -> str:
+    """:func:`read_regular_file` decoded as UTF-8 (:class:`UnicodeDecodeError`, a ValueError, when it is not)."""
+    return read_regular_file(path, max_bytes).decode("utf-8")
+
+
+def read_json_file(path: Path | str, max_bytes: int, limit: int = MAX_JSON_DEPTH) -> Any:
+    """A JSON file read as :func:`read_regular_file` reads it (a regular file, at most ``max_bytes``) and
+    parsed as :func:`loads_strict_json` parses it (at most ``limit`` deep, no ``NaN``).
+
+    Raises :class:`OSError` (missing, unreadable), :class:`UnsafeFileError` (a device, a FIFO, too
+    large) or :class:`ValueError` (not UTF-8, not JSON, too deep): the caller makes its own typed error.
+    """
+    return loads_strict_json(read_text_file(path, max_bytes), limit)

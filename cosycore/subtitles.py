@@ -16,6 +16,7 @@ Pure Python (the text normaliser has no torch). Used by the app's export and ``c
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -178,10 +179,25 @@ def _srt_time(seconds: float) -> str:
     return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
 
 
+# Terminal escape sequences (CSI ``ESC [ … m``, OSC ``ESC ] … BEL``, two-character ones) in typed text.
+_ESCAPE_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
+_KEEP_FORMAT = {"\u200c", "\u200d"}  # zero-width (non-)joiners shape some scripts' letters
+
+
+def cue_line(text: str) -> str:
+    """A cue's text on one line, without terminal escape sequences, control or bidi-override characters
+    (a subtitle file is read by players and, sometimes, printed in a terminal)."""
+    text = _ESCAPE_RE.sub("", text)
+    text = "".join(" " if c in "\t\n\r\v\f" else c for c in text
+                   if not (unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") and c not in _KEEP_FORMAT
+                           and c not in "\t\n\r\v\f"))
+    return " ".join(text.split())
+
+
 def srt(cue_list: Sequence[Cue]) -> str:
     """SubRip text, one numbered block per cue."""
     blocks = []
     for n, cue in enumerate((c for c in cue_list if c.end > c.start), 1):
-        text = " ".join(cue.text.split()) or "…"
+        text = cue_line(cue.text) or "…"
         blocks.append(f"{n}\n{_srt_time(cue.start)} --> {_srt_time(cue.end)}\n{text}\n")
     return "\n".join(blocks)

@@ -578,3 +578,19 @@ def test_loader_failure(tiny_cv2_model: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_storage_error_is_a_cosy_error() -> None:
     assert issubclass(StorageError, Exception) and issubclass(EngineError, cli.CosyError)
+
+
+@pytest.mark.parametrize("value", ["-5", "0"])
+def test_max_chars(no_engine, value: str) -> None:
+    code, err = _run(_synth("x.wav", "--max-chars", value))
+    assert code == 2 and "--max-chars must be 1 or more" in err
+
+
+@pytest.mark.parametrize("field", ["prompt_text", "instruct_text"])
+def test_synthesis_request_with_a_number_as(field: str) -> None:
+    """``SynthesisRequest(prompt_text=5)``: an InputError that says what the field must be."""
+    from cosycore.engine import validate_request
+
+    req = SynthesisRequest("Hello.", mode="zero_shot", prompt_audio="x.wav", **{field: 5})
+    with pytest.raises(InputError, match="must be text"):
+        validate_request(req)

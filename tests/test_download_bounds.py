@@ -136,3 +136,13 @@ def test_junk_part_longer_than_listed_is_removed(hub: FakeHub, cv2_repo: FakeRep
     (staged / "llm.pt.part").write_bytes(b"\0" * (len(cv2_repo.files["llm.pt"]) + 10))
     model = dl.download_model("cosyvoice2-0.5b", tmp_path, endpoint=hub.url)
     assert dl.verify(model.folder).ok
+
+
+@pytest.mark.parametrize("endpoint", ["not a url", "ftp://mirror.example", "hf-mirror.com"])
+def test_download_with_endpoint(tmp_path: Path, endpoint: str) -> None:
+    """A malformed --endpoint is a usage error (exit 2) that says so, not "check the internet"."""
+    out, err = io.StringIO(), io.StringIO()
+    code = models_cli.main(["download", "cosyvoice2-0.5b", "--endpoint", endpoint, "--dir", str(tmp_path)],
+                           stdout=out, stderr=err)
+    assert code == 2 and "is not a web address" in err.getvalue() and "internet" not in err.getvalue()
+    assert list(tmp_path.iterdir()) == []

@@ -97,20 +97,61 @@ def test_remove_a_user_folder_with_a_yaml_and_photos(cv2_dir: Path, tmp_path: Pa
     assert photo.read_bytes() == b"\xff\xd8 a photo" and (mine / "cosyvoice2.yaml").exists()
 
 
+def _release_sized_folder(cv2_dir: Path, folder: Path) -> Path:
+    """A user folder holding a CosyVoice2 release's files by name, at the catalogue's sizes (sparse)."""
+    from cosycore.hub.catalog import get_entry
+
+    folder.mkdir(parents=True)
+    (folder / "cosyvoice2.yaml").write_bytes((cv2_dir / "cosyvoice2.yaml").read_bytes())
+    for f in get_entry("cosyvoice2-0.5b").files:
+        path = folder / f.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            with open(path, "wb") as fh:
+                fh.truncate(f.approx_bytes)
+    return folder
+
+
 def test_remove_a_user_folder_with_only_release_files_when_confirmed(cv2_dir: Path, tmp_path: Path) -> None:
-    mine = copy_release(cv2_dir, tmp_path / "CosyVoice2-0.5B", link_weights=False)
-    for extra in mine.rglob("*"):
-        if extra.is_file() and not models_removal_release_file(extra.relative_to(mine).as_posix()):
-            extra.unlink()
+    mine = _release_sized_folder(cv2_dir, tmp_path / "CosyVoice2-0.5B")
     code, out, err = cli("remove", str(mine), "--delete-user-folder", "--dir", str(tmp_path / "models"))
     assert code == 0, err
     assert "Deleted" in out and not mine.exists()
 
 
-def models_removal_release_file(rel: str) -> bool:
-    from cosycore.hub.removal import _release_file
+def test_remove_my_finetune_with_epoch_10_pt_and_best_model_pt(cv2_dir: Path, tmp_path: Path) -> None:
+    """A fine-tune folder: the release's yaml beside the user's own checkpoints and training config.
+    Not a release's file list, so it is only forgotten, whatever --delete-user-folder says."""
+    mine = _release_sized_folder(cv2_dir, tmp_path / "my-finetune")
+    for name, data in (("epoch_10.pt", b"ckpt"), ("best_model.pt", b"best"), ("train_config.yaml", b"lr: 1")):
+        (mine / name).write_bytes(data)
+    code, _out, err = cli("remove", str(mine), "--delete-user-folder", "--dir", str(tmp_path / "models"))
+    assert code == 1 and "only forgotten" in err and "epoch_10.pt" in err
+    assert (mine / "best_model.pt").read_bytes() == b"best" and (mine / "llm.pt").exists()
 
-    return _release_file(rel)
+
+def test_remove_a_user_folder_whose_llm_pt_is_not_the_release_size(cv2_dir: Path, tmp_path: Path) -> None:
+    mine = copy_release(cv2_dir, tmp_path / "tiny", link_weights=False)  # names of a release, other sizes
+    code, _out, err = cli("remove", str(mine), "--delete-user-folder", "--dir", str(tmp_path / "models"))
+    assert code == 1 and "only forgotten" in err and (mine / "llm.pt").exists()
+
+
+def test_remove_with_a_planted_manifest_that_lists_thesis_docx(installed: Path) -> None:
+    thesis = installed / "thesis.docx"
+    thesis.write_bytes(b"my thesis")
+    manifest = installed / dl.MANIFEST_NAME
+    data = json.loads(manifest.read_text())
+    data["files"].append({"path": "thesis.docx", "size": 9, "sha256": "0" * 64})
+    manifest.write_text(json.dumps(data))
+    code, _out, err = cli("remove", "cosyvoice2-0.5b", "--dir", str(installed.parent))
+    assert code == 1 and "thesis.docx" in err and "does not match the catalogue" in err
+    assert thesis.read_bytes() == b"my thesis" and (installed / "llm.pt").exists()
+
+
+def test_remove_with_a_manifest_whose_sizes_do_not_match_the_disk(installed: Path) -> None:
+    (installed / "hift.pt").write_bytes(b"my own vocoder, saved over the release's")
+    code, _out, err = cli("remove", "cosyvoice2-0.5b", "--dir", str(installed.parent))
+    assert code == 1 and "hift.pt is" in err and (installed / "hift.pt").read_bytes().startswith(b"my own")
 
 
 def test_remove_an_installed_model_with_documents_saved_inside(installed: Path) -> None:
@@ -164,3 +205,14 @@ def test_safe_member_refuses_a_symlinked_parent(tmp_path: Path) -> None:
     (tmp_path / "m" / "sub").symlink_to(tmp_path)
     assert safe_member(tmp_path / "m", "sub/file") is None
     assert safe_member(tmp_path / "m", "ok/file") == tmp_path / "m" / "ok" / "file"
+
+
+@pytest.mark.parametrize("manifest", ["[" * 100_000 + "]" * 100_000, "[]", '{"schema": 1, "files": 7}'])
+def test_models_list_with_a_damaged_manifest(installed: Path, manifest: str) -> None:
+    """A 100k-deep (or otherwise damaged) manifest is that folder's problem, not the listing's."""
+    (installed / dl.MANIFEST_NAME).write_text(manifest, encoding="utf-8")
+    code, out, err = cli("list", "--dir", str(installed.parent))
+    assert "unexpected failure" not in err and "Traceback" not in err
+    assert "unreadable" in out + err
+    code, _out, err = cli("remove", "cosyvoice2-0.5b", "--dir", str(installed.parent))
+    assert code == 1 and "unreadable" in err and (installed / "llm.pt").exists()

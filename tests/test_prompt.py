@@ -227,3 +227,21 @@ def test_voice_family_must_match(cv2: Frontend, cv3: Frontend, speech_wav: Path)
     moved = refresh_voice(voice, cv3.cfg, cv3.tokenizer, cv3.encoder)
     assert moved.family == "cosyvoice3" and moved.name == "Robot" and moved.created_at == voice.created_at
     assert prompt_from_voice(moved, cv3.cfg).num_tokens == pytest.approx(voice.speech_tokens.size, abs=1)
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "uint8"])
+def test_prompt_waveform_as(dtype: str) -> None:
+    """int16 prompt audio (as a WAV reader or a microphone gives it) is scaled to [-1, 1], not used as
+    it is (which read as 78 % clipped)."""
+    from cosycore.frontend.prompt import _mono_array
+
+    t = np.arange(24000) / 24000
+    x = 0.5 * np.sin(2 * np.pi * 220 * t)
+    info = np.iinfo(dtype)
+    if info.min < 0:
+        raw = np.round(x * -float(info.min)).astype(dtype)
+    else:
+        raw = np.round(x * 128 + 128).clip(0, 255).astype(dtype)
+    got = _mono_array(raw)
+    assert got.dtype == np.float32 and np.abs(got - x).max() < 0.01
+    assert np.abs(_mono_array(np.stack([raw, raw])) - x).max() < 0.01  # channels too

@@ -262,7 +262,8 @@ def test_bad_requests(server: Server) -> None:
     _error(_speech(server, speed="fast"), 400, "speed")
     _error(_speech(server, stream_format="chunks"), 400, "stream_format")
     with server.http() as http:
-        _error(http.post("/v1/audio/speech", content=b"{not json"), 400)
+        _error(http.post("/v1/audio/speech", content=b"{not json", headers={"Content-Type": "application/json"}), 400)
+        _error(http.post("/v1/audio/speech", content=b"{not json"), 415)  # no Content-Type: not JSON
         _error(http.post("/v1/audio/speech", json={"input": "x" * (MAX_BODY + 10), "voice": "Fox"}), 413)
         _error(http.get("/v1/nothing"), 404)
 

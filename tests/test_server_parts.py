@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import re
 import signal
@@ -310,3 +311,218 @@ def test_unexpected_errors_keep_the_openai_shape(tmp_path: Path) -> None:
         assert r.json()["error"]["type"] == "server_error" and r.json()["error"]["code"] == "internal_error"
     finally:
         assert runner.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 27: a web page in the user's browser, a hostile client (each test named after its input)
+# --------------------------------------------------------------------------------------------
+
+def test_body_of_30000_brackets() -> None:
+    with pytest.raises(ApiError) as e:
+        parse_speech_request(b"[" * 30_000, max_input_chars=100, writable=ALL)
+    assert e.value.status == 400 and e.value.code == "invalid_json"
+
+
+def test_body_with_a_5000_digit_number() -> None:
+    body = b'{"model": "m", "voice": "Fox", "input": "Hi.", "seed": ' + b"9" * 5000 + b"}"
+    with pytest.raises(ApiError) as e:
+        parse_speech_request(body, max_input_chars=100, writable=ALL)
+    assert e.value.status == 400 and e.value.code == "invalid_json"
+
+
+def test_input_with_a_lone_surrogate() -> None:
+    """``"Hi \\ud800 there"``: a 400 that says what and where, not a 500 with nothing in the log."""
+    body = b'{"model": "m", "voice": "Fox", "input": "Hi \\ud800 there"}'
+    with pytest.raises(ApiError) as e:
+        parse_speech_request(body, max_input_chars=100, writable=ALL)
+    assert e.value.status == 400 and e.value.param == "input"
+    assert "surrogate" in e.value.message and "character 4" in e.value.message
+
+
+def test_streamed_flac_is_not_offered() -> None:
+    assert _param(response_format="flac", stream_format="audio") == "response_format"
+    assert _parse(response_format="flac").response_format == "flac"
+
+
+class _Busy:
+    """An engine thread that never gets to the server's jobs (requests wait)."""
+
+    def __init__(self) -> None:
+        self.jobs: list = []
+
+    def submit(self, job) -> None:
+        self.jobs.append(job)
+
+    def model_facts(self):
+        from cosycore.server.worker import ModelFacts
+
+        return ModelFacts("m", "cosyvoice2", 24000)
+
+
+@pytest.fixture
+def light_server(tmp_path: Path):
+    """A server without a model; ``start(**options)`` returns its URL."""
+    from cosycore.server.app import ServerOptions, create_app
+    from cosycore.server.run import ServerThread
+    from cosycore.server.worker import SpeechWorker
+    from cosycore.voices import VoiceLibrary
+
+    runners = []
+
+    def start(host=None, **options) -> str:
+        runner = ServerThread(create_app(SpeechWorker(host or _Busy()), VoiceLibrary(tmp_path),
+                                         ServerOptions(**options)), "127.0.0.1", 0)
+        runners.append(runner)
+        return runner.start()
+
+    yield start
+    for runner in runners:
+        assert runner.stop()
+
+
+def _post(url: str, **kw):
+    import httpx2 as httpx
+
+    return httpx.post(f"{url}/v1/audio/speech", trust_env=False, timeout=30, **kw)
+
+
+_BODY = {"model": "m", "voice": "Nobody", "input": "Hi."}
+
+
+def test_post_as_text_plain(light_server) -> None:
+    """A web page's cross-site "simple" request (text/plain, no preflight) never reaches the engine."""
+    url = light_server()
+    r = _post(url, content=json.dumps(_BODY).encode(), headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and r.json()["error"]["code"] == "unsupported_media_type"
+    r = _post(url, content=json.dumps(_BODY).encode(), headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 415
+    assert _post(url, json=_BODY).status_code == 400  # JSON reaches the route (the voice is unknown)
+
+
+def test_host_header_of_a_rebinding_page(light_server) -> None:
+    url = light_server()
+    r = _post(url, json=_BODY, headers={"Host": "evil.example:8000"})
+    assert r.status_code == 421 and r.json()["error"]["code"] == "host_not_allowed"
+    assert _post(url, json=_BODY, headers={"Host": "localhost:8000"}).status_code == 400
+    allowed = light_server(allow_hosts=("studio.lan",))
+    assert _post(allowed, json=_BODY, headers={"Host": "studio.lan"}).status_code == 400
+
+
+def test_origin_of_a_web_page(light_server) -> None:
+    import httpx2 as httpx
+
+    url = light_server()
+    r = _post(url, json=_BODY, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "origin_not_allowed"
+    r = httpx.get(f"{url}/v1/voices", headers={"Origin": "https://evil.example"}, trust_env=False)
+    assert r.status_code == 403  # DNS rebinding or not, a page cannot read the voices
+    allowed = light_server(allow_origins=("http://localhost:3000",))
+    r = _post(allowed, json=_BODY, headers={"Origin": "http://localhost:3000"})
+    assert r.status_code == 400 and r.headers["access-control-allow-origin"] == "http://localhost:3000"
+    pre = httpx.options(f"{allowed}/v1/audio/speech", trust_env=False, headers={
+        "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type"})
+    assert pre.status_code == 200
+
+
+def test_health_without_a_model_is_503(light_server) -> None:
+    import httpx2 as httpx
+
+    class NoModel(_Busy):
+        def model_facts(self):
+            return None
+
+    r = httpx.get(f"{light_server(NoModel())}/health", trust_env=False)
+    assert r.status_code == 503 and r.json()["status"] == "no_model"
+
+
+def test_get_on_the_speech_endpoint_is_405_with_allow(light_server) -> None:
+    import httpx2 as httpx
+
+    r = httpx.get(f"{light_server()}/v1/audio/speech", trust_env=False)
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+
+def _open(url: str) -> socket.socket:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=10)
+    return s
+
+
+def _closed(s: socket.socket, seconds: float) -> bool:
+    s.settimeout(seconds)
+    try:
+        return s.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_headers_dribbled_one_byte_every_2_s(light_server) -> None:
+    """A slow client is closed once its headers take longer than the limit, before any key check."""
+    from cosycore.server.guard import ConnectionLimits
+
+    url = light_server(api_key="k", limits=ConnectionLimits(header_seconds=1.0))
+    s = _open(url)
+    try:
+        s.sendall(b"GET /v1/voices HTTP/1.1\r\nHo")
+        time.sleep(0.5)
+        s.sendall(b"s")
+        assert _closed(s, 5.0)
+    finally:
+        s.close()
+
+
+def test_connections_past_the_limit(light_server) -> None:
+    from cosycore.server.guard import ConnectionLimits
+
+    url = light_server(limits=ConnectionLimits(max_connections=3, header_seconds=30.0))
+    held = [_open(url) for _ in range(3)]
+    extra = _open(url)
+    try:
+        assert _closed(extra, 5.0)
+        assert not _closed(held[0], 0.3)
+    finally:
+        for s in [*held, extra]:
+            s.close()
+
+
+def test_upload_aborted_half_way_logs_one_line(light_server, caplog: pytest.LogCaptureFixture) -> None:
+    url = light_server()
+    caplog.set_level(logging.INFO)
+    caplog.clear()
+    s = _open(url)
+    s.sendall(b"POST /v1/audio/speech HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              b"Content-Length: 1000\r\n\r\n{\"input\": ")
+    time.sleep(0.3)
+    s.close()
+    deadline = time.monotonic() + 10
+    while not any("left during its upload" in r.getMessage() for r in caplog.records):
+        assert time.monotonic() < deadline, caplog.text
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert sum(r.levelno >= logging.INFO and r.name.startswith(("cosycore", "uvicorn")) for r in caplog.records) == 1
+    assert "Traceback" not in caplog.text
+
+
+def test_a_waiting_request_whose_client_leaves_frees_its_slot() -> None:
+    """Its slot is free at once: the next request gets in, not a spurious 429."""
+    import asyncio
+
+    from cosycore.server.worker import QueueFullError, SpeechJob, SpeechWorker
+
+    loop = asyncio.new_event_loop()
+    try:
+        worker = SpeechWorker(_Busy(), max_waiting=1)
+        job = SpeechJob(text="Hi.", voice=None, mode="cross_lingual", instructions="", speed=1.0, seed=None,
+                        stream=False)
+        worker.submit(job, loop)
+        second = worker.submit(job, loop)
+        with pytest.raises(QueueFullError):
+            worker.submit(job, loop)
+        second.cancel()  # its client left
+        worker.submit(job, loop)
+        assert worker.stats().cancelled == 1
+    finally:
+        loop.close()

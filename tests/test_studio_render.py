@@ -207,3 +207,17 @@ def test_long_form_resumes_after_a_stop(cv2_engine, script_voices, tmp_path: Pat
         LongFormJob(cv2_engine, other, anna, tmp_path / "x.wav", settings)
     with pytest.raises(Exception, match="exists already"):
         LongFormJob(cv2_engine, doc, anna, out, settings)
+
+
+@pytest.mark.parametrize("state", ["[" * 100_000 + "]" * 100_000, "[]", '{"version": 1e999}', "/dev/zero"])
+def test_a_damaged_render_state(cv2_engine, script_voices, tmp_path: Path, state: str) -> None:
+    """100k-deep JSON, a list, a number too large, a link to /dev/zero: "cannot resume", typed, with the
+    way out (--restart), never "unexpected failure (RecursionError)"."""
+    doc = parse_document("First part.\n", markdown=False)
+    out = tmp_path / "book.wav"
+    if state == "/dev/zero":
+        state_path(out).symlink_to("/dev/zero")
+    else:
+        state_path(out).write_text(state, encoding="utf-8")
+    with pytest.raises(CannotResumeError, match=r"is damaged.*--restart"):
+        LongFormJob(cv2_engine, doc, script_voices[0], out, LongFormSettings(seed=3, **FAST))

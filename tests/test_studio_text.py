@@ -361,3 +361,40 @@ def test_app_dictionary_path_follows_the_app_home(monkeypatch: pytest.MonkeyPatc
     assert code == 0 and out.strip() == "Hello Win."
     monkeypatch.setenv("COSY_LEXICON", str(tmp_path / "elsewhere.csv"))  # the explicit file comes first
     assert app_lexicon_path() == tmp_path / "elsewhere.csv"
+
+
+def test_a_script_of_200000_pause_60s_lines() -> None:
+    """Each pause is within its bound, but 3,333 hours of silence together are refused at once."""
+    from cosycore.studio.script import MAX_TOTAL_PAUSE_SECONDS
+
+    text = "Anna: Hello.\n" + "[pause 60s]\n" * 200_000
+    with pytest.raises(ScriptError) as e:
+        parse_script(text)
+    assert "pauses of the script add up" in str(e.value) and len(e.value.problems) == 1
+    assert e.value.problems[0].line == 2 + int(MAX_TOTAL_PAUSE_SECONDS // 60)
+
+
+def test_a_script_of_30000_speech_lines() -> None:
+    with pytest.raises(ScriptError, match="longer than 20,000 lines"):
+        parse_script("Anna: Hi.\n" * 30_000)
+
+
+def test_lexicon_etc_shadow_does_not_show_its_first_row(tmp_path: Path) -> None:
+    """``[lexicon /etc/shadow]``: a readable file that is not a dictionary; its content is never echoed."""
+    from cosycore.studio.lexicon import LexiconError, load_csv
+
+    secret = tmp_path / "shadow"
+    secret.write_text("root:$6$SECRETHASH:19000:0:99999:7:::\n", encoding="utf-8")
+    with pytest.raises(LexiconError) as e:
+        load_csv(secret)
+    assert "SECRETHASH" not in str(e.value) and "root" not in str(e.value)
+    assert "not a pronunciation dictionary" in str(e.value)
+
+
+def test_cosy_lexicon_dev_zero_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``COSY_LEXICON=/dev/zero``: refused with a typed error (not silently ignored, not read forever)."""
+    from cosycore.studio.lexicon import APP_LEXICON_ENV, LexiconError, load_app_lexicon
+
+    monkeypatch.setenv(APP_LEXICON_ENV, "/dev/zero")
+    with pytest.raises(LexiconError, match="not a regular file"):
+        load_app_lexicon()

@@ -95,3 +95,17 @@ def _prompt(tmp_path: Path) -> Path:
     sf.write(path, (0.3 * np.sin(2 * np.pi * 150 * t) * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t))).astype("float32"),
              16000)
     return path
+
+
+def test_text_with_raw_esc_sequences() -> None:
+    """Terminal escapes, bidi overrides and NUL in the typed text never reach a subtitle file."""
+    from cosycore.studio.subtitles import Cue as StudioCue
+    from cosycore.studio.subtitles import srt_text, vtt_text
+    from cosycore.subtitles import Cue as BaseCue
+    from cosycore.subtitles import srt
+
+    text = "Hi \x1b[31mred\x1b[0m \x1b]0;pwned\x07there\u202e\x00."
+    for out in (srt([BaseCue(0.0, 1.0, text)]), srt_text([StudioCue(0.0, 1.0, text, "A\x1b[2J")]),
+                vtt_text([StudioCue(0.0, 1.0, text, "A")])):
+        assert "\x1b" not in out and "\u202e" not in out and "\x00" not in out and "pwned" not in out
+        assert "Hi red there." in out

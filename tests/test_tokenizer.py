@@ -243,3 +243,20 @@ def test_missing_tokenizer_config_uses_qwen_defaults(tmp_path: Path, qwen_dir: P
     (folder / "tokenizer_config.json").unlink()
     tok = TextTokenizer.from_dir(folder, "cosyvoice2")
     assert tok.special_ids["<|endoftext|>"] == 151643 and tok.endofprompt_id == 151646
+
+
+@pytest.mark.parametrize("name", ["vocab.json", "merges.txt"])
+def test_tokenizer_file_that_is_a_symlink_to_dev_zero(tmp_path: Path, qwen_dir: Path, name: str) -> None:
+    """Refused before any byte is read (it used to be read whole: 3.2 GB)."""
+    folder = _copy(qwen_dir, tmp_path / "q")
+    (folder / name).unlink()
+    (folder / name).symlink_to("/dev/zero")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        TextTokenizer.from_dir(folder)
+
+
+def test_vocab_json_nested_100000_deep(tmp_path: Path, qwen_dir: Path) -> None:
+    folder = _copy(qwen_dir, tmp_path / "q")
+    (folder / "vocab.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(ConfigError, match="nests deeper"):
+        TextTokenizer.from_dir(folder)

@@ -261,6 +261,8 @@ def run_synth(args: argparse.Namespace, io: CliIO, load_engine: EngineLoader) ->
     from ..frontend.text_checks import DEFAULT_MAX_CHARS
     from ..request import validate_request
 
+    if args.max_chars is not None and args.max_chars < 1:
+        raise UsageError(f"--max-chars must be 1 or more (characters of text in one request), not {args.max_chars}.")
     max_chars = args.max_chars or DEFAULT_MAX_CHARS
     if args.script is not None:
         from ..studio.cli import run_script_synth

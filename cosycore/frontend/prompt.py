@@ -98,6 +98,11 @@ class PromptFeatures:
 def _mono_array(audio: np.ndarray | torch.Tensor) -> np.ndarray:
     """[N], [C, N] or [N, C] (C ≤ 8 channels) → float32 [N], channels averaged."""
     x = audio.detach().cpu().numpy() if isinstance(audio, torch.Tensor) else np.asarray(audio)
+    if np.issubdtype(x.dtype, np.integer) and not np.issubdtype(x.dtype, np.bool_):
+        # PCM integers (int16 from a WAV or a microphone): scaled so that full scale is 1.0, not 32767
+        info = np.iinfo(x.dtype)
+        middle = 0 if info.min < 0 else (int(info.max) + 1) // 2  # unsigned PCM (uint8) is centred
+        x = (x.astype(np.float32) - np.float32(middle)) / np.float32(-float(info.min) if info.min < 0 else middle)
     if x.ndim == 2 and min(x.shape) <= 8:
         x = x.mean(axis=0 if x.shape[0] <= x.shape[1] else 1)
     if x.ndim != 1:

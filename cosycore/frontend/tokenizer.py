@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ConfigError, ModelNotFoundError
+from ..safety import UnsafeFileError, loads_strict_json, read_text_file
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from tokenizers import Tokenizer
@@ -152,15 +153,31 @@ class BPEFiles:
     added: tuple[AddedTokenSpec, ...]
 
 
-def _read_json(path: Path) -> Any:
+MAX_TOKENIZER_FILE_BYTES = 64 << 20  # Qwen2's vocab.json is 2.8 MB, merges.txt 1.7 MB
+
+
+def _read_capped(path: Path) -> str:
+    """The text of a tokenizer file: a regular file (not a link to /dev/zero) of bounded size."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return read_text_file(path, MAX_TOKENIZER_FILE_BYTES)
     except FileNotFoundError as e:
         raise ModelNotFoundError(
             f"{path} is missing; the tokenizer folder is incomplete. Download the model again "
             "or copy the file in."
         ) from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except UnsafeFileError as e:
+        raise ConfigError(f"{e}; a tokenizer file must be an ordinary file. Download the model again.") from e
+    except OSError as e:
+        raise ConfigError(f"cannot read {path} ({e.strerror or e}); check the file's permissions.") from e
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path} is not UTF-8 text ({e}); the file is corrupt, download it again.") from e
+
+
+def _read_json(path: Path) -> Any:
+    text = _read_capped(path)
+    try:
+        return loads_strict_json(text)
+    except ValueError as e:
         raise ConfigError(f"{path} is not valid JSON ({e}); the file is corrupt, download it again.") from e
 
 
@@ -191,16 +208,7 @@ def _parse_merge_lines(lines: Iterable[str], path: Path) -> tuple[tuple[str, str
 
 
 def _read_merges(path: Path) -> tuple[tuple[str, str], ...]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise ModelNotFoundError(
-            f"{path} is missing; the tokenizer folder is incomplete. Download the model again "
-            "or copy the file in."
-        ) from e
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{path} is not UTF-8 text ({e}); the file is corrupt, download it again.") from e
-    return _parse_merge_lines(text.splitlines(), path)
+    return _parse_merge_lines(_read_capped(path).splitlines(), path)
 
 
 def _added_from_config(path: Path) -> tuple[AddedTokenSpec, ...]:

@@ -11,6 +11,7 @@ Exit codes: 0 success, 1 failure (the message says what to do), 2 usage, 130 can
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import shutil
 import sys
@@ -180,6 +181,14 @@ def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:
 
 def _cmd_download(args: argparse.Namespace, io: _Streams) -> int:
     models_dir = args.models_dir or dl.default_models_dir()
+    if args.endpoint is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(args.endpoint.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc or any(c.isspace() for c in args.endpoint.strip()):
+            io.stderr.write(f"error: --endpoint {escape_control(args.endpoint)!r} is not a web address; give one like "
+                            "https://hf-mirror.com (or leave it out for huggingface.co).\n")
+            return EXIT_USAGE
     bar = ProgressLine(io.stderr)
     try:
         model = dl.download_model(args.model, models_dir, source=args.source, endpoint=args.endpoint,
@@ -249,7 +258,9 @@ def run_models_command(args: argparse.Namespace, io: _Streams | None = None) -> 
         return EXIT_FAILED
     except OSError as e:  # a models folder that cannot be read or changed
         logger.debug("models %s failed", args.models_command, exc_info=True)
-        streams.stderr.write(f"error: {escape_control(e, keep=chr(10))}; check the folder's permissions.\n")
+        advice = ("the folder is on a read-only disk; choose a models folder on a writable one (--dir)"
+                  if e.errno == errno.EROFS else "check the folder's permissions")
+        streams.stderr.write(f"error: {escape_control(e, keep=chr(10))}; {advice}.\n")
         return EXIT_FAILED
 
 

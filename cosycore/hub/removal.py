@@ -6,10 +6,15 @@
   ``models remove ~ --partial`` cannot reach the home folder. An unknown id is an error.
 * :func:`remove_model` deletes an installed model. A folder with an install manifest (one Cosy
   Studio downloaded) loses exactly the files the manifest lists, and the manifest; anything else
-  found in it (documents someone saved there) is kept, and the folder with it. A folder without a
-  manifest (one the user brought, e.g. with "Use a folder I already have") is never deleted unless
-  the caller confirms (``delete_user_folder=True``) and the folder holds nothing but the files of a
-  release; otherwise it is only forgotten (the app drops it from its list; nothing on disk changes).
+  found in it (documents someone saved there) is kept, and the folder with it. The manifest is
+  trusted only when it matches the catalogue and the disk: every file it lists must be a file of
+  its catalogue entry (by name) and be on disk as a regular file of the size it records; otherwise
+  (a planted manifest listing ``thesis.docx``, a file changed since) nothing is deleted. A folder
+  without a manifest (one the user brought, e.g. with "Use a folder I already have") is never
+  deleted unless the caller confirms (``delete_user_folder=True``) and the folder holds nothing but
+  the files of a release, by name (the catalogue's file list of its family) and by size (within
+  :data:`SIZE_FACTOR` of the catalogue's size; a fine-tune's ``epoch_10.pt`` or ``train_config.yaml``
+  is not a release file); otherwise it is only forgotten (nothing on disk changes).
 * :func:`remove_target` resolves what ``cosycore models remove`` was given: a catalogue id (its
   folder in the models folder) or a folder path.
 
@@ -32,8 +37,8 @@ from pathlib import Path, PurePosixPath
 
 from ..config import detect_family
 from ..errors import DownloadError, ModelLoadError, ModelNotFoundError
-from ..manifest import MANIFEST_NAME, read_manifest
-from .catalog import load_catalog, required_files_for
+from ..manifest import MANIFEST_NAME, Manifest, read_manifest
+from .catalog import load_catalog
 from .common import STAGING_DIR, STATE_NAME, default_models_dir
 from .listing import list_partial
 from .staging import StagingLock
@@ -41,11 +46,12 @@ from .staging import StagingLock
 logger = logging.getLogger(__name__)
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-# Files a published release folder holds besides the ones the engine needs (top level, Qwen folder).
-_RELEASE_TOP = re.compile(r"^(?:[^/]+\.(?:pt|onnx|yaml)|README\.md|configuration\.json|\.gitattributes|"
-                          r"\.cosy-manifest\.json|\.cosy-download\.json)$")
-_RELEASE_QWEN = re.compile(r"^CosyVoice-BlankEN/(?:[^/]+\.(?:json|txt|safetensors|model|tiktoken)|README\.md|"
-                           r"LICENSE|\.gitattributes)$")
+# A release's own small files besides the catalogue's (a hub repository's), each at most this size.
+_RELEASE_EXTRAS = ("README.md", "configuration.json", ".gitattributes", "CosyVoice-BlankEN/README.md",
+                   "CosyVoice-BlankEN/LICENSE", "CosyVoice-BlankEN/.gitattributes", STATE_NAME)
+_EXTRA_MAX_BYTES = 256 << 10
+SIZE_FACTOR = 2.0  # a release file's size is within this factor of the catalogue's approximate size
+_SMALL_BYTES = 1 << 20  # catalogue files smaller than this (configs, yaml) may be up to this size
 
 
 @dataclass(frozen=True)
@@ -144,8 +150,52 @@ def _delete_listed(folder: Path, ours: set[str]) -> int:
     return deleted
 
 
-def _release_file(rel: str) -> bool:
-    return bool(_RELEASE_TOP.match(rel) or _RELEASE_QWEN.match(rel))
+def _size_of(folder: Path, rel: str) -> int | None:
+    """The size of ``folder / rel`` when it is a regular file inside the folder (no link); else None."""
+    path = safe_member(folder, rel)
+    if path is None:
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _release_file(rel: str, size: int | None = None, family: str | None = None) -> bool:
+    """Whether ``rel`` (of ``size`` bytes) is a file of a release of ``family`` (any family: None),
+    by name (the catalogue's files, a few small repository files) and size."""
+    if rel in _RELEASE_EXTRAS:
+        return size is None or size <= _EXTRA_MAX_BYTES
+    for entry in load_catalog():
+        if family is not None and entry.family != family:
+            continue
+        for f in entry.files:
+            if f.path != rel:
+                continue
+            if size is None:
+                return True
+            if f.approx_bytes < _SMALL_BYTES:
+                if size <= _SMALL_BYTES:
+                    return True
+            elif f.approx_bytes / SIZE_FACTOR <= size <= f.approx_bytes * SIZE_FACTOR:
+                return True
+    return False
+
+
+def _untrusted_manifest(folder: Path, manifest: Manifest) -> str | None:
+    """Why the install manifest does not match the catalogue and the disk, or None when it does."""
+    entries = [e for e in load_catalog() if e.id == manifest.model_id]
+    if not entries:
+        return f"it names {manifest.model_id!r}, which is not in the catalogue"
+    names = {f.path for f in entries[0].files}
+    for f in manifest.files:
+        if f.path not in names:
+            return f"it lists {f.path!r}, which is not a file of {manifest.model_id}"
+        size = _size_of(folder, f.path)
+        if size is not None and size != f.size:  # a link in its place is removed as a link, never followed
+            return f"{f.path} is {size:,} bytes on disk where it recorded {f.size:,}"
+    return None
 
 
 def remove_model(folder: Path | str, *, delete_user_folder: bool = False) -> RemovalReport:
@@ -163,6 +213,11 @@ def remove_model(folder: Path | str, *, delete_user_folder: bool = False) -> Rem
         if bad:
             raise DownloadError(f"Not deleting {folder}: its install manifest names paths outside the folder "
                                 f"({bad[0]!r}). Delete the folder by hand if it is yours to delete.")
+        untrusted = _untrusted_manifest(folder, manifest)
+        if untrusted is not None:
+            raise DownloadError(f"Not deleting {folder}: its install manifest does not match the catalogue and the "
+                                f"files on disk ({untrusted}), so the folder is only forgotten. Delete it by hand "
+                                "if it is yours to delete.")
         ours = {*listed, MANIFEST_NAME, STATE_NAME}
     else:
         try:
@@ -175,12 +230,13 @@ def remove_model(folder: Path | str, *, delete_user_folder: bool = False) -> Rem
                 "only forgotten, never deleted. To delete its release files anyway, confirm with "
                 "--delete-user-folder (only a folder holding nothing but a release's files is deleted)."
             )
-        extra = [p for p in present if not _release_file(p) and p not in required_files_for(family)]
+        extra = [p for p in present if not _release_file(p, _size_of(folder, p), family)]
+        extra.sort(key=lambda p: _release_file(p, None, family))  # files not named like a release's first
         if extra:
             raise DownloadError(
-                f"Not deleting {folder}: besides the model it holds {len(extra)} other file(s) "
-                f"({', '.join(extra[:3])}{' …' if len(extra) > 3 else ''}). Move them out first, or delete the "
-                "folder by hand."
+                f"Not deleting {folder}: besides the release's own files (by name and size) it holds "
+                f"{len(extra)} other file(s) ({', '.join(extra[:3])}{' …' if len(extra) > 3 else ''}), so it is "
+                "only forgotten. Move them out first, or delete the folder by hand."
             )
         ours = set(present)
     kept = tuple(p for p in present if p not in ours)

@@ -18,6 +18,7 @@ from ..errors import (
     DownloadError,
     StorageError,
 )
+from ..safety import UnsafeFileError, read_json_file
 from ..voices import write_atomic
 from .common import PART_SUFFIX, STATE_NAME
 from .plan import DownloadPlan
@@ -65,10 +66,10 @@ class StagingLock:
 
 def read_json(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_file(path, 16 << 20)  # capped in size and depth
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, UnsafeFileError) as e:
         logger.warning("ignoring unreadable %s: %s", path, e)
         return None
     return data if isinstance(data, dict) else None

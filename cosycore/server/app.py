@@ -7,7 +7,11 @@ Endpoints:
   them (chunked); ``"sse"`` sends ``speech.audio.delta`` events (base64 audio) and one
   ``speech.audio.done`` event with the usage, as OpenAI does.
 * ``GET /v1/models``, ``GET /v1/voices`` (our extension: name, family, language, transcript present),
-  ``GET /health``.
+  ``GET /health`` (503 while no model is loaded).
+
+Before any route, :mod:`.guard` refuses other hosts (DNS rebinding), web pages' origins unless
+allowed, bodies that are not JSON, slow and surplus connections. A method a route does not take is
+a 405 with an ``Allow`` header; every body that is not a valid request is a 400.
 
 A request is checked completely before any audio is sent: the body and the voice here, then the
 engine's own checks, whose errors arrive before the first chunk. Until the first chunk, every
@@ -24,13 +28,15 @@ import hmac
 import json
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -38,6 +44,7 @@ from starlette.types import Receive, Scope, Send
 from ..errors import CosyError, InputError
 from ..voices import VoiceLibrary
 from .encode import MEDIA_TYPES, encode_whole, stream_encoder, writable_formats
+from .guard import ConnectionLimits, RequestGuard
 from .schema import ApiError, SpeechParams, choose_mode, parse_speech_request
 from .worker import Audio, Cancelled, Done, Event, Failed, NoModelError, QueueFullError, SpeechJob, SpeechWorker, Ticket
 
@@ -49,11 +56,14 @@ DEFAULT_MAX_INPUT_CHARS = 4096  # OpenAI's limit for this endpoint
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """Limits and the key; the host and port belong to the runner (:mod:`.run`)."""
+    """Limits, the key and who may call; the host and port belong to the runner (:mod:`.run`)."""
 
     api_key: str | None = None  # required as "Authorization: Bearer KEY" on /v1/* when set
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS
+    allow_hosts: tuple[str, ...] = ()  # Host names accepted besides the bound address and localhost
+    allow_origins: tuple[str, ...] = ()  # web page origins allowed to call (CORS); none by default
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 def error_response(err: ApiError) -> JSONResponse:
@@ -124,7 +134,7 @@ class SpeechResponse(Response):
             await self._stopping(send)
             return
         if isinstance(first, Failed):
-            await _send_error(send, _engine_error(first.error))
+            await send_error(send, _engine_error(first.error))
             return
         if self.params.stream_format is None:
             await self._send_whole(first, send)
@@ -145,7 +155,7 @@ class SpeechResponse(Response):
             await self._stopping(send)
             return
         if isinstance(event, Failed):
-            await _send_error(send, _engine_error(event.error))
+            await send_error(send, _engine_error(event.error))
             return
         assert isinstance(event, Done)
         samples = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
@@ -171,7 +181,7 @@ class SpeechResponse(Response):
     async def _stopping(self, send: Send) -> None:
         """Cancelled before any audio: by the client (nobody to answer) or by the server stopping."""
         if not self.disconnected.is_set():
-            await _send_error(send, ApiError(503, "The server is stopping; send the request again later.",
+            await send_error(send, ApiError(503, "The server is stopping; send the request again later.",
                                              "server_error", None, "server_stopping"))
 
     async def _stream_bytes(self, first: Event, sse: bool) -> AsyncIterator[bytes]:
@@ -211,7 +221,7 @@ class SpeechResponse(Response):
             event = await self._next()
 
 
-async def _send_error(send: Send, err: ApiError) -> None:
+async def send_error(send: Send, err: ApiError) -> None:
     body = json.dumps(err.body()).encode()
     headers = _headers("application/json", len(body)) + [(k.encode(), v.encode()) for k, v in err.headers]
     await send({"type": "http.response.start", "status": err.status, "headers": headers})
@@ -264,10 +274,23 @@ class SpeechServer:
         if length is not None and length.isdigit() and int(length) > limit:
             raise too_big
         body = bytearray()
-        async for piece in request.stream():
-            body.extend(piece)
-            if len(body) > limit:
-                raise too_big
+        seconds = self.options.limits.body_seconds
+
+        async def read() -> None:
+            async for piece in request.stream():
+                body.extend(piece)
+                if len(body) > limit:
+                    raise too_big
+
+        try:
+            await asyncio.wait_for(read(), seconds)
+        except asyncio.TimeoutError:
+            raise ApiError(408, f"The request body did not arrive within {seconds:g} s.", "invalid_request_error",
+                           None, "request_timeout") from None
+        except ClientDisconnect:
+            logger.info("a client left during its upload (%s bytes of the body had arrived)", f"{len(body):,}")
+            raise ApiError(400, "The client left during its upload.", "invalid_request_error", None,
+                           "client_disconnected") from None
         return bytes(body)
 
     async def speech(self, request: Request) -> Response:
@@ -315,7 +338,7 @@ class SpeechServer:
     async def health(self, request: Request) -> Response:
         facts = self.worker.host.model_facts()
         s = self.worker.stats()
-        return JSONResponse({
+        return JSONResponse(status_code=200 if facts is not None else 503, content={
             "status": "ok" if facts is not None else "no_model",
             "model": facts.id if facts is not None else None,
             "queue": {"running": s.running, "waiting": s.waiting, "capacity": s.capacity},
@@ -337,8 +360,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     kind = "invalid_request_error" if exc.status_code < 500 else "server_error"
     err = ApiError(exc.status_code, f"{request.method} {request.url.path}: {exc.detail}", kind, None,
-                   "not_found" if exc.status_code == 404 else None)
-    return error_response(err)
+                   "not_found" if exc.status_code == 404 else None, tuple((exc.headers or {}).items()))
+    return error_response(err)  # a 405 keeps Starlette's Allow header
 
 
 def create_app(worker: SpeechWorker, library: VoiceLibrary, options: ServerOptions | None = None) -> Starlette:
@@ -351,6 +374,11 @@ def create_app(worker: SpeechWorker, library: VoiceLibrary, options: ServerOptio
         Route("/health", server.health, methods=["GET"]),
     ]
     handlers = {ApiError: _api_error, HTTPException: _http_error, Exception: _unexpected_error}
-    app = Starlette(routes=routes, exception_handlers=handlers)
+    opts = server.options
+    middleware = [Middleware(RequestGuard, allow_hosts=opts.allow_hosts, allow_origins=opts.allow_origins)]
+    if opts.allow_origins:
+        middleware.append(Middleware(CORSMiddleware, allow_origins=list(opts.allow_origins),
+                                     allow_methods=["GET", "POST"], allow_headers=["authorization", "content-type"]))
+    app = Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
     app.state.server = server
     return app

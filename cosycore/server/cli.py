@@ -38,6 +38,12 @@ def add_serve_subparser(sub: Any) -> None:
     p.add_argument("--max-input-chars", type=int, default=DEFAULT_MAX_INPUT_CHARS,
                    help=f"longest 'input' accepted (default {DEFAULT_MAX_INPUT_CHARS}, OpenAI's limit)")
     p.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, help=argparse.SUPPRESS)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests whose Host is NAME (default: only the address listened on and "
+                        "localhost, which stops DNS-rebinding web pages); repeatable")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="let web pages from ORIGIN (e.g. http://localhost:3000) call the server; by default "
+                        "every request a browser sends from a web page is refused; repeatable")
 
 
 def run_serve_command(args: argparse.Namespace, io: Any) -> int:
@@ -69,7 +75,8 @@ def run_serve_command(args: argparse.Namespace, io: Any) -> int:
         worker = SpeechWorker(host, max_waiting=args.queue)
         library = VoiceLibrary(args.voices_dir or default_voices_dir())
         options = ServerOptions(api_key=api_key, max_body_bytes=args.max_body_bytes,
-                                max_input_chars=args.max_input_chars)
+                                max_input_chars=args.max_input_chars, allow_hosts=tuple(args.allow_host),
+                                allow_origins=tuple(args.allow_origin))
         app = create_app(worker, library, options)
         url = server_url(sock)
         io.stderr.write(

@@ -76,10 +76,16 @@ def server_url(sock: socket.socket) -> str:
 
 
 def _config(app: Starlette, log_level: str):  # -> uvicorn.Config
+    """uvicorn's settings; the connection limits come from the app's options (:mod:`.guard`)."""
     import uvicorn
 
+    from .guard import ConnectionLimits, guarded_protocol
+
+    server = getattr(app.state, "server", None)
+    limits = server.options.limits if server is not None else ConnectionLimits()
     return uvicorn.Config(app, log_level=log_level, lifespan="off", access_log=False,
-                          timeout_graceful_shutdown=GRACEFUL_SECONDS, server_header=False)
+                          timeout_graceful_shutdown=GRACEFUL_SECONDS, server_header=False,
+                          http=guarded_protocol(limits), timeout_keep_alive=5)
 
 
 def serve_forever(app: Starlette, sock: socket.socket, *, log_level: str = "warning") -> None:

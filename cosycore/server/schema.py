@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..frontend.text_checks import check_spoken_text
+from ..safety import MAX_JSON_DEPTH, json_depth_ok
 from ..speed import MAX_SPEED, MIN_SPEED
 
 # OpenAI's formats; which of them this machine can write is decided by encode.writable_formats().
@@ -149,22 +150,51 @@ def _instructions(body: dict[str, Any]) -> str:
     return text
 
 
+def _no_lone_surrogates(value: Any, where: str = "") -> None:
+    """A JSON ``\\ud800`` escape gives a string no UTF-8 text can hold: a 400 that says where."""
+    if isinstance(value, str):
+        bad = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), None)
+        if bad is not None:
+            raise _bad(f"'{where or 'the body'}' holds a lone UTF-16 surrogate (\\u{ord(value[bad]):04x} at character "
+                       f"{bad + 1}), which is not text; send the character itself in UTF-8, or its full "
+                       "surrogate pair.", where or None, "invalid_value")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_lone_surrogates(key, where or "a key")
+            _no_lone_surrogates(item, where or str(key))
+    elif isinstance(value, list):
+        for item in value:
+            _no_lone_surrogates(item, where)
+
+
 def parse_speech_request(raw: bytes, *, max_input_chars: int, writable: tuple[str, ...]) -> SpeechParams:
     """Check a ``/v1/audio/speech`` body (JSON bytes). Raises :class:`ApiError` (400) on any problem."""
     try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        text = raw.decode("utf-8")
+        if not json_depth_ok(text):  # 30,000 '[' are a 400, not a RecursionError
+            raise ValueError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
+        body = json.loads(text)  # NaN passes here and is refused by the field's own check
+    except UnicodeDecodeError as e:
+        raise _bad(f"The request body is not UTF-8 ({e.reason} at byte {e.start}).", None, "invalid_json") from e
+    except (ValueError, RecursionError) as e:  # also a number of more than 4,300 digits
         raise _bad(f"The request body is not valid JSON: {e}.", None, "invalid_json") from e
     if not isinstance(body, dict):
         raise _bad("The request body must be a JSON object.", None, "invalid_json")
+    _no_lone_surrogates(body)
     model = _string(body, "model", "") or ""
+    stream_format = _stream_format(body)
+    response_format = _format(body, writable)
+    if stream_format is not None and response_format == "flac":
+        raise _bad("FLAC is not streamed: a FLAC header needs the total length, so a streamed FLAC is one that "
+                   "not every reader reads. Leave out stream_format for a FLAC file, or stream wav, pcm, mp3 "
+                   "or opus.", "response_format", "unsupported_value")
     return SpeechParams(
         input=_input_text(body, max_input_chars),
         voice=_voice_name(body),
         instructions=_instructions(body),
-        response_format=_format(body, writable),
+        response_format=response_format,
         speed=_speed(body),
-        stream_format=_stream_format(body),
+        stream_format=stream_format,
         seed=_seed(body),
         model=model,
     )

@@ -132,6 +132,7 @@ class Ticket:
         self._cancelled.set()
         if not self.started.is_set():
             self._emit(Cancelled())  # answer now; the engine's thread skips the job when it comes to it
+            self._worker._drop_waiting(self)  # and its queue slot is free for the next request at once
         self._worker._cancel_running(self)
 
     async def next_event(self) -> Event:
@@ -220,6 +221,14 @@ class SpeechWorker:
     def _retry_after_locked(self) -> int:
         return max(1, min(300, math.ceil(self._seconds * len(self._pending))))
 
+    def _drop_waiting(self, ticket: Ticket) -> None:
+        """A waiting request was cancelled (its client left): free its slot now, not when its turn comes."""
+        with self._lock:
+            running = self._running
+            if ticket in self._pending and (running is None or running.ticket is not ticket):
+                self._pending.discard(ticket)
+                self._stats.cancelled += 1
+
     def _cancel_running(self, ticket: Ticket) -> None:
         with self._lock:  # held while cancelling, so the engine cannot move on to another request meanwhile
             running = self._running
@@ -250,9 +259,12 @@ class SpeechWorker:
         finally:
             with self._lock:
                 self._running = None
+                counted = ticket in self._pending  # a waiting request dropped by its cancel is counted there
                 self._pending.discard(ticket)
                 stats = self._stats
-                if outcome == "done":
+                if not counted:
+                    pass
+                elif outcome == "done":
                     stats.served += 1
                     self._seconds = 0.7 * self._seconds + 0.3 * (time.monotonic() - start)
                 elif outcome == "failed":

@@ -44,6 +44,7 @@ from ..frontend.tags import PROTECTED_TAGS
 from ..frontend.text_checks import find_control_markers
 from ..frontend.tokenizer import ARPABET_PHONES, PINYIN_PHONES
 from ..paths import ensure_legacy_moved, user_data_dir
+from ..safety import UnsafeFileError, read_regular_file
 from ..voices import Voice, write_atomic
 
 CSV_HEADER = ("term", "replacement", "whole_word", "case_sensitive")
@@ -264,7 +265,7 @@ def app_lexicon_path() -> Path:
 def load_app_lexicon() -> Lexicon | None:
     """The app-wide dictionary, or None when there is no such file."""
     path = app_lexicon_path()
-    return load_csv(path) if path.is_file() else None
+    return load_csv(path) if path.exists() else None  # a device or FIFO there is an error, not ignored
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,9 +291,9 @@ def parse_csv(text: str, *, name: str = "the dictionary") -> Lexicon:
     try:
         header = next(rows, None)
         if header is None or [h.strip().lower() for h in header[:2]] != ["term", "replacement"]:
-            got = ",".join(header[:2]) if header else "nothing"
+            # the row itself is not shown: the file may be any readable file ([lexicon /etc/shadow])
             raise LexiconError(f"{name} is not a pronunciation dictionary: its first row must start "
-                               f"'term,replacement' (it starts {got!r}). Add that header row.")
+                               "'term,replacement'. Add that header row, or name the right file.")
         columns = [h.strip().lower() for h in header]
         entries: list[LexiconEntry] = []
         for row in rows:
@@ -331,12 +332,17 @@ def to_csv(lexicon: Lexicon | Iterable[LexiconEntry]) -> str:
 def load_csv(path: Path | str) -> Lexicon:
     """Read a dictionary file (UTF-8 CSV)."""
     path = Path(path)
-    if not path.is_file():
-        raise LexiconError(f"The dictionary file '{path}' does not exist.")
-    if path.stat().st_size > MAX_CSV_BYTES:
-        raise LexiconError(f"'{path.name}' is larger than {MAX_CSV_BYTES // 2**20} MiB; that is not a dictionary.")
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_regular_file(path, MAX_CSV_BYTES)
+    except FileNotFoundError:
+        raise LexiconError(f"The dictionary file '{path}' does not exist.") from None
+    except UnsafeFileError as e:
+        raise LexiconError(f"The dictionary file '{path}' cannot be used: {str(e).replace(str(path), 'it')}; "
+                           f"a dictionary is a UTF-8 CSV file of at most {MAX_CSV_BYTES // 2**20} MiB.") from None
+    except OSError as e:
+        raise LexiconError(f"The dictionary file '{path}' cannot be read: {e.strerror or e}.") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise LexiconError(f"'{path.name}' is not UTF-8 text ({e.reason}); save it as UTF-8 CSV.") from None
     return parse_csv(text, name=path.name)

@@ -43,6 +43,7 @@ from ..errors import InputError, StorageError
 from ..frontend.chunking import iter_chunks
 from ..frontend.text_checks import is_speakable
 from ..request import Mode
+from ..safety import UnsafeFileError, read_json_file
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format
@@ -55,6 +56,7 @@ SEGMENT_CHARS = 600
 HEADING_PAUSE = 0.8  # seconds after a heading
 PARAGRAPH_PAUSE = 0.6  # seconds after a paragraph
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+MAX_STATE_BYTES = 256 * 1024 * 1024  # a render state lists one number per segment
 SEED_LIMIT = 2**31 - 1
 ChapterMode = Literal["cue", "split", "none"]
 
@@ -283,13 +285,13 @@ class LongFormJob:
     # -- state --------------------------------------------------------------------------------
     def _read_state(self) -> _State | None:
         path = state_path(self.out)
-        if not path.exists():
+        if not os.path.lexists(path):
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = read_json_file(path, MAX_STATE_BYTES)  # a regular file, capped in size and depth
             state = _State(int(data["version"]), str(data["fingerprint"]), int(data["base_seed"]),
                            int(data["sample_rate"]), [int(n) for n in data["segment_samples"]])
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, ArithmeticError, UnsafeFileError) as e:
             raise CannotResumeError(f"the render state {path.name} is damaged ({e}); start over with --restart "
                              "(only the unfinished render is discarded).") from None
         return state

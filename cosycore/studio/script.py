@@ -42,6 +42,9 @@ MAX_NAME_CHARS = 64
 MAX_PAUSE_SECONDS = 60.0
 MAX_SCRIPT_BYTES = 16 * 1024 * 1024
 MAX_LINE_CHARS = 5000
+MAX_TOTAL_PAUSE_SECONDS = 3600.0  # every [pause] of a script together (each is at most MAX_PAUSE_SECONDS)
+MAX_SCRIPT_LINES = 20_000  # speech lines of one script
+MAX_SCRIPT_CHARS = 2_000_000  # characters to speak in one script (about 40 hours)
 
 _PAUSE_RE = re.compile(r"^\[\s*pause\b(?P<body>[^\]]*)\]$", re.IGNORECASE)
 _PAUSE_VALUE_RE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>ms|s)\s*$", re.IGNORECASE)
@@ -240,6 +243,22 @@ def _parse_directive(raw: str, line_no: int, base: Path | None, problems: list[S
     return None
 
 
+def _over_total(item: SpeechLine | Pause, totals: list[float]) -> str | None:
+    """Add ``item`` to the script's running totals; why the script is too long, or None."""
+    if isinstance(item, Pause):
+        totals[0] += item.seconds or 0.0
+        if totals[0] > MAX_TOTAL_PAUSE_SECONDS:
+            return (f"the pauses of the script add up to more than {MAX_TOTAL_PAUSE_SECONDS / 60:g} minutes; "
+                    "shorten them, or split the script into several.")
+        return None
+    totals[1] += 1
+    totals[2] += len(item.text)
+    if totals[1] > MAX_SCRIPT_LINES or totals[2] > MAX_SCRIPT_CHARS:
+        return (f"the script is longer than {MAX_SCRIPT_LINES:,} lines or {MAX_SCRIPT_CHARS:,} characters to "
+                "speak; split it into several scripts.")
+    return None
+
+
 def parse_script(text: str, *, name: str = "", base_dir: Path | str | None = None) -> Script:
     """Parse script text; raise :class:`ScriptError` listing every malformed line.
 
@@ -253,6 +272,7 @@ def parse_script(text: str, *, name: str = "", base_dir: Path | str | None = Non
     items: list[SpeechLine | Pause] = []
     lexicons: list[Path] = []
     blank_pending: int | None = None
+    totals = [0.0, 0.0, 0.0]  # pause seconds, speech lines, characters to speak
     for line_no, raw_line in enumerate(text.splitlines(), start=1):
         raw = raw_line.strip()
         if not raw:
@@ -276,6 +296,10 @@ def parse_script(text: str, *, name: str = "", base_dir: Path | str | None = Non
                 items.append(Pause(blank_pending, None, paragraph=True))
             blank_pending = None
         items.append(item)
+        total = _over_total(item, totals)
+        if total is not None:
+            problems.append(ScriptProblem(line_no, total))
+            break  # the rest would only add to a total that is already too large
     if problems:
         raise ScriptError(problems, name)
     script = Script(tuple(items), tuple(lexicons), name)

@@ -30,7 +30,7 @@ def _clock(seconds: float, sep: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return base.cue_line(text)  # one line, no escape sequences or control characters
 
 
 def srt_text(cues: Iterable[Cue]) -> str:
