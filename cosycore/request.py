@@ -55,7 +55,7 @@ class SynthesisRequest:
 
 class ChunkTiming:
     """Where a chunk's audio ends, from its ``samples``, ``sample_rate`` and ``start_time``: the part of
-    :class:`AudioChunk` that the app's copy of a chunk (``app.engine_messages.Chunk``) shares."""
+    :class:`AudioChunk` that the app's copy of a chunk (``app.worker.engine_messages.Chunk``) shares."""
 
     samples: np.ndarray
     sample_rate: int

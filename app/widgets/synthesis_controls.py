@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from cosycore.errors import CosyError, InputError
 from cosycore.presets import InstructPreset, combine, instruct_prompt, load_instruct_presets
 
-from ..settings import Settings
-from ..user_presets import UserPreset, make_user_preset, merge_user_presets
+from ..config.settings import Settings
+from ..config.user_presets import UserPreset, make_user_preset, merge_user_presets
 from .preset_picker import Choice, PresetPicker, builtin_choice, builtin_key, toggle_selection, user_choice
 
 logger = logging.getLogger(__name__)

@@ -42,7 +42,7 @@ from cosycore.errors import StorageError
 from cosycore.voices import write_atomic
 
 from .script_take import ScriptInfo
-from .takes import AUDIO_NAME, SentenceSpan, Take, TakeList, TakeState
+from .take import AUDIO_NAME, SentenceSpan, Take, TakeList, TakeState
 
 logger = logging.getLogger(__name__)
 

@@ -240,7 +240,7 @@ class Settings:
     # -- measured speed ----------------------------------------------------------------------
     @property
     def measured_rtfs(self) -> dict[str, float]:
-        """Measured real-time factor per key of :func:`app.eta.rtf_key`, oldest first.
+        """Measured real-time factor per key of :func:`app.worker.eta.rtf_key`, oldest first.
 
         Stored as one JSON object; entries that are not positive finite numbers are dropped.
         """
