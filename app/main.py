@@ -114,7 +114,7 @@ def install_translators(app, language: str) -> list:
     """
     from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 
-    from .resources import translations_dir
+    from .config.resources import translations_dir
 
     locale = QLocale(language) if language else QLocale.system()
     installed = []
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_interpreter()
     from PySide6.QtWidgets import QApplication
 
-    from .settings import APP_AUTHOR, APP_NAME, Settings
+    from .config.settings import APP_AUTHOR, APP_NAME, Settings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)

@@ -1,7 +1,7 @@
 """The main window: the layout, the menus and the status bar; its jobs are done by controllers.
 
-It owns one :class:`~app.engine_thread.EngineThread`, one :class:`~app.playback.Player`, the session's
-:class:`~app.takes.TakeList`, the widgets and one controller per job (:mod:`app.controllers`): takes
+It owns one :class:`~app.worker.engine_thread.EngineThread`, one :class:`~app.audio.playback.Player`, the session's
+:class:`~app.takes.take.TakeList`, the widgets and one controller per job (:mod:`app.controllers`): takes
 and playback, export, audio devices, voices and the recorder, models, pronunciation dictionaries.
 Every slot runs on the GUI thread; the engine thread reports through queued signals, and only the
 newest take's chunks are shown and played.
@@ -27,23 +27,22 @@ from PySide6.QtWidgets import (
 
 from cosycore.voices import VoiceLibrary
 
+from .audio.playback import Player
+from .config.resources import icon
+from .config.settings import QUALITIES, Settings
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
 from .controllers.longform import LongFormController
 from .controllers.models import ModelsController
+from .controllers.performance import PerformanceMenu
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
+from .controllers.server import LocalServerDialog, ServerController
 from .controllers.session import SessionController
 from .controllers.takes import TakesController, expected_seconds
 from .controllers.voices import VoicesController
-from .engine_thread import EngineThread, ModelInfo, SpeakRequest
-from .performance_menu import PerformanceMenu
-from .playback import Player
-from .resources import icon
-from .server_controller import LocalServerDialog, ServerController
-from .settings import QUALITIES, Settings
-from .takes import Take, TakeList
+from .takes.take import Take, TakeList
 from .widgets.cast_table import CastTable
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
@@ -56,6 +55,7 @@ from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
 from .widgets.voice_panel import VoicePanel
 from .widgets.warning_box import WarningBox
 from .widgets.waveform import WaveformView
+from .worker.engine_thread import EngineThread, ModelInfo, SpeakRequest
 
 if TYPE_CHECKING:
     import numpy as np

@@ -57,7 +57,7 @@ def _prompt_audio(seconds: float = 2.0) -> np.ndarray:
 def _check_qt(out: IO[str]) -> Any:
     from PySide6.QtWidgets import QApplication
 
-    from .resources import icon, resource_root
+    from .config.resources import icon, resource_root
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     root = resource_root()
@@ -122,7 +122,7 @@ def _transcribe(out: IO[str], folder: Path) -> None:
 
 
 def _play(out: IO[str], audio: np.ndarray, sample_rate: int) -> None:
-    from .playback import default_device, load_sounddevice
+    from .audio.playback import default_device, load_sounddevice
 
     sd = load_sounddevice()
     if sd is None:

@@ -59,10 +59,10 @@ def build_window(model: Path | None, torch_threads: int):
                                                      name="Bench")
     from PySide6.QtWidgets import QApplication
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main import prepare_interpreter
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.worker.engine_thread import EngineThread
 
     prepare_interpreter()  # as app.main does
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -9,12 +9,12 @@
     env PYTHONPATH=. .venv/bin/python bench/bench_playback.py /tmp/draft.json --preroll-from none
 
 For every request of a report, the player opens its stream when the first chunk is ready, as the app
-does, with the pre-roll the app would choose: :func:`app.playback_feed.preroll_seconds` of the
+does, with the pre-roll the app would choose: :func:`app.audio.playback_feed.preroll_seconds` of the
 real-time factor measured on the earlier requests of the same process (the app's running average,
-:func:`app.eta.smoothed_rtf`; nothing measured before the first request, so the default pre-roll) and of
+:func:`app.worker.eta.smoothed_rtf`; nothing measured before the first request, so the default pre-roll) and of
 the request's audio length. The device asks for ``--block`` samples at a time; before each callback
 every chunk ready by then goes into the pending queue and from there into the ring, and the real
-:meth:`Feed.fill <app.playback_feed.Feed.fill>` fills the block. Reported per request: the pre-roll,
+:meth:`Feed.fill <app.audio.playback_feed.Feed.fill>` fills the block. Reported per request: the pre-roll,
 the time from the request's start to the first sound, the underruns and the seconds of silence
 between the first sound and the end of the take (the stalls).
 
@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from app.eta import smoothed_rtf, valid_rtf
-from app.playback_feed import MIN_PREROLL, Feed, PendingQueue, preroll_seconds
+from app.audio.playback_feed import MIN_PREROLL, Feed, PendingQueue, preroll_seconds
+from app.worker.eta import smoothed_rtf, valid_rtf
 from cosycore.errors import CosyError
 
 # The app opens its stream without a block size (sounddevice's 0: PortAudio picks one, and it varies

@@ -43,8 +43,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads on the engine thread")
     args = parser.parse_args()
     app, window, _ = build_window(args.model, args.threads)
-    from app.playback import PlayState
-    from app.takes import TakeState
+    from app.audio.playback import PlayState
+    from app.takes.take import TakeState
 
     done = {"finished": 0, "cancelled": 0, "replaced": 0, "failed": 0}
     window.engine.synthesis_failed.connect(lambda rid, msg: print("failed:", msg))

@@ -47,7 +47,7 @@ def main() -> int:
         sys.setswitchinterval(args.switch_ms / 1000)
     from PySide6.QtCore import QTimer
 
-    from app.playback import PlayState
+    from app.audio.playback import PlayState
 
     stamps: list[tuple[float, float]] = []  # (wall, GUI-thread CPU) per tick
     stalled_in: collections.Counter[str] = collections.Counter()

@@ -14,11 +14,11 @@ from typing import Literal, get_args
 import numpy as np
 import torch
 
+from .config import MAX_SPEED, MIN_SPEED
 from .errors import InputError
 from .frontend import text_reading as readings
 from .frontend.segment_bound import MAX_SEGMENT_TOKENS
 from .frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text
-from .speed import MAX_SPEED, MIN_SPEED
 from .voices import Voice
 
 Mode = Literal["zero_shot", "cross_lingual", "instruct"]
@@ -55,7 +55,7 @@ class SynthesisRequest:
 
 class ChunkTiming:
     """Where a chunk's audio ends, from its ``samples``, ``sample_rate`` and ``start_time``: the part of
-    :class:`AudioChunk` that the app's copy of a chunk (``app.engine_messages.Chunk``) shares."""
+    :class:`AudioChunk` that the app's copy of a chunk (``app.worker.engine_messages.Chunk``) shares."""
 
     samples: np.ndarray
     sample_rate: int

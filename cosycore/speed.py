@@ -31,10 +31,10 @@ import math
 
 import torch
 
+from .config import MAX_SPEED, MIN_SPEED
+
 logger = logging.getLogger(__name__)
 
-MIN_SPEED = 0.5
-MAX_SPEED = 2.0
 
 
 def check_speed(speed: float) -> float:

@@ -54,6 +54,7 @@ import torch
 import torch.nn.functional as F
 
 from .cancel import cancel_point
+from .config import MAX_SPEED, MIN_SPEED
 from .flow.cache import FlowCache
 from .speed import MelStretchStream
 
@@ -338,20 +339,8 @@ def prompt_flow_cache(flow: CachedFlowLike, prompt_token: torch.Tensor, prompt_f
 
 def stretch_mel(mel: torch.Tensor, speed: float) -> torch.Tensor:
     """The original's speed change: linear interpolation of the mel to ``int(T / speed)`` frames."""
-    if not 0.5 <= speed <= 2.0:
-        raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        raise ValueError(f"speed must be between {MIN_SPEED} and {MAX_SPEED}, got {speed}")
     frames = int(mel.shape[2] / speed)
     return F.interpolate(mel, size=frames, mode="linear")  # [1, C, T / speed]
 
-
-def run_stream(stream: Token2WavStream, tokens: Iterator[int] | list[int], *, stream_audio: bool = True,
-               speed: float = 1.0) -> Iterator[np.ndarray]:
-    """Drive a stream over a token iterator; yields audio chunks (one at the end if not streaming)."""
-    for tok in tokens:
-        if stream_audio:
-            yield from stream.push(tok)
-        else:
-            stream.accept(tok)
-    tail = stream.finish(speed=speed)
-    if tail.size:
-        yield tail

@@ -11,8 +11,8 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QSettings
 
+from app.config.settings import AppPaths, Settings
 from app.main_window import MainWindow
-from app.settings import AppPaths, Settings
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_closing_while_a_model_loads_never_destroys_the_running_thread(qtbot, se
     kept (not destroyed with the window, which would end the process) until the load has finished."""
     import gc
 
-    import app.engine_thread as engine_thread
+    import app.worker.engine_thread as engine_thread
 
     w = MainWindow(settings)
     engine = w.engine

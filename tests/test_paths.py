@@ -68,7 +68,7 @@ def _cli(*argv: str) -> tuple[int, str, str]:
 
 
 def test_app_and_command_line_resolve_the_same_folders(folders: Path) -> None:
-    from app.settings import AppPaths
+    from app.config.settings import AppPaths
 
     paths = AppPaths.default()
     data = platform_data_dir()
@@ -85,7 +85,7 @@ def test_app_and_command_line_resolve_the_same_folders(folders: Path) -> None:
 
 
 def test_a_voice_the_app_saves_is_listed_and_used_by_the_command_line(folders: Path) -> None:
-    from app.settings import AppPaths
+    from app.config.settings import AppPaths
 
     VoiceLibrary(AppPaths.default().voices).add(make_voice("Anna"))
     code, out, err = _cli("voice", "list")
@@ -97,7 +97,7 @@ def test_a_voice_the_app_saves_is_listed_and_used_by_the_command_line(folders: P
 
 
 def test_the_portable_home_and_the_overrides_still_win(folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.settings import AppPaths
+    from app.config.settings import AppPaths
 
     home = folders / "portable"
     monkeypatch.setenv("COSY_STUDIO_HOME", str(home))
@@ -307,7 +307,7 @@ def test_ensure_runs_once_per_process(folders: Path) -> None:
 
 def test_the_app_moves_the_old_files_even_when_both_overrides_point_elsewhere(
         folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.settings import AppPaths
+    from app.config.settings import AppPaths
 
     monkeypatch.setenv("COSY_VOICES_DIR", str(folders / "my voices"))
     monkeypatch.setenv("COSY_LEXICON", str(folders / "words.csv"))

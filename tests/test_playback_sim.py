@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.playback_feed import DEFAULT_PREROLL, MIN_PREROLL, RING_SECONDS, Feed, PendingQueue, preroll_seconds
+from app.audio.playback_feed import DEFAULT_PREROLL, MIN_PREROLL, RING_SECONDS, Feed, PendingQueue, preroll_seconds
 from cosycore.errors import CosyError
 
 SR = 24000

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from cosycore.errors import CosyError
 
-from ..export import FORMATS, export_take, format_for_path, take_metadata
-from ..script_export import plan_export, write_script_export
-from ..script_take import ScriptInfo
-from ..takes import Take, TakeState
+from ..takes.export import FORMATS, export_take, format_for_path, take_metadata
+from ..takes.script_export import plan_export, write_script_export
+from ..takes.script_take import ScriptInfo
+from ..takes.take import Take, TakeState
 from ..widgets.script_export_dialog import ScriptExportDialog
 
 if TYPE_CHECKING:

@@ -29,9 +29,9 @@ from cosycore.studio.lexicon import (
 )
 from cosycore.voices import Voice
 
-from ..lexicon_preview import PreviewSetup
 from ..widgets.lexicon_dialog import LexiconDialog
 from ..widgets.lexicon_highlight import LexiconSpans
+from ..worker.lexicon_preview import PreviewSetup
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow

@@ -2,7 +2,7 @@
 background, with the progress panel) and File › Unfinished renders (resume, also after a restart).
 
 How a render shares the one engine with takes: it runs on the engine thread in slices
-(:class:`~app.render_runner.RenderRunner`) and gives way to everything else. Speak stays enabled; when a
+(:class:`~app.worker.render_runner.RenderRunner`) and gives way to everything else. Speak stays enabled; when a
 take is asked for, the segment being rendered stops at once, the take is spoken and played, and the render
 goes on by itself, making that segment again with the same seed (so the file is as if nothing happened).
 Esc stops takes, not the render: the panel has its own Pause and Cancel.
@@ -23,11 +23,11 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from cosycore.errors import CosyError
 from cosycore.studio.longform import partial_path
 
-from ..render_records import RenderProgress, RenderRecord, RenderRecords, RenderSpec, render_progress
-from ..render_runner import RenderRunner, RenderState, RenderStatus
-from ..text_files import EDITOR_MAX_CHARS, looks_like_script, read_text_file
+from ..takes.render_records import RenderProgress, RenderRecord, RenderRecords, RenderSpec, render_progress
+from ..takes.text_files import EDITOR_MAX_CHARS, looks_like_script, read_text_file
 from ..widgets.render_dialog import RenderChoice, RenderDialog
 from ..widgets.render_panel import PanelMode
+from ..worker.render_runner import RenderRunner, RenderState, RenderStatus
 
 if TYPE_CHECKING:
     from cosycore.voices import Voice

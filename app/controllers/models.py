@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QFileDialog, QProgressBar
 from cosycore.config import ModelConfig, load_model_config
 from cosycore.errors import CosyError
 
-from ..engine_thread import ModelInfo
-from ..settings import QUALITIES
-from ..takes import TakeState
+from ..config.settings import QUALITIES
+from ..takes.take import TakeState
+from ..worker.engine_thread import ModelInfo
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow

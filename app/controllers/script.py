@@ -9,9 +9,9 @@ instruction the family cannot take, pronunciation tokens it does not have). It i
 already-loaded voices and takes milliseconds, so it runs on the GUI thread. Every problem is
 underlined in the editor (:class:`app.widgets.script_highlight.ScriptSpans`).
 
-Speak hands the parsed script and the cast to the engine thread (:mod:`app.script_jobs`); the take
+Speak hands the parsed script and the cast to the engine thread (:mod:`app.worker.script_jobs`); the take
 is an ordinary take (streamed, played while it is made, saved chunk by chunk, stopped by Stop) that
-also carries its :class:`app.script_take.ScriptInfo`.
+also carries its :class:`app.takes.script_take.ScriptInfo`.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.script import Script, ScriptError, ScriptProblem, SpeechLine, parse_script, speaker_key
 from cosycore.voices import Voice, VoiceInfo, load_voice
 
-from ..engine_thread import Chunk
-from ..script_jobs import ScriptJob, ScriptStart
-from ..script_take import CastEntry, RenderValues, ScriptInfo
-from ..takes import Take
+from ..takes.script_take import CastEntry, RenderValues, ScriptInfo
+from ..takes.take import Take
 from ..widgets.script_highlight import ScriptSpans, speaker_color
 from ..widgets.waveform import Mark
+from ..worker.engine_thread import Chunk
+from ..worker.script_jobs import ScriptJob, ScriptStart
 from .takes import expected_seconds
 
 if TYPE_CHECKING:

@@ -1,10 +1,10 @@
 """Regenerate a single line of a script take, and undo that.
 
-The line is spoken again on the engine thread (:func:`app.script_jobs.run_regen`, which calls
+The line is spoken again on the engine thread (:func:`app.worker.script_jobs.run_regen`, which calls
 :func:`cosycore.studio.render.regenerate_line`) with another seed and/or instruction, and spliced in
 with a short crossfade at both seams; every other segment keeps its samples. The take's new audio,
 the line's own samples and its new layout are saved as a new version of the take
-(:meth:`app.take_store.TakeStore.new_version`); the version before stays for Undo, which swaps the
+(:meth:`app.takes.store.TakeStore.new_version`); the version before stays for Undo, which swaps the
 two (so a second Undo brings the new line back).
 """
 
@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QMenu
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.script import parse_script
 
-from ..script_jobs import RegenJob, RegenResult, RegenSegment
-from ..takes import SentenceSpan, Take, TakeState
+from ..takes.take import SentenceSpan, Take, TakeState
 from ..widgets.regenerate_dialog import RegenerateDialog
+from ..worker.script_jobs import RegenJob, RegenResult, RegenSegment
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, QTimer
 from cosycore.errors import StorageError
 from cosycore.voices import write_atomic
 
-from ..script_take import CastEntry
+from ..takes.script_take import CastEntry
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow

@@ -13,12 +13,12 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton
 
 from cosycore.errors import CosyError, StorageError
 
-from ..engine_thread import Chunk, SpeakRequest, SynthesisStats
-from ..eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
-from ..playback import TICK_MS, PlayState, preroll_seconds
-from ..settings import TAKES_LIMIT_RANGE_MB
-from ..take_store import TakeStore
-from ..takes import Take, TakeState
+from ..audio.playback import TICK_MS, PlayState, preroll_seconds
+from ..config.settings import TAKES_LIMIT_RANGE_MB
+from ..takes.store import TakeStore
+from ..takes.take import Take, TakeState
+from ..worker.engine_thread import Chunk, SpeakRequest, SynthesisStats
+from ..worker.eta import eta_seconds, rtf_key, smoothed_rtf, valid_rtf
 
 if TYPE_CHECKING:
     from ..main_window import MainWindow

@@ -1,5 +1,5 @@
 """Voices and the recorder: opening the recorder, making a voice from a file, the engine's answer, and
-the :class:`~app.transcriber.Transcriber` behind the Transcribe buttons (voice panel, editor, recorder)."""
+the :class:`~app.worker.transcriber.Transcriber` behind the Transcribe buttons (voice panel, editor, recorder)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QFileDialog
 from cosycore.errors import CosyError
 from cosycore.voices import Voice
 
-from ..clip_checks import rate_problem
-from ..transcriber import Transcriber
+from ..audio.clip_checks import rate_problem
 from ..widgets.recorder import Recorder
+from ..worker.transcriber import Transcriber
 
 FILE_VOICE_SECONDS = 300.0  # "Voice > From file…" reads at most this much of a file (the recorder trims to 30 s)
 

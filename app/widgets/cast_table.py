@@ -30,7 +30,7 @@ from cosycore.presets import load_instruct_presets
 from cosycore.studio.script import speaker_key
 from cosycore.voices import VoiceInfo
 
-from ..script_take import CastEntry
+from ..takes.script_take import CastEntry
 
 NAME_COLUMN, VOICE_COLUMN, INSTRUCTION_COLUMN = range(3)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..eta import minutes_seconds
+from ..worker.eta import minutes_seconds
 
 
 class LiveHud(QFrame):

@@ -9,7 +9,7 @@ bracket that is no token) are flagged in the table while typing and refused on *
 be undone (*Undo*, Ctrl+Z) until the dialog closes; closing with unsaved changes asks first.
 
 The *Test* field shows what ``cosycore text --lexicon`` prints for a sample text: the replacements,
-then the segments exactly as the engine will speak them (:mod:`app.lexicon_preview`, on a worker thread).
+then the segments exactly as the engine will speak them (:mod:`app.worker.lexicon_preview`, on a worker thread).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from cosycore.errors import CosyError
 from cosycore.frontend.prompt import FAMILY_TITLES
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, LexiconError, family_problem, load_csv, save_csv
 
-from ..lexicon_preview import PreviewSetup, SpokenPreview, SpokenPreviewWorker
+from ..worker.lexicon_preview import PreviewSetup, SpokenPreview, SpokenPreviewWorker
 from .warning_box import WarningBox
 
 logger = logging.getLogger(__name__)

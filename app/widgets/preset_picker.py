@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from cosycore.presets import CATEGORIES, InstructPreset
 
-from ..preset_names import preset_label
-from ..user_presets import UserPreset
+from ..config.preset_names import preset_label
+from ..config.user_presets import UserPreset
 
 USER_PREFIX = "user:"
 KEY_ROLE = Qt.ItemDataRole.UserRole

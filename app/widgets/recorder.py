@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..clip_checks import MAX_SECONDS, check_clip
-from ..playback import Player, find_device, list_devices, load_sounddevice
-from ..settings import Settings
+from ..audio.clip_checks import MAX_SECONDS, check_clip
+from ..audio.playback import Player, find_device, list_devices, load_sounddevice
+from ..config.settings import Settings
 from .level_meter import LevelMeter
 from .transcribe_row import TranscribeRow
 from .waveform import WaveformView
@@ -382,7 +382,7 @@ class Recorder(QDialog):
 
     # -- transcription ---------------------------------------------------------------------
     def set_transcriber(self, transcriber: Any) -> None:
-        """Offer Transcribe for the clip (an :class:`app.transcriber.Transcriber`; None: never)."""
+        """Offer Transcribe for the clip (an :class:`app.worker.transcriber.Transcriber`; None: never)."""
         self.transcribe_row.attach(transcriber)
         self.transcribe_row.setVisible(transcriber is not None)
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 
 from cosycore.presets import load_instruct_presets
 
-from ..script_take import LineInfo
+from ..takes.script_take import LineInfo
 
 SEED_MAX = 2**31 - 1
 

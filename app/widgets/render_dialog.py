@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..render_records import CHAPTER_MODES, OUTPUT_SUFFIXES
-from ..settings import SPEED_RANGE
-from ..text_files import TEXT_SUFFIXES, is_markdown
+from ..config.settings import SPEED_RANGE
+from ..takes.render_records import CHAPTER_MODES, OUTPUT_SUFFIXES
+from ..takes.text_files import TEXT_SUFFIXES, is_markdown
 
 
 @dataclass(frozen=True)

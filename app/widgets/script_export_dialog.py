@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..export import FORMATS
+from ..takes.export import FORMATS
 
 
 class ScriptExportDialog(QDialog):

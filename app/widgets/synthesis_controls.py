@@ -32,14 +32,14 @@ from PySide6.QtWidgets import (
 from cosycore.errors import CosyError, InputError
 from cosycore.presets import InstructPreset, combine, instruct_prompt, load_instruct_presets
 
-from ..settings import Settings
-from ..user_presets import UserPreset, make_user_preset, merge_user_presets
+from ..config.settings import SPEED_RANGE, Settings
+from ..config.user_presets import UserPreset, make_user_preset, merge_user_presets
 from .preset_picker import Choice, PresetPicker, builtin_choice, builtin_key, toggle_selection, user_choice
 
 logger = logging.getLogger(__name__)
 
 SPEED_STEPS = 100  # slider units per 1.0x
-SPEED_MIN, SPEED_MAX = 0.5, 2.0
+SPEED_MIN, SPEED_MAX = SPEED_RANGE
 SEED_MAX = 2**31 - 1
 RANDOM_SEED = -1  # spin box value shown as "Random"
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..takes import Take, TakeList, TakeState
+from ..takes.take import Take, TakeList, TakeState
 
 
 class TakesList(QWidget):

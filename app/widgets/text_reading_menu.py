@@ -1,6 +1,6 @@
 """Settings › Text reading: the original's text normalisation or the improved English reading.
 
-The choice is stored in :attr:`app.settings.Settings.text_reading` and applies from the next take
+The choice is stored in :attr:`app.config.settings.Settings.text_reading` and applies from the next take
 (no reload). "As the quality mode" reads like the original in Exact and uses the improved reading
 in Fast and Draft (cosycore.frontend.text_reading).
 """
@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
-from ..settings import READINGS, Settings
+from ..config.settings import READINGS, Settings
 
 
 def reading_labels() -> dict[str, tuple[str, str]]:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 if TYPE_CHECKING:
     from cosycore.asr import Transcript
 
-    from ..transcriber import Transcriber
+    from ..worker.transcriber import Transcriber
 
 # (samples, sample rate, tag) of the clip to transcribe, or None when there is none; the tag comes back
 # with the words (e.g. the name of the voice the clip belongs to).

@@ -5,7 +5,7 @@ Making a voice from a recording needs the model (speech tokenizer and speaker en
 asks for it through :attr:`VoicePanel.record_requested` / :attr:`VoicePanel.file_requested` and the
 main window hands the result back with :meth:`VoicePanel.add_voice`. A voice without a transcript
 gets a **Transcribe** button (:class:`~app.widgets.transcribe_row.TranscribeRow`) once the main
-window has given the panel its :class:`~app.transcriber.Transcriber`.
+window has given the panel its :class:`~app.worker.transcriber.Transcriber`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from .transcribe_row import TranscribeRow
 from .waveform import WaveformView
 
 if TYPE_CHECKING:
-    from ..transcriber import Transcriber
+    from ..worker.transcriber import Transcriber
 
 logger = logging.getLogger(__name__)
 

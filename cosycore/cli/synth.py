@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ..config import MAX_SPEED, MIN_SPEED
 from ..errors import InputError
 from .common import (
     EXIT_OK,
@@ -51,7 +52,7 @@ def add_synth_parser(sub: Any) -> None:
     p.add_argument("--preset", action="append", metavar="ID",
                    help="an instruct preset id of the model's family (see 'instruct-presets'); implies instruct "
                         "mode. Repeat it to combine presets of different groups, e.g. a dialect and an emotion")
-    p.add_argument("--speed", type=float, default=1.0, help="0.5 to 2.0 (default 1.0)")
+    p.add_argument("--speed", type=float, default=1.0, help=f"{MIN_SPEED} to {MAX_SPEED} (default 1.0)")
     p.add_argument("--seed", type=int, default=None, help="same seed, same speech tokens")
     p.add_argument("--stream", action="store_true", help="synthesise in streaming hops and write chunks as they come")
     p.add_argument("--language", choices=("zh", "en"), default=None, help="language of the text (default: detect)")

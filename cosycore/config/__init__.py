@@ -13,7 +13,16 @@ importable from here.
 """
 
 from .checks import check_config_values
-from .choices import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, TEXT_READINGS, Quality, TextReading
+from .choices import (
+    AUTO_QUALITY,
+    MAX_SPEED,
+    MIN_SPEED,
+    QUALITY_CHOICES,
+    QUALITY_MODES,
+    TEXT_READINGS,
+    Quality,
+    TextReading,
+)
 from .model_config import (
     QWEN_DIR,
     YAML_NAMES,
@@ -49,9 +58,11 @@ __all__ = [
     "MAX_ARITH_VALUE",
     "MAX_EXPONENT",
     "MAX_REF_STRING",
+    "MAX_SPEED",
     "MAX_YAML_ALIASES",
     "MAX_YAML_BYTES",
     "MAX_YAML_NODES",
+    "MIN_SPEED",
     "QUALITY_CHOICES",
     "QUALITY_MODES",
     "QWEN_DIR",

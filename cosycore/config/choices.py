@@ -1,4 +1,4 @@
-"""The user-facing choices the engine, the CLI and the app share: quality modes and text readings.
+"""The user-facing choices the engine, the CLI and the app share: quality modes, text readings, speeds.
 Named here, in a module without torch, so that the CLI's ``--help`` and the app's settings can use them cheaply."""
 
 from __future__ import annotations
@@ -17,3 +17,6 @@ TextReading = Literal["original", "improved"]
 # "auto" picks one of them per device (cosycore.perf.resolve_quality): the app's default.
 AUTO_QUALITY = "auto"
 QUALITY_CHOICES = (AUTO_QUALITY, *QUALITY_MODES)
+# The speed range (cosycore.speed applies it; requests, the server, the CLI and the app's controls check it).
+MIN_SPEED = 0.5
+MAX_SPEED = 2.0

@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import MAX_SPEED, MIN_SPEED
 from ..errors import InputError
 from ..frontend.text_checks import check_spoken_text
 from ..safety import MAX_JSON_DEPTH, json_depth_ok
-from ..speed import MAX_SPEED, MIN_SPEED
 
 # OpenAI's formats; which of them this machine can write is decided by encode.writable_formats().
 OPENAI_FORMATS = ("mp3", "opus", "aac", "flac", "wav", "pcm")

@@ -4,7 +4,7 @@ The engine is never touched by the server's event loop. An :class:`EngineHost` r
 the thread that owns the engine, one after another; two hosts exist:
 
 * :class:`ThreadEngineHost` here, for ``cosycore serve``: a plain thread that holds the engine;
-* ``app.server_controller``'s host, which queues to the desktop app's engine thread (so the server
+* ``app.controllers.server``'s host, which queues to the desktop app's engine thread (so the server
   speaks with the model the app has loaded and never loads a second one; the app's own takes and
   the server's requests take turns).
 

@@ -44,9 +44,9 @@ def main() -> int:
     from PySide6.QtGui import QHelpEvent
     from PySide6.QtWidgets import QApplication
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.worker.engine_thread import EngineThread
 
     app = start_app(args.language)
     settings = Settings()

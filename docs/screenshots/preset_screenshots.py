@@ -22,10 +22,10 @@ def main() -> int:
 
     torch.set_num_threads(1)
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
+    from app.config.user_presets import UserPreset
     from app.main_window import MainWindow
-    from app.settings import Settings
-    from app.user_presets import UserPreset
+    from app.worker.engine_thread import EngineThread
 
     app = start_app(args.language)
     settings = Settings()

@@ -56,9 +56,9 @@ def main() -> int:
         voices.append(engine.create_voice(prompt_wav(work, text, name), transcript=text, name=name))
     del engine
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.worker.engine_thread import EngineThread
 
     app = start_app(args.language)
     settings = Settings()

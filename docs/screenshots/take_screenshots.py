@@ -59,9 +59,9 @@ def main() -> int:
     voice = engine.create_voice(wav, transcript=PROMPT, name="Narrator" if args.language == "en" else "旁白")
     del engine
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.worker.engine_thread import EngineThread
 
     app = start_app(args.language)
     app.setQuitOnLastWindowClosed(False)  # the script reopens the window, then quits itself

@@ -35,10 +35,10 @@ def main() -> int:
     voice = engine.create_voice(wav, transcript="", name="Narrator" if args.language == "en" else "旁白")
     del engine
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main_window import MainWindow
-    from app.settings import Settings
     from app.widgets.models_dialog import ModelsDialog
+    from app.worker.engine_thread import EngineThread
 
     app = start_app(args.language)
     settings = Settings()

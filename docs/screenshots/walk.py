@@ -56,10 +56,10 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog
 
-    from app.engine_thread import EngineThread
+    from app.config.settings import Settings
     from app.main import install_translators, prepare_interpreter
     from app.main_window import MainWindow
-    from app.settings import Settings
+    from app.worker.engine_thread import EngineThread
 
     prepare_interpreter()
     app = QApplication.instance() or QApplication(sys.argv[:1])

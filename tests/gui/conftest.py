@@ -42,10 +42,10 @@ PLAIN_ALSA_CONF = "/usr/share/alsa/alsa.conf"
 os.environ["ALSA_CONFIG_PATH"] = str(NULL_ALSA_CONF)
 MIC.write_bytes(b"")
 
-from app.engine_thread import Chunk, ModelInfo, SpeakRequest, SynthesisStats  # noqa: E402
-from app.eta import rtf_key  # noqa: E402
+from app.config.settings import AppPaths, Settings  # noqa: E402
 from app.main import keep_singletons_alive  # noqa: E402
-from app.settings import AppPaths, Settings  # noqa: E402
+from app.worker.engine_thread import Chunk, ModelInfo, SpeakRequest, SynthesisStats  # noqa: E402
+from app.worker.eta import rtf_key  # noqa: E402
 from cosycore.config import QUALITY_MODES  # noqa: E402
 from cosycore.perf import resolve_quality  # noqa: E402
 from cosycore.voices import Voice  # noqa: E402
@@ -155,7 +155,7 @@ def tiny_engine_voice(tiny_cv2_model: Path) -> Voice:
 @pytest.fixture(scope="session")
 def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice) -> list[Chunk]:
     """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine`."""
-    from app.engine_messages import to_chunk
+    from app.worker.engine_messages import to_chunk
     from cosycore.engine import Engine, SynthesisRequest
 
     request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual", voice=tiny_engine_voice,
@@ -166,7 +166,7 @@ def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice) -> list[Chun
 
 
 class FakeEngine(QObject):
-    """Test double of :class:`app.engine_thread.EngineThread` that replays recorded chunks on a timer.
+    """Test double of :class:`app.worker.engine_thread.EngineThread` that replays recorded chunks on a timer.
 
     Same signals and methods; no thread, no model. ``interval_ms`` spaces the chunks.
     """

@@ -12,10 +12,10 @@ import soundfile as sf
 from conftest import SR, played_offset, played_samples
 from PySide6.QtCore import Qt
 
-from app.engine_thread import Chunk, EngineThread
+from app.audio.playback import PlayState
 from app.main_window import MainWindow
-from app.playback import PlayState
-from app.takes import TakeState
+from app.takes.take import TakeState
+from app.worker.engine_thread import Chunk, EngineThread
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
              "And a third sentence closes the paragraph for good.")

@@ -10,8 +10,8 @@ import pytest
 from conftest import SR, speechlike
 from PySide6.QtCore import QThread
 
-from app.engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
-from app.eta import rtf_key
+from app.worker.engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
+from app.worker.eta import rtf_key
 from cosycore.voices import Voice
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "

@@ -1,4 +1,4 @@
-"""Time-left arithmetic of a take (app.eta), without Qt: keys, the RTF average, the estimate, rounding."""
+"""Time-left arithmetic of a take (app.worker.eta), without Qt: keys, the RTF average, the estimate, rounding."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.eta import RTF_SMOOTHING, eta_seconds, minutes_seconds, rtf_key, smoothed_rtf, valid_rtf
+from app.worker.eta import RTF_SMOOTHING, eta_seconds, minutes_seconds, rtf_key, smoothed_rtf, valid_rtf
 
 
 def test_rtf_key_names_folder_device_and_quality() -> None:

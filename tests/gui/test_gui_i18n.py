@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, QLocale
 
+from app.config.resources import translations_dir
 from app.main import install_translators
-from app.resources import translations_dir
 from app.widgets.recorder import check_recording
 from app.widgets.synthesis_controls import SynthesisControls
 from app.widgets.text_editor import TextEditor

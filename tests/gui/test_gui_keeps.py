@@ -18,10 +18,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
-from app.engine_thread import Chunk
 from app.main_window import MainWindow
-from app.take_store import AUDIO_NAME, META_NAME, TakeStore
-from app.takes import Take, TakeList, TakeState, take_file_stem
+from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
+from app.takes.take import Take, TakeList, TakeState, take_file_stem
+from app.worker.engine_thread import Chunk
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -171,9 +171,9 @@ _KILLED_WRITER = textwrap.dedent("""
     import sys, time
     import numpy as np
     from PySide6.QtCore import QCoreApplication
-    from app.engine_thread import Chunk
-    from app.take_store import TakeStore
-    from app.takes import Take, TakeList
+    from app.worker.engine_thread import Chunk
+    from app.takes.store import TakeStore
+    from app.takes.take import Take, TakeList
 
     app = QCoreApplication([])
     takes = TakeList()

@@ -13,10 +13,10 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent, QTextCharFormat
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QToolTip
 
-from app.engine_messages import to_engine_request
-from app.engine_thread import EngineThread, ModelInfo, SpeakRequest
 from app.main_window import MainWindow
 from app.widgets.lexicon_dialog import LexiconDialog
+from app.worker.engine_messages import to_engine_request
+from app.worker.engine_thread import EngineThread, ModelInfo, SpeakRequest
 from cosycore import engine as engine_module
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, load_csv, save_csv, voice_lexicon
 from cosycore.voices import Voice, VoiceLibrary, load_voice
@@ -334,7 +334,7 @@ def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, t
 
 
 def test_the_app_edits_the_dictionary_the_command_line_reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from app.settings import AppPaths
+    from app.config.settings import AppPaths
     from cosycore.studio.lexicon import app_lexicon_path
 
     monkeypatch.setenv("COSY_STUDIO_HOME", str(tmp_path / "home"))

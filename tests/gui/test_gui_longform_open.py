@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.main_window import MainWindow
-from app.render_records import RenderSpec
-from app.text_files import EDITOR_MAX_CHARS, looks_like_script, read_text_file
+from app.takes.render_records import RenderSpec
+from app.takes.text_files import EDITOR_MAX_CHARS, looks_like_script, read_text_file
 from cosycore.errors import InputError
 
 
@@ -124,7 +124,7 @@ def test_output_files_per_chapter_mode(tmp_path: Path) -> None:
 
 
 def test_render_records_are_kept_until_the_render_is_gone(tmp_path: Path) -> None:
-    from app.render_records import RenderRecord, RenderRecords, render_progress
+    from app.takes.render_records import RenderRecord, RenderRecords, render_progress
     from cosycore.studio.longform import partial_path, state_path
 
     records = RenderRecords(tmp_path / "data")

@@ -15,13 +15,13 @@ import soundfile as sf
 from conftest import torch_threads
 from PySide6.QtCore import Qt
 
-from app.engine_thread import EngineThread
 from app.main_window import MainWindow
-from app.render_records import RenderRecords
-from app.render_runner import RenderState
-from app.takes import TakeState
+from app.takes.render_records import RenderRecords
+from app.takes.take import TakeState
 from app.widgets.render_dialog import RenderChoice
 from app.widgets.render_panel import PanelMode
+from app.worker.engine_thread import EngineThread
+from app.worker.render_runner import RenderState
 from cosycore.studio.longform import LongFormJob, LongFormSettings, load_document, partial_path, state_path
 from cosycore.voices import Voice
 

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
 )
 
-from app.eta import rtf_key
+from app.audio.playback import PlayState
 from app.main_window import MainWindow, expected_seconds
-from app.playback import PlayState
-from app.takes import TakeState
+from app.takes.take import TakeState
+from app.worker.eta import rtf_key
 
 
 def _visible(widget) -> bool:
@@ -81,7 +81,7 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
 
 
 def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> None:
-    from app.engine_messages import to_engine_request
+    from app.worker.engine_messages import to_engine_request
     from cosycore import engine as engine_module
 
     w = window

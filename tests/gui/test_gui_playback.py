@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import played_offset, played_samples, speechlike
 
-from app.playback import (
+from app.audio.playback import (
     MIN_PREROLL,
     PREROLL_MARGIN,
     UNMEASURED_RTF,
@@ -124,7 +124,7 @@ def test_small_ring_underruns_are_silence_and_lose_nothing(qtbot, null_audio,
     # A 0.5 s ring holds a sixth of the take; the rest waits in the pending queue. The null device
     # has no clock and empties the ring faster than the 30 Hz top-up refills it, so it underruns:
     # each underrun must play silence, be counted, and drop no sample.
-    monkeypatch.setattr("app.playback.RING_SECONDS", 0.5)
+    monkeypatch.setattr("app.audio.playback.RING_SECONDS", 0.5)
     player = Player()
     audio = speechlike(3.0, seed=4)
     assert player.play(audio, 24000)
@@ -147,7 +147,7 @@ def test_no_audio_device_is_a_state_not_an_error(qtbot, no_audio_device) -> None
 
 
 def test_missing_portaudio(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("app.playback.load_sounddevice", lambda: None)
+    monkeypatch.setattr("app.audio.playback.load_sounddevice", lambda: None)
     player = Player()
     assert player.state is PlayState.NO_DEVICE
     assert list_devices("output") == []

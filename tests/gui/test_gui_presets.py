@@ -11,12 +11,12 @@ import pytest
 import soundfile as sf
 from PySide6.QtCore import QSettings, Qt
 
-from app.export import export_take, take_metadata
+from app.config.preset_names import LABELS
+from app.config.settings import AppPaths, Settings
+from app.config.user_presets import UserPreset, merge_user_presets, parse_user_presets
 from app.main_window import MainWindow
-from app.preset_names import LABELS
-from app.settings import AppPaths, Settings
-from app.takes import Take, TakeList
-from app.user_presets import UserPreset, merge_user_presets, parse_user_presets
+from app.takes.export import export_take, take_metadata
+from app.takes.take import Take, TakeList
 from app.widgets.synthesis_controls import SynthesisControls
 from app.widgets.takes_list import TakesList
 from app.widgets.voice_panel import VoicePanel

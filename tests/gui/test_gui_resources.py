@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app import resources
+from app.config import resources
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtGui import QTextCharFormat
 
 from app.main_window import MainWindow
-from app.script_take import CastEntry
+from app.takes.script_take import CastEntry
 from app.widgets.script_highlight import speaker_color
 
 SCRIPT = """# A test script
@@ -188,7 +188,7 @@ def test_waveform_marks_and_context_menu(qtbot) -> None:
 
 
 def test_regenerate_dialog_values(qtbot) -> None:
-    from app.script_take import LineInfo
+    from app.takes.script_take import LineInfo
     from app.widgets.regenerate_dialog import RegenerateDialog
 
     lines = [LineInfo(0, 1, "Anna", "Tester", "Hello.", "zero_shot", "", 5),
@@ -205,7 +205,7 @@ def test_regenerate_dialog_values(qtbot) -> None:
 
 
 def test_export_plan_names_the_files(tmp_path: Path) -> None:
-    from app.script_export import plan_export
+    from app.takes.script_export import plan_export
 
     plan = plan_export(tmp_path / "play", "flac", ["Anna", "anna ", "Ben"], srt=True, vtt=False, stems=True)
     assert plan.audio == tmp_path / "play.flac" and plan.srt == tmp_path / "play.srt" and plan.vtt is None

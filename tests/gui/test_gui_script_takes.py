@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from app.engine_thread import Chunk, EngineThread
 from app.main_window import MainWindow
-from app.take_store import META_NAME
-from app.takes import Take, TakeState
+from app.takes.store import META_NAME
+from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
+from app.worker.engine_thread import Chunk, EngineThread
 from cosycore.presets import find_preset
 
 SCRIPT = "Anna: Hello there.\nBen (emotion.happy): How are you?\n\nAnna: Fine, thanks.\n"

@@ -16,8 +16,8 @@ import pytest
 import soundfile as sf
 from conftest import SR, speechlike
 
-from app.engine_thread import EngineThread, ModelInfo, SpeakRequest, SynthesisStats
-from app.server_controller import LocalServerDialog, ServerController
+from app.controllers.server import LocalServerDialog, ServerController
+from app.worker.engine_thread import EngineThread, ModelInfo, SpeakRequest, SynthesisStats
 from cosycore.voices import VoiceLibrary
 
 openai = pytest.importorskip("openai")

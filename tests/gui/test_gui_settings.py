@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.settings import MAX_MEASURED_RTFS, QUALITIES, READINGS, SETTINGS_VERSION, AppPaths, Settings
+from app.config.settings import MAX_MEASURED_RTFS, QUALITIES, READINGS, SETTINGS_VERSION, AppPaths, Settings
 
 
 def _store(tmp_path: Path) -> QSettings:

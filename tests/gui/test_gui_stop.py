@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.engine_thread import EngineThread, SpeakRequest
+from app.audio.playback import PlayState
 from app.main_window import CLOSE_WAIT_MS, MainWindow
-from app.playback import PlayState
-from app.takes import TakeState
+from app.takes.take import TakeState
+from app.worker.engine_thread import EngineThread, SpeakRequest
 
 
 def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, null_audio) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.main_window import MainWindow
-from app.takes import TakeState
+from app.takes.take import TakeState
 from cosycore.config import load_model_config
 from cosycore.frontend.text import iter_sentences, normalize_text
 from cosycore.frontend.tokenizer import get_text_tokenizer

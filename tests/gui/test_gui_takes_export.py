@@ -13,11 +13,11 @@ import soundfile as sf
 from conftest import SR, played_offset, played_samples, speechlike
 from PySide6.QtCore import QPoint, Qt
 
-from app.engine_thread import Chunk
-from app.export import encode_audio, export_take, format_for_path, srt_text
+from app.audio.playback import PlayState
 from app.main_window import MainWindow
-from app.playback import PlayState
-from app.takes import SentenceSpan, Take, TakeList, TakeState
+from app.takes.export import encode_audio, export_take, format_for_path, srt_text
+from app.takes.take import SentenceSpan, Take, TakeList, TakeState
+from app.worker.engine_thread import Chunk
 from cosycore.errors import StorageError
 
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from conftest import SR, speechlike
 
-from app.engine_thread import EngineThread
 from app.main_window import MainWindow
-from app.transcriber import Transcriber
 from app.widgets.models_dialog import ModelsDialog
 from app.widgets.voice_panel import VoiceEditor
+from app.worker.engine_thread import EngineThread
+from app.worker.transcriber import Transcriber
 from cosycore.asr import SenseVoice
 from cosycore.voices import Voice
 

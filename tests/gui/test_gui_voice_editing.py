@@ -17,7 +17,7 @@ from conftest import SR, speechlike
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
-from app import clip_checks
+from app.audio import clip_checks
 from app.main_window import MainWindow
 from app.widgets.voice_panel import VoiceEditor
 from cosycore.voices import load_voice

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
+from app.audio.playback import Player
 from app.main_window import MainWindow
-from app.playback import Player
 from app.widgets.recorder import MAX_SECONDS, Recorder, check_recording, speech_span
 from app.widgets.voice_panel import VoicePanel
 from cosycore.voices import VoiceLibrary, load_voice

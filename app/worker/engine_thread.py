@@ -30,21 +30,13 @@ from PySide6.QtCore import QThread, Signal
 from cosycore.config import AUTO_QUALITY, QUALITY_MODES
 from cosycore.errors import CosyError, SynthesisError
 
-from .engine_messages import (
-    Chunk,
-    ModelInfo,
-    SpeakRequest,
-    SynthesisStats,
-    readable_error,
-    to_chunk,
-    to_engine_request,
-)
+from .engine_messages import Chunk, ModelInfo, SpeakRequest, SynthesisStats, readable_error, to_chunk, to_engine_request
 from .eta import rtf_key
 from .script_jobs import run_regen, script_chunks
 
 logger = logging.getLogger(__name__)
 
-# The plain values and their mapping live in app.engine_messages; their names stay importable from here
+# The plain values and their mapping live in app.worker.engine_messages; their names stay importable from here
 # (to_chunk and to_engine_request too).
 __all__ = [
     "QUIT_TIMEOUT_MS",
@@ -91,8 +83,8 @@ class EngineThread(QThread):
     voice_created = Signal(int, object, object)  # job id, Voice, tuple of warnings about the recording
     voice_failed = Signal(int, str)  # job id, readable message
     voice_refreshed = Signal(int, object)  # job id, Voice made again for the loaded model's family
-    script_started = Signal(int, object)  # request id, app.script_jobs.ScriptStart (before its first chunk)
-    line_regenerated = Signal(int, object)  # request id, app.script_jobs.RegenResult
+    script_started = Signal(int, object)  # request id, app.worker.script_jobs.ScriptStart (before its first chunk)
+    line_regenerated = Signal(int, object)  # request id, app.worker.script_jobs.RegenResult
     regen_failed = Signal(int, str)  # request id, readable message (also when stopped)
 
     def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
@@ -100,7 +92,7 @@ class EngineThread(QThread):
         or ``$COSY_THREADS``; see :mod:`cosycore.threads`). Settings › Performance sets it."""
         super().__init__(parent)
         self.torch_threads = torch_threads
-        # Measured real-time factor per app.eta.rtf_key (Settings.measured_rtf), for Auto quality; GUI thread only.
+        # Measured real-time factor per app.worker.eta.rtf_key (Settings.measured_rtf), for Auto quality; GUI thread.
         self.rtf_lookup: Callable[[str], float | None] | None = None
         self.setObjectName("engine")
         self._jobs: queue.Queue[_Job] = queue.Queue()
@@ -152,11 +144,11 @@ class EngineThread(QThread):
         return self._queue_speak("speak", request)
 
     def speak_script(self, job: Any) -> int:
-        """Queue a dialogue script (app.script_jobs.ScriptJob) as one take, reported like :meth:`speak`'s."""
+        """Queue a dialogue script (app.worker.script_jobs.ScriptJob) as one take, reported like :meth:`speak`'s."""
         return self._queue_speak("script", job)
 
     def regenerate_line(self, job: Any) -> int:
-        """Queue regenerating a script take's line (app.script_jobs.RegenJob); cancelled like a take."""
+        """Queue regenerating a script take's line (app.worker.script_jobs.RegenJob); cancelled like a take."""
         return self._queue_speak("regen", job)
 
     def _queue_speak(self, kind: str, request: Any) -> int:
@@ -230,7 +222,7 @@ class EngineThread(QThread):
 
     def has_waiting_work(self) -> bool:
         """Jobs are queued behind the one running. Thread-safe; a long job that runs in slices (the long-form
-        render, :mod:`app.render_runner`) checks it between slices and gives way to takes and other work."""
+        render, :mod:`app.worker.render_runner`) checks it between slices and gives way to takes and other work."""
         return not self._jobs.empty()
 
     def shutdown(self, timeout_ms: int = QUIT_TIMEOUT_MS) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from cosycore.config import AUTO_QUALITY, QUALITY_CHOICES, TEXT_READINGS
+from cosycore.config import AUTO_QUALITY, MAX_SPEED, MIN_SPEED, QUALITY_CHOICES, TEXT_READINGS
 from cosycore.paths import (
     APP_AUTHOR,
     APP_NAME,
@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 SETTINGS_VERSION = 1
 MODES = ("zero_shot", "cross_lingual", "instruct", "script")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
-SPEED_RANGE = (0.5, 2.0)
+SPEED_RANGE = (MIN_SPEED, MAX_SPEED)  # the engine's (cosycore.config.choices)
 QUALITIES = QUALITY_CHOICES  # auto and the engine's quality modes
 DEFAULT_TAKES_LIMIT_MB = 2048  # saved takes beyond this are warned about (never deleted)
 TAKES_LIMIT_RANGE_MB = (50, 1024 * 1024)
@@ -240,7 +240,7 @@ class Settings:
     # -- measured speed ----------------------------------------------------------------------
     @property
     def measured_rtfs(self) -> dict[str, float]:
-        """Measured real-time factor per key of :func:`app.eta.rtf_key`, oldest first.
+        """Measured real-time factor per key of :func:`app.worker.eta.rtf_key`, oldest first.
 
         Stored as one JSON object; entries that are not positive finite numbers are dropped.
         """

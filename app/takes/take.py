@@ -1,6 +1,6 @@
 """Takes: the audio of one Speak, built up chunk by chunk, and the list of them.
 
-A take is saved as it is made by :class:`app.take_store.TakeStore` (the main window connects the
+A take is saved as it is made by :class:`app.takes.store.TakeStore` (the main window connects the
 list's signals to it), so the list outlives the session.
 """
 
@@ -11,14 +11,34 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from .engine_thread import Chunk
-from .script_take import ScriptInfo
+from .script_take import ScriptInfo, ScriptMark
 
-AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.take_store)
+AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.takes.store)
+
+
+class Chunk(Protocol):
+    """What a take keeps of one piece of its audio (the engine thread's
+    :class:`app.worker.engine_messages.Chunk` has these; the takes sit below the worker)."""
+
+    @property
+    def samples(self) -> np.ndarray: ...  # float32 [N], mono
+
+    @property
+    def sample_rate(self) -> int: ...
+
+    @property
+    def sentence_index(self) -> int: ...
+
+    @property
+    def sentence_text(self) -> str: ...
+
+    @property
+    def script(self) -> ScriptMark | None: ...
 
 
 class TakeState(enum.Enum):

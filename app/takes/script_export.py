@@ -2,7 +2,7 @@
 optionally, one file per speaker ("stems"), each as long as the take and silent where the others speak.
 
 Every file is encoded in memory and written through :func:`cosycore.voices.write_atomic` (temporary
-file, fsync, rename), as :mod:`app.export` does; a failure raises
+file, fsync, rename), as :mod:`app.takes.export` does; a failure raises
 :class:`~cosycore.errors.StorageError` and leaves existing files as they were.
 """
 

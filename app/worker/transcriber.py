@@ -1,7 +1,7 @@
 """Speech recognition for voice transcripts, run on the engine thread.
 
-:class:`Transcriber` queues each transcription on the :class:`~app.engine_thread.EngineThread`
-(:meth:`~app.engine_thread.EngineThread.run_on_engine`), so it runs in turn with the takes and
+:class:`Transcriber` queues each transcription on the :class:`~app.worker.engine_thread.EngineThread`
+(:meth:`~app.worker.engine_thread.EngineThread.run_on_engine`), so it runs in turn with the takes and
 never on the GUI thread. The SenseVoice recognizer (:mod:`cosycore.asr`) is loaded there on first
 use and kept for the next one; it is loaded again only when its folder changes. Results come back
 through queued signals carrying plain values.

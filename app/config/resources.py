@@ -31,7 +31,7 @@ def _candidates() -> list[Path]:
     bundle = getattr(sys, "_MEIPASS", None)
     if getattr(sys, "frozen", False) and bundle:
         found.append(Path(bundle) / "resources")
-    found.append(Path(__file__).resolve().parent.parent / "resources")
+    found.append(Path(__file__).resolve().parents[2] / "resources")  # app/config/resources.py -> the checkout
     found.append(Path(sys.prefix) / "share" / "cosy-studio" / "resources")
     return found
 

@@ -1,7 +1,7 @@
 """The engine thread's work for dialogue scripts: speaking a script as one streamed take, and
 regenerating one line of a script take.
 
-Both run on :class:`app.engine_thread.EngineThread` (the one owner of torch), as jobs queued like a
+Both run on :class:`app.worker.engine_thread.EngineThread` (the one owner of torch), as jobs queued like a
 Speak, so Stop and a new Speak cancel them the same way. The requests and results are plain values:
 the parsed script, the cast (saved voices loaded on the GUI thread), numpy arrays.
 """
@@ -22,8 +22,8 @@ from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, Segment, regenerate_line
 from cosycore.studio.script import Script
 
+from ..takes.script_take import LineInfo, RenderValues, ScriptMark
 from .engine_messages import Chunk, readable_error
-from .script_take import LineInfo, RenderValues, ScriptMark
 
 logger = logging.getLogger(__name__)
 

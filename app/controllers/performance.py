@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QMenu
 
 from cosycore.threads import usable_cores
 
-from .engine_thread import EngineThread
-from .settings import Settings
+from ..config.settings import Settings
+from ..worker.engine_thread import EngineThread
 
 
 class PerformanceMenu(QObject):

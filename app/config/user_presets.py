@@ -1,6 +1,6 @@
 """The user's own instruct presets ("Save as preset"): a name and an instruction text.
 
-They live in the settings (:attr:`app.settings.Settings.user_presets`, one JSON list) and travel
+They live in the settings (:attr:`app.config.settings.Settings.user_presets`, one JSON list) and travel
 inside exported voice files (:attr:`cosycore.voices.Voice.instruct_presets`). Parsing is lenient
 about what it drops (an entry that is not a name/text pair is logged and skipped, so one bad entry
 never loses the others) and strict about what it keeps (the text must be an instruction the engine

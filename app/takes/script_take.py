@@ -3,7 +3,7 @@ and where every segment lies in the audio.
 
 A script take is spoken as segments laid end to end (:mod:`cosycore.studio.render`): one per speech
 line and one per silence between lines. :class:`ScriptInfo` records them as the chunks arrive (each
-chunk carries a :class:`ScriptMark`), is saved in the take's sidecar by :mod:`app.take_store`, and
+chunk carries a :class:`ScriptMark`), is saved in the take's sidecar by :mod:`app.takes.store`, and
 is what the waveform's speaker marks, the subtitle cues, the stems and regenerate-a-line are made from.
 
 The samples of a segment: silence is zeros; a line never regenerated is its span of the take's audio,
@@ -28,7 +28,7 @@ SILENCE_KINDS = ("gap", "pause", "paragraph")
 
 @dataclass(frozen=True)
 class ScriptMark:
-    """What a chunk of a script take belongs to (carried by :class:`app.engine_thread.Chunk`)."""
+    """What a chunk of a script take belongs to (carried by :class:`app.worker.engine_thread.Chunk`)."""
 
     segment: int  # index of the take's segment
     kind: str  # "line", "gap", "pause" or "paragraph"
@@ -133,7 +133,7 @@ class RenderValues:
 
 @dataclass
 class ScriptInfo:
-    """The script side of a take. Owned by its :class:`app.takes.Take`; GUI thread only."""
+    """The script side of a take. Owned by its :class:`app.takes.take.Take`; GUI thread only."""
 
     text: str  # the script as written
     base_dir: str  # where relative [lexicon FILE] paths start

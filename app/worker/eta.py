@@ -1,7 +1,7 @@
 """Time-left estimates for a take, from the real-time factor measured on earlier takes.
 
 Pure arithmetic, no Qt: the main window keeps one measured real-time factor (seconds of work per
-second of audio) per model folder, device and quality in :class:`~app.settings.Settings`, and while
+second of audio) per model folder, device and quality in :class:`~app.config.settings.Settings`, and while
 a take is being made shows ``expected audio seconds × RTF − elapsed`` in the live HUD.
 """
 

@@ -4,7 +4,7 @@ model (:class:`ModelInfo`) and the message a failure shows (:func:`readable_erro
 of the GUI's request onto :class:`cosycore.engine.SynthesisRequest` and of the engine's
 :class:`~cosycore.engine.AudioChunk` back onto a :class:`Chunk`.
 
-:mod:`app.engine_thread` runs the jobs and re-exports every name here.
+:mod:`app.worker.engine_thread` runs the jobs and re-exports every name here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cosycore.request import ChunkTiming
 from cosycore.studio.lexicon import Lexicon
 from cosycore.voices import Voice
 
-from .script_take import ScriptMark
+from ..takes.script_take import ScriptMark
 
 
 @dataclass(frozen=True, eq=False)

@@ -49,7 +49,7 @@ from cosycore.safety import UnsafeFileError, loads_strict_json, read_regular_fil
 from cosycore.voices import write_atomic
 
 from .script_take import ScriptInfo
-from .takes import AUDIO_NAME, SentenceSpan, Take, TakeList, TakeState
+from .take import AUDIO_NAME, SentenceSpan, Take, TakeList, TakeState
 
 logger = logging.getLogger(__name__)
 

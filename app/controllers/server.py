@@ -2,7 +2,7 @@
 
 :class:`ServerController` starts and stops ``cosycore.server`` (uvicorn on a thread, on 127.0.0.1
 only) and hands it an :class:`AppEngineHost`, which queues every request to the app's
-:class:`~app.engine_thread.EngineThread`. So the server speaks with the loaded engine, never loads
+:class:`~app.worker.engine_thread.EngineThread`. So the server speaks with the loaded engine, never loads
 a second model, and its requests take turns with the app's own takes on the one thread that owns
 torch. :class:`LocalServerDialog` is the switch: start/stop, the port, an optional API key, the URL
 to give clients, and what the server is doing.
@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from cosycore.errors import CosyError
 from cosycore.voices import VoiceLibrary
 
-from .engine_thread import EngineThread
-from .settings import Settings
+from ..config.settings import Settings
+from ..worker.engine_thread import EngineThread
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """What the audio callback plays from, and how much to buffer first: the player's logic without Qt or a device.
 
-:class:`~app.playback.Player` (Qt, sounddevice) owns one :class:`Feed` per open stream: PortAudio's
+:class:`~app.audio.playback.Player` (Qt, sounddevice) owns one :class:`Feed` per open stream: PortAudio's
 callback calls :meth:`Feed.fill`, the GUI thread writes the take's chunks into its ring through a
 :class:`PendingQueue`, and :func:`preroll_seconds` sizes the pre-roll from the measured real-time
 factor. They live here, with numpy and the standard library only, so that ``bench/bench_playback.py``

@@ -19,7 +19,7 @@ import soundfile as sf
 from cosycore import subtitles
 from cosycore.voices import write_atomic
 
-from .takes import SentenceSpan, Take
+from .take import SentenceSpan, Take
 
 logger = logging.getLogger(__name__)
 

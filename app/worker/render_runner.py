@@ -44,8 +44,8 @@ from cosycore.studio.longform import (
 from cosycore.studio.longform import partial_path as longform_partial_path
 from cosycore.voices import Voice
 
+from ..takes.render_records import RenderSpec, render_progress
 from .engine_thread import readable_error
-from .render_records import RenderSpec, render_progress
 
 logger = logging.getLogger(__name__)
 

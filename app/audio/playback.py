@@ -10,7 +10,7 @@ Consecutive chunks of a take are written into the same ring, so playback is gapl
 first sample plays (and again after an underrun) the player waits until ``preroll`` seconds are
 buffered; :func:`preroll_seconds` sizes that from the engine's measured real-time factor.
 The ring, the feed the callback reads, the pending queue and the pre-roll rule are in
-:mod:`app.playback_feed`, free of Qt and of PortAudio.
+:mod:`app.audio.playback_feed`, free of Qt and of PortAudio.
 
 Without PortAudio or without any output device the player is in :attr:`PlayState.NO_DEVICE`;
 everything else in the app (synthesis, export) keeps working.

@@ -1,0 +1,1 @@
+"""The user's settings and presets, and the app's bundled resources."""
