@@ -7,10 +7,14 @@ is read from ``COSY_CONFORMANCE_DIR``, by default ``../shared/conformance`` besi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import pickle
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 import torch
@@ -22,6 +26,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
 
 REPO = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 _DEFAULT_CONFORMANCE = REPO.parent / "shared" / "conformance"
 
 # Two cores here; keep every test deterministic in its thread count (the CLI's engine too). Under
@@ -36,6 +41,30 @@ if XDIST_WORKERS:
 else:
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     os.environ.setdefault("COSY_THREADS", str(torch.get_num_threads()))
+
+
+def shared_across_workers(tmp_path_factory: pytest.TempPathFactory, key: str, make: Callable[[], T]) -> T:
+    """``make()``, computed once per test run also under pytest-xdist: the first worker to ask pickles the
+    value into the run's shared temporary folder and the others load it (under a file lock)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return make()
+    from filelock import FileLock
+
+    path = tmp_path_factory.getbasetemp().parent / f"shared-{key}.pkl"
+    with FileLock(f"{path}.lock"):
+        if path.is_file():
+            return pickle.loads(path.read_bytes())
+        value = make()
+        path.write_bytes(pickle.dumps(value))
+        return value
+
+
+def folder_digest(folder: Path) -> str:
+    """A short sha256 of a folder's file names and contents (a key for :func:`shared_across_workers`)."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(f.relative_to(folder).as_posix().encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def conformance_root() -> Path:

@@ -49,6 +49,7 @@ from app.worker.eta import rtf_key  # noqa: E402
 from cosycore.config import QUALITY_MODES  # noqa: E402
 from cosycore.perf import resolve_quality  # noqa: E402
 from cosycore.voices import Voice  # noqa: E402
+from tests.conftest import folder_digest, shared_across_workers  # noqa: E402
 
 SR = 24000
 # PySide6 6.12 on Python 3.11 loses a reference to None with every void Qt call; a long test session
@@ -143,26 +144,37 @@ def speechlike(seconds: float, sr: int = SR, level: float = 0.3, seed: int = 0) 
 
 
 @pytest.fixture(scope="session")
-def tiny_engine_voice(tiny_cv2_model: Path) -> Voice:
-    """A saved voice made by the real engine on the tiny CosyVoice2 model."""
-    from cosycore.engine import Engine
+def tiny_engine_voice(tiny_cv2_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Voice:
+    """A saved voice made by the real engine on the tiny CosyVoice2 model (once per run, across workers)."""
 
-    with torch_threads(1):
-        engine = Engine(tiny_cv2_model, device="cpu")
-        return engine.create_voice(speechlike(4.0), SR, transcript="Hello, this is my test voice.", name="Tester")
+    def make() -> Voice:
+        from cosycore.engine import Engine
+
+        with torch_threads(1):
+            engine = Engine(tiny_cv2_model, device="cpu")
+            return engine.create_voice(speechlike(4.0), SR, transcript="Hello, this is my test voice.",
+                                       name="Tester")
+
+    return shared_across_workers(tmp_path_factory, f"engine-voice-{folder_digest(tiny_cv2_model)}", make)
 
 
 @pytest.fixture(scope="session")
-def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice) -> list[Chunk]:
-    """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine`."""
-    from app.worker.engine_messages import to_chunk
-    from cosycore.engine import Engine, SynthesisRequest
+def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice,
+                    tmp_path_factory: pytest.TempPathFactory) -> list[Chunk]:
+    """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine` (made once per
+    run: a take of the random model runs to its token limit, the longest setup of the GUI tests)."""
 
-    request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual", voice=tiny_engine_voice,
-                               seed=3, stream=True)
-    with torch_threads(1):
-        engine = Engine(tiny_cv2_model, device="cpu")
-        return [to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
+    def make() -> list[Chunk]:
+        from app.worker.engine_messages import to_chunk
+        from cosycore.engine import Engine, SynthesisRequest
+
+        request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual",
+                                   voice=tiny_engine_voice, seed=3, stream=True)
+        with torch_threads(1):
+            engine = Engine(tiny_cv2_model, device="cpu")
+            return [to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
+
+    return shared_across_workers(tmp_path_factory, f"recorded-chunks-{folder_digest(tiny_cv2_model)}", make)
 
 
 class FakeEngine(QObject):
