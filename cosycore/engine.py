@@ -49,6 +49,7 @@ import torch
 
 from .cancel import cancel_scope, scoped
 from .config import Family, TextReading
+from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
 from .devices import resolve_device
 from .errors import CosyError, InputError, ModelLoadError
 from .failures import OOM_ADVICE, _is_out_of_memory, as_engine_error
@@ -367,6 +368,20 @@ class Engine:
         # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this
         # request's cancel; the request then ends quietly, as one cancelled between chunks does.
         return self._typed(scoped(self._run(request, state), state.cancelled), "synthesis")
+
+    def convert(self, source: AudioInput, voice: Voice | None = None, *, sample_rate: int | None = None,
+                prompt_audio: AudioInput | None = None, prompt_sample_rate: int | None = None, speed: float = 1.0,
+                stream: bool = True, seed: int | None = None,
+                max_source_seconds: float = MAX_SOURCE_SECONDS) -> Iterator[AudioChunk]:
+        """Voice conversion (:mod:`cosycore.convert`): ``source``'s speech in ``voice`` (or in the voice of the
+        recording ``prompt_audio``), as chunks like :meth:`synthesize` yields (``sentence_index``: the 30 s
+        piece of the source). The request and the source's header are checked now (:class:`InputError`)."""
+        req = ConversionRequest(source, voice, sample_rate, prompt_audio, prompt_sample_rate, speed, stream, seed,
+                                max_source_seconds)
+        validate_conversion(req)
+        info = probe_source(source, sample_rate, max_seconds=max_source_seconds)
+        state = _RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
+        return self._typed(scoped(run_conversion(self, req, info, state), state.cancelled), "voice conversion")
 
     def _typed(self, chunks: Iterator[AudioChunk], doing: str) -> Iterator[AudioChunk]:
         """Pass chunks through; any exception that is not a CosyError becomes one (with advice)."""
