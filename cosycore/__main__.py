@@ -5,6 +5,7 @@ Subcommands:
 * ``synth``: text (``--text``, ``--text-file`` or standard input) to a WAV/FLAC file or raw float32
   PCM on standard output, in zero_shot, cross_lingual or instruct mode, from a prompt recording or
   a saved voice;
+* ``convert``: a recording's speech in a saved voice (voice conversion, :mod:`cosycore.engine.convert`);
 * ``voice add|list|show|remove|transcribe``: the voice library (``--voices-dir``, ``$COSY_VOICES_DIR``
   or ``voices/`` in the data folder the app uses too, :mod:`cosycore.paths`); ``transcribe``: a
   recording's words (:mod:`cosycore.studio.transcribe`);
@@ -47,6 +48,7 @@ from .cli.common import (
     add_voices_dir_arg,
     check_threads,
 )
+from .cli.convert import add_convert_parser, run_convert
 from .cli.info import run_info, run_presets
 from .cli.synth import AudioSink, Progress, add_synth_parser, run_synth
 from .cli.voice import add_voice_parser, run_voice
@@ -83,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="log messages shown on standard error (default ERROR)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_synth_parser(sub)
+    add_convert_parser(sub)
     add_voice_parser(sub)
     add_models_subparser(sub)
     add_serve_subparser(sub)
@@ -120,6 +123,10 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
 
 def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:
     return run_synth(args, io, _load_engine)
+
+
+def _cmd_convert(args: argparse.Namespace, io: CliIO) -> int:
+    return run_convert(args, io, _load_engine)
 
 
 def _cmd_voice(args: argparse.Namespace, io: CliIO) -> int:
@@ -165,7 +172,8 @@ def _cmd_take(args: argparse.Namespace, io: CliIO) -> int:
 # --------------------------------------------------------------------------------------------
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, CliIO], int]] = {
-    "synth": _cmd_synth, "voice": _cmd_voice, "info": _cmd_info, "instruct-presets": run_presets,
+    "synth": _cmd_synth, "convert": _cmd_convert, "voice": _cmd_voice, "info": _cmd_info,
+    "instruct-presets": run_presets,
     "models": run_models_command, "serve": run_serve_command, "text": _cmd_text, "render": _cmd_render,
     "regenerate": _cmd_regenerate, "take": _cmd_take, "transcribe": _cmd_transcribe,
 }

@@ -96,6 +96,12 @@ def features_dir() -> Path:
     return _need("features")
 
 
+@pytest.fixture(scope="session")
+def vc_dir() -> Path:
+    """The voice-conversion reference set (tools/vc_reference.py), beside the tiny folders it uses."""
+    return _need("vc")
+
+
 def copy_release(src: Path, dst: Path, *, link_weights: bool = True) -> Path:
     """Make an editable copy of a release folder; big ``.pt`` files are symlinked unless asked."""
     dst.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,9 @@
 
 DIR is a conformance folder: a release-layout model folder with ``reference/`` (llm.npz, flow.npz,
 hift.npz, manifest.json), a ``features/`` folder (features.npz, manifest.json), a ``resample/``
-folder (manifest.json listing cases with their rates, and its .npz), or a folder that holds
-several of those. Every array is compared at the tolerances of the conformance README; the
+folder (manifest.json listing cases with their rates, and its .npz), a ``vc/`` folder (vc.npz,
+manifest.json: voice conversion, :mod:`cosycore.conformance.vc`), or a folder that holds several
+of those. Every array is compared at the tolerances of the conformance README; the
 command prints the largest errors and exits 0 only if everything passes.
 
 ``--device`` (default cpu) runs the model sections (llm, flow, stream, hift) on that torch device,
@@ -30,6 +31,7 @@ from ..errors import ConformanceError, CosyError, ModelLoadError
 from .checks import CheckResult
 from .device import CPU, describe
 from .resample import is_resample_folder
+from .vc import is_vc_folder
 
 logger = logging.getLogger(__name__)
 
@@ -49,15 +51,16 @@ def find_targets(root: Path) -> list[Path]:
     """The conformance folders in ``root`` (``root`` itself, or its direct subfolders)."""
     if not root.is_dir():
         raise ConformanceError(f"{root} is not a folder")
-    if _is_model_folder(root) or _is_features_folder(root) or is_resample_folder(root):
+    if _is_model_folder(root) or _is_features_folder(root) or is_resample_folder(root) or is_vc_folder(root):
         return [root]
     subs = sorted(d for d in root.iterdir() if d.is_dir() and (
-        _is_model_folder(d) or _is_features_folder(d) or is_resample_folder(d)))
+        _is_model_folder(d) or _is_features_folder(d) or is_resample_folder(d) or is_vc_folder(d)))
     if not subs:
         raise ConformanceError(
             f"{root} is not a conformance folder: expected reference/manifest.json (a model folder), "
-            "features.npz + manifest.json (a features folder) or manifest.json with resample cases + "
-            "its .npz (a resample folder), or subfolders holding them"
+            "features.npz + manifest.json (a features folder), manifest.json with resample cases + "
+            "its .npz (a resample folder), vc.npz + manifest.json (a voice-conversion folder), or subfolders "
+            "holding them"
         )
     return subs
 
@@ -72,6 +75,10 @@ def sections_for(target: Path, device: torch.device = CPU) -> list[Section]:
         from .resample import check_resample_reference
 
         return [("resample", lambda: check_resample_reference(target))]
+    if is_vc_folder(target):
+        from .vc import check_vc_reference
+
+        return [("vc", lambda: check_vc_reference(target, device=device))]
     ref = target / "reference"
     manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
     files = manifest.get("files", {})

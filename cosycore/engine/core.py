@@ -81,6 +81,7 @@ from ..request import (
 from ..threads import OVERLAP_MIN_THREADS, CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
 from ..token2wav import Token2WavStream, prompt_flow_cache
 from ..voices import Voice
+from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
 from .segments import (
     RequestState,
     Segment,
@@ -328,6 +329,20 @@ class Engine:
         # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this
         # request's cancel; the request then ends quietly, as one cancelled between chunks does.
         return self._typed(scoped(self._run(request, state), state.cancelled), "synthesis")
+
+    def convert(self, source: AudioInput, voice: Voice | None = None, *, sample_rate: int | None = None,
+                prompt_audio: AudioInput | None = None, prompt_sample_rate: int | None = None, speed: float = 1.0,
+                stream: bool = True, seed: int | None = None,
+                max_source_seconds: float = MAX_SOURCE_SECONDS) -> Iterator[AudioChunk]:
+        """Voice conversion (:mod:`cosycore.engine.convert`): ``source``'s speech in ``voice`` (or in the voice of the
+        recording ``prompt_audio``), as chunks like :meth:`synthesize` yields (``sentence_index``: the 30 s
+        piece of the source). The request and the source's header are checked now (:class:`InputError`)."""
+        req = ConversionRequest(source, voice, sample_rate, prompt_audio, prompt_sample_rate, speed, stream, seed,
+                                max_source_seconds)
+        validate_conversion(req)
+        info = probe_source(source, sample_rate, max_seconds=max_source_seconds)
+        state = RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
+        return self._typed(scoped(run_conversion(self, req, info, state), state.cancelled), "voice conversion")
 
     def _typed(self, chunks: Iterator[AudioChunk], doing: str) -> Iterator[AudioChunk]:
         """Pass chunks through; any exception that is not a CosyError becomes one (with advice)."""

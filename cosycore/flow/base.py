@@ -333,8 +333,9 @@ class FlowModel(nn.Module):
             )
         expected = self.cfg.token_mel_ratio * prompt_token.shape[1]
         if prompt_feat.shape[1] != expected:
-            # The original silently shifts the output alignment in this case; say so.
-            logger.warning(
+            # The original silently shifts the output alignment in this case; say so (in the log only: voice
+            # conversion's exact mode passes such a prompt on purpose, as the original's frontend_vc does).
+            logger.info(
                 "prompt_feat has %d frames but %d prompt tokens imply %d; the output is shifted",
                 prompt_feat.shape[1], prompt_token.shape[1], expected,
             )

@@ -186,16 +186,19 @@ def prompt_waveforms(wav: np.ndarray, sr: int, mel_rate: int = 24000) -> tuple[n
 
 
 def _features(
-    wav: np.ndarray, sr: int, cfg: ModelConfig, tokenizer: SpeechTokenizer, encoder: SpeakerEncoder
+    wav: np.ndarray, sr: int, cfg: ModelConfig, tokenizer: SpeechTokenizer, encoder: SpeakerEncoder,
+    align: bool = True,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
-    """(tokens [1, P], embedding [1, 192], mel [1, ratio·P, 80], audio at the mel rate) after alignment."""
+    """(tokens [1, P], embedding [1, 192], mel [1, ratio·P, 80], audio at the mel rate) after alignment
+    (``align`` False: as extracted, as the original's voice conversion uses them)."""
     wav_16k, wav_24k = prompt_waveforms(wav, sr, cfg.mel.sampling_rate)
     with torch.inference_mode():
         tokens = tokenizer.tokenize(whisper_log_mel(wav_16k, n_mels=128)).to(torch.int32)  # [1, P]
         embedding = encoder.embed(speaker_fbank(wav_16k)).to(torch.float32).reshape(1, -1)  # [1, 192]
         mel = prompt_mel(wav_24k, cfg.mel).transpose(1, 2).contiguous()  # [1, T, 80]
-    mel, tokens = align_prompt(mel, tokens.reshape(1, -1), cfg.token_mel_ratio)
-    return tokens.contiguous(), embedding, mel.contiguous(), wav_24k
+    if align:
+        mel, tokens = align_prompt(mel, tokens.reshape(1, -1), cfg.token_mel_ratio)
+    return tokens.reshape(1, -1).contiguous(), embedding, mel.contiguous(), wav_24k
 
 
 def extract_prompt(
@@ -206,6 +209,7 @@ def extract_prompt(
     speaker_encoder: SpeakerEncoder,
     *,
     with_checksum: bool = True,
+    align: bool = True,
 ) -> PromptFeatures:
     """Check a prompt recording and compute its aligned zero-shot features.
 
@@ -217,13 +221,17 @@ def extract_prompt(
     ``with_checksum`` records the speech tokenizer's ``sha256`` in the features, for a voice made
     from them (:func:`voice_from_prompt`); that may hash the tokenizer file once where its install
     manifest does not record it. A prompt used for one request and never saved does without.
+
+    ``align`` False keeps the mel and the tokens as extracted (the mel may then hold one frame more
+    than ``ratio`` × tokens): the original's voice conversion (``frontend_vc``) does not align them,
+    its zero-shot frontend does. Such features are for one conversion only, never for a voice.
     """
     wav, rate, name, total = _read_prompt(audio, sr)
     _check_rate(rate, name)
     notes: list[str] = []
     wav = _fit_length(wav, rate, name, notes, total)
     _check_level(wav, rate, name, notes)
-    tokens, embedding, mel, wav_24k = _features(wav, rate, cfg, speech_tokenizer, speaker_encoder)
+    tokens, embedding, mel, wav_24k = _features(wav, rate, cfg, speech_tokenizer, speaker_encoder, align)
     if tokens.shape[1] == 0:
         raise InputError(f"{name} produced no speech tokens; use a longer recording with clear speech.")
     logger.info("prompt %s: %.2f s, %d tokens, %d mel frames", name, wav.shape[0] / rate,

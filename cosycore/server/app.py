@@ -6,6 +6,9 @@ Endpoints:
   whole file comes back with a Content-Length; ``"audio"`` streams the bytes as the engine makes
   them (chunked); ``"sse"`` sends ``speech.audio.delta`` events (base64 audio) and one
   ``speech.audio.done`` event with the usage, as OpenAI does.
+* ``POST /v1/audio/conversions`` (our extension, :mod:`.conversions`): a multipart upload (``file``,
+  ``voice``, ``response_format``, ``stream_format``, ``speed``, ``seed``) spoken in a saved voice
+  (voice conversion); answered as ``/v1/audio/speech`` is.
 * ``GET /v1/models``, ``GET /v1/voices`` (our extension: name, family, language, transcript present),
   ``GET /health`` (503 while no model is loaded).
 
@@ -43,10 +46,23 @@ from starlette.types import Receive, Scope, Send
 
 from ..errors import CosyError, InputError
 from ..voices import VoiceLibrary
+from .conversions import DEFAULT_MAX_UPLOAD_BYTES, check_source, parse_conversion_request, read_upload
 from .encode import MEDIA_TYPES, encode_whole, stream_encoder, writable_formats
 from .guard import ConnectionLimits, RequestGuard
 from .schema import ApiError, SpeechParams, choose_mode, parse_speech_request
-from .worker import Audio, Cancelled, Done, Event, Failed, NoModelError, QueueFullError, SpeechJob, SpeechWorker, Ticket
+from .worker import (
+    Audio,
+    Cancelled,
+    ConversionJob,
+    Done,
+    Event,
+    Failed,
+    NoModelError,
+    QueueFullError,
+    SpeechJob,
+    SpeechWorker,
+    Ticket,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +80,8 @@ class ServerOptions:
     allow_hosts: tuple[str, ...] = ()  # Host names accepted besides the bound address and localhost
     allow_origins: tuple[str, ...] = ()  # web page origins allowed to call (CORS); none by default
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES  # POST /v1/audio/conversions: the uploaded recording
+    max_source_seconds: float = 3600.0  # the longest recording a conversion takes
 
 
 def error_response(err: ApiError) -> JSONResponse:
@@ -305,6 +323,24 @@ class SpeechServer:
         job = SpeechJob(text=params.input, voice=voice, mode=choose_mode(params.instructions, voice.transcript),
                         instructions=params.instructions, speed=params.speed, seed=params.seed,
                         stream=params.stream_format is not None)
+        return self._submit(job, params)
+
+    async def conversions(self, request: Request) -> Response:
+        """Voice conversion (:mod:`.conversions`): an uploaded recording, spoken in a saved voice."""
+        self._authorize(request)
+        body = await read_upload(request, self.options.max_upload_bytes)
+        params, source = await parse_conversion_request(request, body, writable=writable_formats())
+        if self.worker.host.model_facts() is None:
+            raise ApiError(503, "No model is loaded; load one in the app, then try again.", "server_error", None,
+                           "model_not_loaded")
+        voice = await run_in_threadpool(self._voice, params.voice)
+        await run_in_threadpool(check_source, source, self.options.max_source_seconds)
+        job = ConversionJob(source, voice, speed=params.speed, seed=params.seed,
+                            stream=params.stream_format is not None,
+                            max_source_seconds=self.options.max_source_seconds)
+        return self._submit(job, params)
+
+    def _submit(self, job: SpeechJob | ConversionJob, params: SpeechParams) -> Response:
         try:
             ticket = self.worker.submit(job)
         except QueueFullError as e:
@@ -369,6 +405,7 @@ def create_app(worker: SpeechWorker, library: VoiceLibrary, options: ServerOptio
     server = SpeechServer(worker, library, options or ServerOptions())
     routes = [
         Route("/v1/audio/speech", server.speech, methods=["POST"]),
+        Route("/v1/audio/conversions", server.conversions, methods=["POST"]),
         Route("/v1/models", server.models, methods=["GET"]),
         Route("/v1/voices", server.voices, methods=["GET"]),
         Route("/health", server.health, methods=["GET"]),

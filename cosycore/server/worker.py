@@ -70,6 +70,18 @@ class SpeechJob:
 
 
 @dataclass(frozen=True, eq=False)
+class ConversionJob:
+    """A voice conversion (POST /v1/audio/conversions): the uploaded recording, spoken in ``voice``."""
+
+    source: bytes  # the uploaded file, checked by cosycore.server.conversions.check_source
+    voice: Voice
+    speed: float = 1.0
+    seed: int | None = None
+    stream: bool = True
+    max_source_seconds: float = 3600.0
+
+
+@dataclass(frozen=True, eq=False)
 class Audio:
     samples: np.ndarray  # float32 [N], a copy owned by the event
     sample_rate: int
@@ -111,7 +123,7 @@ class NoModelError(Exception):
 class Ticket:
     """One admitted request: its events arrive on the event loop it was submitted from."""
 
-    def __init__(self, worker: SpeechWorker, job: SpeechJob, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, worker: SpeechWorker, job: SpeechJob | ConversionJob, loop: asyncio.AbstractEventLoop) -> None:
         self.job = job
         self._worker = worker
         self._loop = loop
@@ -185,7 +197,7 @@ class SpeechWorker:
         self.synthesis_hook: Callable[[Ticket, str], None] | None = None
 
     # -- event loop side ---------------------------------------------------------------------
-    def submit(self, job: SpeechJob, loop: asyncio.AbstractEventLoop | None = None) -> Ticket:
+    def submit(self, job: SpeechJob | ConversionJob, loop: asyncio.AbstractEventLoop | None = None) -> Ticket:
         """Admit ``job`` (raises :class:`QueueFullError`) and queue it on the engine's thread."""
         loop = loop or asyncio.get_running_loop()
         ticket = Ticket(self, job, loop)
@@ -283,13 +295,20 @@ class SpeechWorker:
         from ..engine import SynthesisRequest  # the engine's thread has torch loaded already
 
         job = ticket.job
-        request = SynthesisRequest(
-            job.text, mode=job.mode,  # type: ignore[arg-type]  # checked by validate_request
-            voice=job.voice, instruct_text=job.instructions or None, speed=job.speed, seed=job.seed,
-            stream=job.stream,
-        )
-        input_tokens = len(engine.tokenizer.encode(job.text))
-        chunks = engine.synthesize(request)
+        if isinstance(job, ConversionJob):
+            import io
+
+            chunks = engine.convert(io.BytesIO(job.source), job.voice, speed=job.speed, seed=job.seed,
+                                    stream=job.stream, max_source_seconds=job.max_source_seconds)
+            input_tokens = 0  # the source's speech tokens are counted as output tokens
+        else:
+            request = SynthesisRequest(
+                job.text, mode=job.mode,  # type: ignore[arg-type]  # checked by validate_request
+                voice=job.voice, instruct_text=job.instructions or None, speed=job.speed, seed=job.seed,
+                stream=job.stream,
+            )
+            input_tokens = len(engine.tokenizer.encode(job.text))
+            chunks = engine.synthesize(request)
         output_tokens = 0
         try:
             for chunk in chunks:

@@ -1,0 +1,174 @@
+"""Conformance of voice conversion: cosycore against the original's ``inference_vc`` (``vc/`` folder).
+
+The folder (made by ``tools/vc_reference.py``) holds a source and a target recording, the tiny ONNX
+frontend models the original ran with, ``vc.npz`` and ``manifest.json``; the model folders are the
+shared tiny ones it names (``../cosyvoice2-tiny``, ``../cosyvoice3-tiny``). Per family:
+
+* ``frontend``: the source's speech tokens (exact), the target's prompt tokens (exact), prompt mel and
+  speaker embedding, from the files, as :func:`cosycore.engine.convert.run.run_conversion` computes them;
+* ``flow``: a token2wav stream on the original's own frontend output, per run (not streamed, streamed,
+  speed 1.5): the calls must be the original's (token_end, token_offset, streaming, finalize) and the
+  mel kept from each must equal its flow output from ``token_offset`` on;
+* ``engine``: the whole conversion through ``run_conversion`` (the path ``Engine.convert`` takes): the
+  chunk lengths must be the original's, and for Fun-CosyVoice3 the speech too (its vocoder noise is
+  fixed; CosyVoice2's is drawn from a random generator, so only its lengths are comparable).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..config import ModelConfig
+from ..devices import resolve_device
+from ..engine.convert import ConversionRequest, probe_source, run_conversion, source_tokens
+from ..engine.convert.run import piece_stream
+from ..engine.convert.source import iter_pieces
+from ..engine.segments import RequestState
+from ..errors import ConformanceError
+from ..flow.cache import FlowCache
+from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
+from ..frontend.prompt import PromptFeatures, extract_prompt
+from ..model import CosyModel, SynthesisKnobs
+from ..perf import PerfOptions
+from ..token2wav import Token2WavStream
+from .checks import CheckResult, compare
+from .device import strict_float32, tensor
+
+_FEATURE_TOL = (1e-3, 1e-4)  # log-domain features (conformance README)
+_EMBED_TOL = (1e-4, 1e-4)
+_MEL_TOL = (1e-3, 1e-3)  # 10 Euler steps
+_SPEECH_TOL = (2e-4, 0.0)  # end to end (measured: 4e-5)
+
+
+def is_vc_folder(d: Path) -> bool:
+    return (d / "vc.npz").is_file() and (d / "manifest.json").is_file()
+
+
+@dataclass
+class _Converter:
+    """The part of an engine a conversion uses (:class:`cosycore.engine.convert.run.ConverterEngine`), in exact mode."""
+
+    cfg: ModelConfig
+    model: CosyModel
+    speech_tokenizer: SpeechTokenizerONNX
+    speaker_encoder: SpeakerEncoderONNX
+    perf: PerfOptions = field(default_factory=PerfOptions)
+    threads: int = field(default_factory=torch.get_num_threads)
+    last_warnings: tuple[str, ...] = ()
+    cancel_count: int = 0
+
+    def _prompt_flow_cache(self, t2w: Token2WavStream) -> FlowCache | None:
+        return None  # exact mode has no flow cache
+
+
+def _load(folder: Path, manifest: dict[str, Any], family: str, device: torch.device) -> _Converter:
+    rel = manifest.get("model_dirs", {}).get(family)
+    onnx = manifest.get("onnx", {}).get(family)
+    if not rel or not onnx:
+        raise ConformanceError(f"{folder}/manifest.json names no model folder or ONNX files for {family}")
+    model_dir = (folder / rel).resolve()
+    if not model_dir.is_dir():
+        raise ConformanceError(f"{folder}: the {family} model folder {model_dir} is missing (it is a sibling "
+                               "of vc/ in the conformance folder)")
+    model = CosyModel.load(model_dir, device=device)
+    return _Converter(model.cfg, model, SpeechTokenizerONNX(folder / onnx["speech_tokenizer"], device="cpu"),
+                      SpeakerEncoderONNX(folder / onnx["campplus"], device="cpu"))
+
+
+def _check_frontend(conv: _Converter, folder: Path, inputs: dict[str, Any], ref: Any, f: str) -> list[CheckResult]:
+    source = folder / inputs["source"]["file"]
+    pieces = list(iter_pieces(source, probe_source(source, None)))
+    got_tokens = source_tokens(pieces[0].samples, pieces[0].sample_rate, conv.speech_tokenizer)
+    prompt = extract_prompt(folder / inputs["prompt"]["file"], None, conv.cfg, conv.speech_tokenizer,
+                            conv.speaker_encoder, with_checksum=False, align=False)
+    return [
+        compare(f"{f}.pieces", np.array([len(pieces)]), np.array([1])),
+        compare(f"{f}.source_speech_token", got_tokens.numpy(), ref[f"{f}.source_speech_token"]),
+        compare(f"{f}.flow_prompt_speech_token", prompt.speech_tokens.numpy(), ref[f"{f}.flow_prompt_speech_token"]),
+        compare(f"{f}.prompt_speech_feat", prompt.prompt_mel.numpy(), ref[f"{f}.prompt_speech_feat"], *_FEATURE_TOL),
+        compare(f"{f}.flow_embedding", prompt.embedding.numpy(), ref[f"{f}.flow_embedding"], *_EMBED_TOL),
+    ]
+
+
+def _reference_prompt(conv: _Converter, ref: Any, f: str, dev: torch.device) -> PromptFeatures:
+    return PromptFeatures(
+        speech_tokens=tensor(ref[f"{f}.flow_prompt_speech_token"], dev).to(torch.int32),  # [1, P]
+        embedding=tensor(ref[f"{f}.flow_embedding"], dev),  # [1, 192]
+        prompt_mel=tensor(ref[f"{f}.prompt_speech_feat"], dev),  # [1, T_p, 80], unaligned as the original's
+        audio_24k=np.zeros(0, np.float32), duration=0.0, family=conv.cfg.family,
+    )
+
+
+def _check_flow(conv: _Converter, info: dict[str, Any], ref: Any, f: str, dev: torch.device) -> list[CheckResult]:
+    """Each run's token2wav calls on the original's frontend output."""
+    prompt = _reference_prompt(conv, ref, f, dev)
+    tokens = [int(t) for t in ref[f"{f}.source_speech_token"].reshape(-1)]
+    results = []
+    for run, rec in info["runs"].items():
+        knobs = SynthesisKnobs(stream=rec["stream"], seed=0, speed=rec["speed"])
+        _, g_voc = conv.model.generators(0)
+        t2w = piece_stream(conv, prompt, knobs, g_voc)
+        t2w.record_calls = True
+        chunks: list[np.ndarray] = []
+        for tok in tokens:
+            if rec["stream"]:
+                chunks.extend(t2w.push(tok))
+            else:
+                t2w.accept(tok)
+        chunks.append(t2w.finish(speed=1.0 if rec["stream"] else rec["speed"]))
+        got = [(c.token_end, c.token_offset, c.streaming, c.finalize) for c in t2w.calls]
+        want = [(c["token_end"], c["token_offset"], c["stream"], c["finalize"]) for c in rec["token2wav_calls"]]
+        results.append(CheckResult(f"{f}.{run}.calls", 0.0 if got == want else 1.0, 0.0, 0.0, 0.0, got == want,
+                                   note="" if got == want else f"calls {got} != the original's {want}"))
+        for call, want_call in zip(t2w.calls, rec["token2wav_calls"]):
+            assert call.mel is not None
+            kept = ref[f"{want_call['name']}.mel"][:, :, want_call["token_offset"] * conv.cfg.token_mel_ratio :]
+            results.append(compare(f"{want_call['name']}.kept_mel", call.mel.float().cpu().numpy(), kept, *_MEL_TOL))
+    return results
+
+
+def _check_engine(conv: _Converter, folder: Path, manifest: dict[str, Any], info: dict[str, Any], ref: Any,
+                  f: str) -> list[CheckResult]:
+    """The whole conversion, as Engine.convert runs it, from the two files."""
+    inputs = manifest["inputs"]
+    results = []
+    for run, rec in info["runs"].items():
+        source = folder / inputs["source"]["file"]
+        req = ConversionRequest(source, prompt_audio=folder / inputs["prompt"]["file"], speed=rec["speed"],
+                                stream=rec["stream"], seed=0)
+        state = RequestState(conv, 0, time.perf_counter(), conv.model.sample_rate)
+        chunks = [c.samples for c in run_conversion(conv, req, probe_source(source, None), state)]
+        chunks = [c for c in chunks if c.size]
+        results.append(compare(f"{f}.{run}.chunk_samples", np.array([c.shape[0] for c in chunks]),
+                               np.array(rec["chunk_samples"])))
+        if f == "cosyvoice3":
+            speech = np.concatenate(chunks)[None] if chunks else np.zeros((1, 0), np.float32)
+            results.append(compare(f"{f}.{run}.speech", speech, ref[f"{f}.{run}.speech"], *_SPEECH_TOL))
+    return results
+
+
+@torch.inference_mode()
+def check_vc_reference(folder: Path, *, device: str | torch.device = "cpu") -> list[CheckResult]:
+    """Every check of a ``vc/`` folder, for each family its manifest lists."""
+    dev = resolve_device(device)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    families = manifest.get("families")
+    if not isinstance(families, dict) or not families:
+        raise ConformanceError(f"{folder}/manifest.json lists no families")
+    results: list[CheckResult] = []
+    with np.load(folder / "vc.npz") as npz:
+        ref = dict(npz)
+    for f, info in families.items():
+        conv = _load(folder, manifest, f, dev)
+        with strict_float32(dev):
+            results += _check_frontend(conv, folder, manifest["inputs"], ref, f)
+            results += _check_flow(conv, info, ref, f, dev)
+            results += _check_engine(conv, folder, manifest, info, ref, f)
+    return results
