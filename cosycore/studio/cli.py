@@ -83,7 +83,14 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     audio_format(args.out)
     from ..outfile import check_output_target, check_side_outputs
 
-    check_output_target(Path(args.out).absolute())
+    out_path = Path(args.out).absolute()
+    # A script's take (audio, take folder, stems) is written into OUT's folder, which the studio makes
+    # when it is missing, as it always has; made before the checks, so they test the real folder.
+    try:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # check_output_target names the reason
+    check_output_target(out_path)
     check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args))  # before the model loads, not after the take
     if not args.cast:
         raise InputError("a script needs a cast: --cast NAME=VOICE for every speaker.")
