@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -86,10 +87,8 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     out_path = Path(args.out).absolute()
     # A script's take (audio, take folder, stems) is written into OUT's folder, which the studio makes
     # when it is missing, as it always has; made before the checks, so they test the real folder.
-    try:
+    with contextlib.suppress(OSError):  # check_output_target names the reason
         out_path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass  # check_output_target names the reason
     check_output_target(out_path)
     check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args))  # before the model loads, not after the take
     if not args.cast:
