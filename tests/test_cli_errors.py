@@ -589,7 +589,7 @@ def test_max_chars(no_engine, value: str) -> None:
 @pytest.mark.parametrize("field", ["prompt_text", "instruct_text"])
 def test_synthesis_request_with_a_number_as(field: str) -> None:
     """``SynthesisRequest(prompt_text=5)``: an InputError that says what the field must be."""
-    from cosycore.engine import validate_request
+    from cosycore.request import validate_request
 
     req = SynthesisRequest("Hello.", mode="zero_shot", prompt_audio="x.wav", **{field: 5})
     with pytest.raises(InputError, match="must be text"):

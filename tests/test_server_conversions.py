@@ -116,7 +116,7 @@ def test_bad_requests(server: Server) -> None:
     assert "Saved voices: Target" in _error(server.post(ok, voice="Nobody"), 400, "voice")
     no_file = {"notes": ("notes.txt", b"no recording here", "text/plain")}
     assert "'file' is required" in _error(server.post(None, voice="Target", files=no_file), 400, "file")
-    assert "multipart/form-data" in _error(server.post(None, voice="Target", files={}), 400)  # a plain form
+    assert "multipart/form-data" in _error(server.post(None, voice="Target", files={}), 415)  # a plain form
     assert "16 kHz" in _error(server.post(wav_bytes(tone(2.0, 8000), 8000), voice="Target"), 400, "file")
     assert "could not be decoded" in _error(server.post(b"RIFF1234WAVEjunkjunk" * 10, voice="Target"), 400, "file")
     assert "at most" in _error(server.post(wav_bytes(tone(9.0, 16000), 16000), voice="Target"), 400, "file")
@@ -126,7 +126,7 @@ def test_bad_requests(server: Server) -> None:
     assert "larger than" in _error(server.post(wav_bytes(tone(10.0)), voice="Target"), 413, "file")
     r = httpx.post(f"{server.url}/v1/audio/conversions", json={"voice": "Target"},
                    headers={"Authorization": f"Bearer {KEY}"}, trust_env=False)
-    assert "multipart/form-data" in _error(r, 400)
+    assert "multipart/form-data" in _error(r, 415)
     assert "API key" in _error(server.post(ok, voice="Target", key=None), 401)
 
 

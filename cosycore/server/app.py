@@ -48,7 +48,7 @@ from ..errors import CosyError, InputError
 from ..voices import VoiceLibrary
 from .conversions import DEFAULT_MAX_UPLOAD_BYTES, check_source, parse_conversion_request, read_upload
 from .encode import MEDIA_TYPES, encode_whole, stream_encoder, writable_formats
-from .guard import ConnectionLimits, RequestGuard
+from .guard import ConnectionLimits, RequestGuard, send_error
 from .schema import ApiError, SpeechParams, choose_mode, parse_speech_request
 from .worker import (
     Audio,
@@ -237,13 +237,6 @@ class SpeechResponse(Response):
             else:  # Cancelled
                 return
             event = await self._next()
-
-
-async def send_error(send: Send, err: ApiError) -> None:
-    body = json.dumps(err.body()).encode()
-    headers = _headers("application/json", len(body)) + [(k.encode(), v.encode()) for k, v in err.headers]
-    await send({"type": "http.response.start", "status": err.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _headers(media_type: str, length: int | None) -> list[tuple[bytes, bytes]]:

@@ -21,6 +21,7 @@ dribbles a byte every 2 s) is closed, with one log line each. The body read time
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import time
 from collections.abc import Iterable
@@ -31,6 +32,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .schema import ApiError
+
+MULTIPART = "multipart/form-data"
+MULTIPART_PATHS = frozenset({"/v1/audio/conversions"})  # the endpoints that take an uploaded file
 
 logger = logging.getLogger(__name__)
 
@@ -102,19 +106,30 @@ class RequestGuard:
             return
         if scope.get("method") == "POST":
             media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-            if media != "application/json":
+            wanted = MULTIPART if scope.get("path", "") in MULTIPART_PATHS else "application/json"
+            if media != wanted:
+                how = ("as a multipart form with 'Content-Type: multipart/form-data'" if wanted == MULTIPART
+                       else "as JSON with 'Content-Type: application/json'")
                 await _refuse(send, ApiError(
-                    415, f"Send the request body as JSON with 'Content-Type: application/json' (this request's "
-                         f"Content-Type is {media[:60] or 'missing'!r}).", "invalid_request_error", None,
+                    415, f"Send the request body {how} (this request's Content-Type is "
+                         f"{media[:60] or 'missing'!r}).", "invalid_request_error", None,
                     "unsupported_media_type"))
                 return
         await self.app(scope, receive, send)
 
 
 async def _refuse(send: Send, err: ApiError) -> None:
-    from .app import send_error
-
     await send_error(send, err)
+
+
+async def send_error(send: Send, err: ApiError) -> None:
+    """Answer with ``err`` as OpenAI's JSON error body (also the routes' error answer, :mod:`.app`)."""
+    body = json.dumps(err.body()).encode()
+    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
+               (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode(), v.encode()) for k, v in err.headers]
+    await send({"type": "http.response.start", "status": err.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 class GuardedH11Protocol(H11Protocol):

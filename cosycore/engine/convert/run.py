@@ -67,7 +67,7 @@ class ConverterEngine(Protocol):
 
 def flow_is_exact(perf: PerfOptions) -> bool:
     """Whether the flow runs as the original's (a conversion has no LM, so its options do not matter)."""
-    return perf.flow.exact and perf.flow_cache == "off"
+    return perf.flow.exact and perf.flow_cache in ("off", "chunks")
 
 
 def target_prompt(engine: ConverterEngine, req: ConversionRequest) -> PromptFeatures:
@@ -90,8 +90,11 @@ def source_tokens(samples: np.ndarray, sr: int, tokenizer: SpeechTokenizerONNX) 
 
 
 def conversion_knobs(perf: PerfOptions, req: ConversionRequest) -> SynthesisKnobs:
+    # exact: the original's uncached flow calls (its target recording's prompt is not frame-aligned,
+    # which the flow cache does not take)
+    cache = "off" if flow_is_exact(perf) else perf.flow_cache
     return SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed), n_steps=perf.flow.n_steps,
-                          cfg_rate=perf.flow.cfg_rate, flow_cache=perf.flow_cache, flow_autocast=perf.flow.autocast)
+                          cfg_rate=perf.flow.cfg_rate, flow_cache=cache, flow_autocast=perf.flow.autocast)
 
 
 def piece_stream(engine: ConverterEngine, prompt: PromptFeatures, knobs: SynthesisKnobs,
