@@ -615,8 +615,12 @@ def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     code, _, err = run_models_cli("verify", "cosyvoice2-0.5b", "--dir", d, "--quick")
     assert code == 1 and "flow.pt has 4 bytes" in err
 
-    code, out, _ = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
-    assert code == 0 and not (tmp_path / "CosyVoice2-0.5B").exists()
+    # a listed file whose size no longer matches the manifest is not known to be ours: nothing is deleted
+    code, _, err = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
+    assert code == 1 and "flow.pt" in err and (tmp_path / "CosyVoice2-0.5B" / "flow.pt").exists()
+    (tmp_path / "CosyVoice2-0.5B" / "flow.pt").unlink()  # the user removes the damaged file: the rest is ours
+    code, out, err = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
+    assert code == 0 and not (tmp_path / "CosyVoice2-0.5B").exists(), err
 
 
 def test_cli_failures_are_messages_with_exit_codes(tmp_path: Path) -> None:
