@@ -83,8 +83,9 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     audio_format(args.out)
     from ..outfile import check_output_target, check_side_outputs
 
-    check_output_target(Path(args.out).absolute())
-    check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args))  # before the model loads, not after the take
+    check_output_target(Path(args.out).absolute(), missing_folder_ok=True)  # a script's folders are made
+    check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args),  # before the model loads, not after the take
+                       missing_folder_ok=True)
     if not args.cast:
         raise InputError("a script needs a cast: --cast NAME=VOICE for every speaker.")
     script = load_script(args.script)
