@@ -65,10 +65,8 @@ def not_a_regular_file(path: Path) -> str | None:
     missing, a regular file or a symlink (which a rename replaces as a link)."""
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except OSError:  # missing, or a folder that cannot be reached: the write itself says why
         return None
-    except OSError as e:
-        return storage_reason(e)
     if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
         return None
     if stat.S_ISDIR(st.st_mode):

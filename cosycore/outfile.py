@@ -50,7 +50,8 @@ def _unwritable_for(path: Path, why: str, option: str) -> StorageError:
     return StorageError(f"cannot write {path}: {why}. Nothing was synthesised; choose another {option}.")
 
 
-def check_output_target(path: Path, *, option: str = "--out", suffixes: str = ".wav or .flac") -> None:
+def check_output_target(path: Path, *, option: str = "--out", suffixes: str = ".wav or .flac",
+                        missing_folder_ok: bool = False) -> None:
     """Raise :class:`StorageError` unless a file can be created at ``path`` (checked, not assumed),
     before any work starts; ``option`` names the argument in the advice (``--out``, ``--srt``).
 
@@ -64,6 +65,8 @@ def check_output_target(path: Path, *, option: str = "--out", suffixes: str = ".
 
     folder = path.parent
     if not folder.exists():
+        if missing_folder_ok and not folder.is_symlink():  # made by the write (synth --script makes folders)
+            return
         raise _unwritable(path, f"the folder {folder} does not exist (create it first)")
     if not folder.is_dir():
         raise _unwritable(path, f"{folder} is not a folder")
@@ -227,7 +230,8 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_side_outputs(out: Path | str | None, **targets: Path | str | None) -> None:
+def check_side_outputs(out: Path | str | None, *, missing_folder_ok: bool = False,
+                       **targets: Path | str | None) -> None:
     """Check the side files of a take (``srt=…``, ``vtt=…``) before any work starts.
 
     Each must be writable (:func:`check_output_target`), none may be the audio file ``--out`` (the
@@ -245,5 +249,5 @@ def check_side_outputs(out: Path | str | None, **targets: Path | str | None) -> 
             if _same_file(path, taken):
                 raise InputError(f"{option} and {other} name the same file ({path}); give the {option[2:].upper()} "
                                  "file a name of its own.")
-        check_output_target(path.absolute(), option=option, suffixes=f".{name}")
+        check_output_target(path.absolute(), option=option, suffixes=f".{name}", missing_folder_ok=missing_folder_ok)
         seen.append((option, path))

@@ -615,12 +615,13 @@ def test_cli_download_list_verify_remove(hub: FakeHub, tmp_path: Path) -> None:
     code, _, err = run_models_cli("verify", "cosyvoice2-0.5b", "--dir", d, "--quick")
     assert code == 1 and "flow.pt has 4 bytes" in err
 
-    # a listed file whose size no longer matches the manifest is not known to be ours: nothing is deleted
-    code, _, err = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
-    assert code == 1 and "flow.pt" in err and (tmp_path / "CosyVoice2-0.5B" / "flow.pt").exists()
-    (tmp_path / "CosyVoice2-0.5B" / "flow.pt").unlink()  # the user removes the damaged file: the rest is ours
+    # flow.pt no longer matches the manifest's size: it may be the user's own file now, so nothing is deleted
     code, out, err = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
-    assert code == 0 and not (tmp_path / "CosyVoice2-0.5B").exists(), err
+    assert code == 1 and "does not match the catalogue and the files on disk" in err
+    assert (tmp_path / "CosyVoice2-0.5B" / "flow.pt").read_bytes() == b"oops"
+    (tmp_path / "CosyVoice2-0.5B" / "flow.pt").unlink()  # gone (a listed file may be missing)
+    code, out, _ = run_models_cli("remove", "cosyvoice2-0.5b", "--dir", d)
+    assert code == 0 and not (tmp_path / "CosyVoice2-0.5B").exists()
 
 
 def test_cli_failures_are_messages_with_exit_codes(tmp_path: Path) -> None:

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -84,13 +83,9 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
     audio_format(args.out)
     from ..outfile import check_output_target, check_side_outputs
 
-    out_path = Path(args.out).absolute()
-    # A script's take (audio, take folder, stems) is written into OUT's folder, which the studio makes
-    # when it is missing, as it always has; made before the checks, so they test the real folder.
-    with contextlib.suppress(OSError):  # check_output_target names the reason
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-    check_output_target(out_path)
-    check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args))  # before the model loads, not after the take
+    check_output_target(Path(args.out).absolute(), missing_folder_ok=True)  # a script's folders are made
+    check_side_outputs(args.out, srt=args.srt, vtt=_vtt_path(args),  # before the model loads, not after the take
+                       missing_folder_ok=True)
     if not args.cast:
         raise InputError("a script needs a cast: --cast NAME=VOICE for every speaker.")
     script = load_script(args.script)
