@@ -254,7 +254,7 @@ def test_atomic_writes_get_ordinary_permissions(tmp_path: Path) -> None:
 def test_unwritable_folder(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
-    with pytest.raises(StorageError, match=r"cannot write .*v\.cosyvoice.*ordinary folder"):
+    with pytest.raises(StorageError, match=r"could not save"):
         save_voice(blocker / "v.cosyvoice", make_voice())
 
 

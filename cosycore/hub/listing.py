@@ -33,6 +33,7 @@ class InstalledModel:
     managed: bool = False  # has a manifest (installed by Cosy Studio), so verify can check hashes
     unverified: tuple[str, ...] = ()  # files the hub published no hash for: installed, never verified
     kind: ModelKind = "tts"  # "tts": a CosyVoice release; "asr": a SenseVoice recognizer (cosycore.asr)
+    problem: str | None = None  # why its manifest could not be read (then it is listed as the user's folder)
 
 
 @dataclass(frozen=True)
@@ -67,13 +68,14 @@ def describe_folder(folder: Path | str) -> InstalledModel:
     """What a model folder is; raises a :class:`ModelLoadError` subclass when it is not one."""
     folder = Path(folder)
     kind, family = folder_kind(folder)
+    problem = None
     try:
         manifest = read_manifest(folder)
     except IntegrityError as e:
         logger.warning("%s", e)
-        manifest = None
+        manifest, problem = None, str(e)
     if manifest is None:
-        return InstalledModel(folder, folder.name, family, folder_bytes(folder), kind=kind)
+        return InstalledModel(folder, folder.name, family, folder_bytes(folder), kind=kind, problem=problem)
     return InstalledModel(folder, manifest.name, family, folder_bytes(folder), model_id=manifest.model_id,
                           source=manifest.source, revision=manifest.revision, managed=True,
                           unverified=tuple(f.path for f in manifest.files if not f.verified), kind=kind)

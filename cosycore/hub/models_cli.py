@@ -161,6 +161,8 @@ def _cmd_list(args: argparse.Namespace, io: _Streams) -> int:
             origin += f", {len(m.unverified)} file(s) unverified (no published hash)"
         if m.kind == "asr":
             origin += ", speech recognition (voice transcripts)"
+        if m.problem:
+            origin += ", its install record is unreadable (nothing in it is deleted; `verify` checks the files)"
         out.write(f"  {m.name:<32} {m.family:<11} {dl.format_bytes(m.size_bytes):>9}  {origin}\n"
                   f"  {'':<32} {m.folder}\n")
     partial = dl.list_partial(models_dir)
