@@ -233,7 +233,7 @@ def test_voice_family_must_match(cv2: Frontend, cv3: Frontend, speech_wav: Path)
 def test_prompt_waveform_as(dtype: str) -> None:
     """int16 prompt audio (as a WAV reader or a microphone gives it) is scaled to [-1, 1], not used as
     it is (which read as 78 % clipped)."""
-    from cosycore.frontend.prompt import _mono_array
+    from cosycore.frontend.prompt import mono_array
 
     t = np.arange(24000) / 24000
     x = 0.5 * np.sin(2 * np.pi * 220 * t)
@@ -242,6 +242,6 @@ def test_prompt_waveform_as(dtype: str) -> None:
         raw = np.round(x * -float(info.min)).astype(dtype)
     else:
         raw = np.round(x * 128 + 128).clip(0, 255).astype(dtype)
-    got = _mono_array(raw)
+    got = mono_array(raw)
     assert got.dtype == np.float32 and np.abs(got - x).max() < 0.01
-    assert np.abs(_mono_array(np.stack([raw, raw])) - x).max() < 0.01  # channels too
+    assert np.abs(mono_array(np.stack([raw, raw])) - x).max() < 0.01  # channels too

@@ -95,8 +95,9 @@ class PromptFeatures:
 # --------------------------------------------------------------------------------------------
 
 
-def _mono_array(audio: np.ndarray | torch.Tensor) -> np.ndarray:
-    """[N], [C, N] or [N, C] (C ≤ 8 channels) → float32 [N], channels averaged."""
+def mono_array(audio: np.ndarray | torch.Tensor, what: str = "prompt audio") -> np.ndarray:
+    """[N], [C, N] or [N, C] (C ≤ 8 channels) → float32 [N], channels averaged, integer PCM scaled to
+    full scale 1.0; ``what`` names the recording in the errors (the prompt, or a conversion's source)."""
     x = audio.detach().cpu().numpy() if isinstance(audio, torch.Tensor) else np.asarray(audio)
     if np.issubdtype(x.dtype, np.integer) and not np.issubdtype(x.dtype, np.bool_):
         # PCM integers (int16 from a WAV or a microphone): scaled so that full scale is 1.0, not 32767
@@ -106,9 +107,9 @@ def _mono_array(audio: np.ndarray | torch.Tensor) -> np.ndarray:
     if x.ndim == 2 and min(x.shape) <= 8:
         x = x.mean(axis=0 if x.shape[0] <= x.shape[1] else 1)
     if x.ndim != 1:
-        raise InputError(f"prompt audio must be a mono or multi-channel waveform, got shape {x.shape}")
+        raise InputError(f"{what} must be a mono or multi-channel waveform, got shape {x.shape}")
     if not np.issubdtype(x.dtype, np.number) or np.iscomplexobj(x):
-        raise InputError(f"prompt audio must hold real numbers, got dtype {x.dtype}")
+        raise InputError(f"{what} must hold real numbers, got dtype {x.dtype}")
     return np.array(x, dtype=np.float32, order="C")  # a private, writable copy
 
 
@@ -118,7 +119,7 @@ def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor,
     if isinstance(audio, (np.ndarray, torch.Tensor)):
         if sr is None:
             raise ValueError("extract_prompt needs the sample rate when given an array")
-        wav = _mono_array(audio)
+        wav = mono_array(audio)
         bad = int(np.count_nonzero(~np.isfinite(wav)))
         if bad:
             raise InputError(f"the prompt audio has {bad} NaN or infinite samples; re-record or re-export it.")

@@ -32,6 +32,7 @@ import torch
 from ...errors import InputError
 from ...frontend.audio_head import BLOCK_BYTES, MAX_CHANNELS, MAX_SAMPLE_RATE
 from ...frontend.features import AudioSource, analyse_audio, checked_source
+from ...frontend.prompt import mono_array
 
 logger = logging.getLogger(__name__)
 
@@ -75,18 +76,6 @@ def _name(source: object) -> str:
     return f"'{getattr(source, 'name', 'the source recording')}'"
 
 
-def _mono_array(audio: np.ndarray | torch.Tensor) -> np.ndarray:
-    """[N], [C, N] or [N, C] (C ≤ 8) → float32 [N], channels averaged, as a private copy."""
-    x = audio.detach().cpu().numpy() if isinstance(audio, torch.Tensor) else np.asarray(audio)
-    if x.ndim == 2 and min(x.shape) <= 8:
-        x = x.mean(axis=0 if x.shape[0] <= x.shape[1] else 1)
-    if x.ndim != 1:
-        raise InputError(f"the source recording must be a mono or multi-channel waveform, got shape {x.shape}.")
-    if not np.issubdtype(x.dtype, np.number) or np.iscomplexobj(x):
-        raise InputError(f"the source recording must hold real numbers, got dtype {x.dtype}.")
-    return np.array(x, dtype=np.float32, order="C")
-
-
 def check_rate(sr: int, name: str) -> None:
     if not isinstance(sr, (int, np.integer)) or isinstance(sr, bool):
         raise InputError(f"the sample rate of {name} must be a whole number of Hz, not {sr!r}.")
@@ -120,7 +109,7 @@ def probe_source(source: AudioSource | np.ndarray | torch.Tensor, sr: int | None
         if not sr:
             raise InputError("The source recording is a waveform without a sample rate; pass its sample rate too.")
         check_rate(sr, "the source recording")
-        wav = _mono_array(source)
+        wav = mono_array(source, "the source recording")
         bad = int(np.count_nonzero(~np.isfinite(wav)))
         if bad:
             raise InputError(f"the source recording has {bad} NaN or infinite samples; re-record or re-export it.")
@@ -252,7 +241,7 @@ def iter_pieces(source: AudioSource | np.ndarray | torch.Tensor, info: SourceInf
     """
     sr = info.sample_rate
     if isinstance(source, (np.ndarray, torch.Tensor)):
-        blocks = _array_blocks(_mono_array(source), sr)
+        blocks = _array_blocks(mono_array(source, "the source recording"), sr)
     else:
         blocks = _file_blocks(source, max_seconds)
     limit = int(piece_seconds * sr)
