@@ -90,11 +90,8 @@ def source_tokens(samples: np.ndarray, sr: int, tokenizer: SpeechTokenizerONNX) 
 
 
 def conversion_knobs(perf: PerfOptions, req: ConversionRequest) -> SynthesisKnobs:
-    # exact: the original's uncached flow calls (its target recording's prompt is not frame-aligned,
-    # which the flow cache does not take)
-    cache = "off" if flow_is_exact(perf) else perf.flow_cache
     return SynthesisKnobs(stream=req.stream, seed=req.seed, speed=float(req.speed), n_steps=perf.flow.n_steps,
-                          cfg_rate=perf.flow.cfg_rate, flow_cache=cache, flow_autocast=perf.flow.autocast)
+                          cfg_rate=perf.flow.cfg_rate, flow_cache=perf.flow_cache, flow_autocast=perf.flow.autocast)
 
 
 def piece_stream(engine: ConverterEngine, prompt: PromptFeatures, knobs: SynthesisKnobs,
@@ -105,6 +102,8 @@ def piece_stream(engine: ConverterEngine, prompt: PromptFeatures, knobs: Synthes
     t2w.drop_silent_runs = False  # the original's vc_job hands every source token to the flow
     t2w.cache_limit_bytes = int(engine.perf.flow_cache_mb * 1e6)
     aligned = prompt.prompt_mel.shape[1] == engine.cfg.token_mel_ratio * prompt.num_tokens
+    if not aligned:  # exact mode's target recording (the original's frontend_vc): the flow cache needs
+        t2w.flow_cache = "off"  # two prompt frames per token, so this stream runs the original's calls
     if knobs.stream and engine.perf.flow_cache != "off" and engine.perf.prompt_cache and aligned:
         t2w.prompt_cache = engine._prompt_flow_cache(t2w)
     return t2w
