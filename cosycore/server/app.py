@@ -48,7 +48,7 @@ from ..errors import CosyError, InputError
 from ..voices import VoiceLibrary
 from .conversions import DEFAULT_MAX_UPLOAD_BYTES, check_source, parse_conversion_request, read_upload
 from .encode import MEDIA_TYPES, encode_whole, stream_encoder, writable_formats
-from .guard import ConnectionLimits, RequestGuard, send_error
+from .guard import ConnectionLimits, RequestGuard, response_headers, send_error
 from .schema import ApiError, SpeechParams, choose_mode, parse_speech_request
 from .worker import (
     Audio,
@@ -179,14 +179,15 @@ class SpeechResponse(Response):
         samples = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
         fmt = self.params.response_format
         body = await run_in_threadpool(encode_whole, fmt, samples, rate or event.sample_rate)
-        await send({"type": "http.response.start", "status": 200, "headers": _headers(MEDIA_TYPES[fmt], len(body))})
+        headers = response_headers(MEDIA_TYPES[fmt], len(body))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def _send_stream(self, first: Event, send: Send) -> None:
         fmt = self.params.response_format
         sse = self.params.stream_format == "sse"
         media = "text/event-stream" if sse else MEDIA_TYPES[fmt]
-        await send({"type": "http.response.start", "status": 200, "headers": _headers(media, None)})
+        await send({"type": "http.response.start", "status": 200, "headers": response_headers(media, None)})
         async for data in self._stream_bytes(first, sse):
             if self.disconnected.is_set():
                 return
@@ -237,13 +238,6 @@ class SpeechResponse(Response):
             else:  # Cancelled
                 return
             event = await self._next()
-
-
-def _headers(media_type: str, length: int | None) -> list[tuple[bytes, bytes]]:
-    headers = [(b"content-type", media_type.encode()), (b"cache-control", b"no-store")]
-    if length is not None:
-        headers.append((b"content-length", str(length).encode()))
-    return headers
 
 
 def _sse(payload: dict[str, Any]) -> bytes:

@@ -122,12 +122,18 @@ async def _refuse(send: Send, err: ApiError) -> None:
     await send_error(send, err)
 
 
+def response_headers(media_type: str, length: int | None) -> list[tuple[bytes, bytes]]:
+    """The headers of every answer of ours: its type, no caching, and its length when known."""
+    headers = [(b"content-type", media_type.encode()), (b"cache-control", b"no-store")]
+    if length is not None:
+        headers.append((b"content-length", str(length).encode()))
+    return headers
+
+
 async def send_error(send: Send, err: ApiError) -> None:
     """Answer with ``err`` as OpenAI's JSON error body (also the routes' error answer, :mod:`.app`)."""
     body = json.dumps(err.body()).encode()
-    headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"),
-               (b"content-length", str(len(body)).encode())]
-    headers += [(k.encode(), v.encode()) for k, v in err.headers]
+    headers = response_headers("application/json", len(body)) + [(k.encode(), v.encode()) for k, v in err.headers]
     await send({"type": "http.response.start", "status": err.status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
