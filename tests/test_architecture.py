@@ -159,3 +159,41 @@ def test_the_circle_scan_sees_a_circle_through_type_checking(tmp_path: Path, mon
     (pkg / "d.py").write_text("from . import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert import_circles("circles_demo") == [["circles_demo.a", "circles_demo.b", "circles_demo.c"]]
+
+
+def test_the_app_has_no_import_circle() -> None:
+    assert import_circles("app") == []
+
+
+def _app_modules_imported_by(source: str, package: str) -> set[str]:
+    """Every app module ``source`` (a module of ``package``) imports: relative imports resolved, those
+    under TYPE_CHECKING and inside functions included."""
+    parts = package.split(".")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = parts[: len(parts) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{a.name}" for a in node.names)
+    return {m for m in found if m == "app" or m.startswith("app.")}
+
+
+def _sees_the_window(source: str) -> bool:
+    return any(m == "app.main_window" or m.startswith("app.main_window.")
+               for m in _app_modules_imported_by(source, "app.controllers"))
+
+
+def test_no_controller_sees_the_main_window() -> None:
+    files = sorted((REPO / "app" / "controllers").glob("*.py"))
+    assert len(files) > 8, "app/controllers not found"
+    assert [str(f.relative_to(REPO)) for f in files if _sees_the_window(f.read_text(encoding="utf-8"))] == []
+
+
+def test_the_controller_scan_sees_the_window_however_imported() -> None:
+    assert _sees_the_window("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..main_window import W\n")
+    assert _sees_the_window("def f():\n    from .. import main_window\n")
+    assert _sees_the_window("import app.main_window\n")
+    assert not _sees_the_window("from ..session import StudioSession\nfrom .playback import PlaybackController\n")

@@ -7,6 +7,7 @@ list's signals to it), so the list outlives the session.
 from __future__ import annotations
 
 import enum
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -19,6 +20,17 @@ from PySide6.QtCore import QObject, Signal
 from .script_take import ScriptInfo, ScriptMark
 
 AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.takes.store)
+
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+CJK_CHARS_PER_SECOND = 4.5  # rough speaking rates, only for sizing the view and the pre-roll
+OTHER_CHARS_PER_SECOND = 15.0
+
+
+def expected_seconds(text: str, speed: float = 1.0) -> float:
+    """A rough length of the speech for ``text`` (for the waveform's range and the pre-roll)."""
+    cjk = len(_CJK_RE.findall(text))
+    other = len(text) - cjk
+    return (cjk / CJK_CHARS_PER_SECOND + other / OTHER_CHARS_PER_SECOND) / max(0.1, speed)
 
 
 class Chunk(Protocol):

@@ -335,7 +335,7 @@ def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[i
     if size is not None:
         w.resize(*size)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=timeout)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=timeout)
     return w
 
 
