@@ -312,9 +312,9 @@ class MainWindow(QMainWindow):
         self.controls.mode_changed.connect(self._apply_mode)
         s.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
         self.waveform.installEventFilter(self)
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.speaking_ctl.speak)
-        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.speaking_ctl.speak)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.speaking_ctl.stop)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self.speaking_ctl.speak)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self.speaking_ctl.stop)
 
     def _apply_mode(self, mode: str) -> None:
         self.voice_panel.set_transcript_visible(mode == "zero_shot")

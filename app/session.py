@@ -28,7 +28,8 @@ from .worker.engine_thread import EngineThread
 from .worker.eta import rtf_key
 
 if TYPE_CHECKING:
-    from .worker.engine_thread import Chunk, ModelInfo
+    from cosycore.engine.info import EngineInfo
+    from cosycore.request import AudioChunk
 
 __all__ = ["StudioSession"]
 
@@ -36,7 +37,7 @@ __all__ = ["StudioSession"]
 class StudioSession(QObject):
     """The studio's state and the objects that hold it. Created by the main window (or a test)."""
 
-    model_changed = Signal(object)  # ModelInfo of the loaded model; None while none is (or one loads)
+    model_changed = Signal(object)  # EngineInfo of the loaded model; None while none is (or one loads)
     voice_changed = Signal(object)  # Voice now current (None: no voice)
     current_take_changed = Signal(object)  # the take being made (or last made); None when it ended empty
     shown_take_changed = Signal(object)  # Take put into the waveform (again: its audio changed), or None
@@ -65,7 +66,7 @@ class StudioSession(QObject):
         for take in restored:
             self.takes.insert(take)
         self.store.attach(self.takes, self._on_store_failed)
-        self._model: ModelInfo | None = None
+        self._model: EngineInfo | None = None
         self._voice: Voice | None = None
         self._current: Take | None = None
         self._shown: Take | None = None
@@ -88,11 +89,11 @@ class StudioSession(QObject):
 
     # -- the model -------------------------------------------------------------------------------
     @property
-    def model_info(self) -> ModelInfo | None:
+    def model_info(self) -> EngineInfo | None:
         """The loaded model (None before the first load, while one loads, and after a failed load)."""
         return self._model
 
-    def set_model_info(self, info: ModelInfo | None) -> None:
+    def set_model_info(self, info: EngineInfo | None) -> None:
         self._model = info
         self.model_changed.emit(info)
 
@@ -167,7 +168,7 @@ class StudioSession(QObject):
         self.takes.add(take)
         self.take_started.emit(take)
 
-    def add_chunk(self, take: Take, chunk: Chunk) -> None:
+    def add_chunk(self, take: Take, chunk: AudioChunk) -> None:
         """A chunk of a take being made: saved, listed, and (for the current take) shown and played."""
         first = take.chunk_count == 0
         self.takes.add_chunk(take, chunk)

@@ -5,6 +5,7 @@ step of their own in installer/test.sh, as are ruff and mypy."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -197,3 +198,34 @@ def test_the_controller_scan_sees_the_window_however_imported() -> None:
     assert _sees_the_window("def f():\n    from .. import main_window\n")
     assert _sees_the_window("import app.main_window\n")
     assert not _sees_the_window("from ..session import StudioSession\nfrom .playback import PlaybackController\n")
+
+
+# Builds the window as app.main does, paints it once, and lists the heavy modules then loaded.
+_FIRST_PAINT = """
+import sys, tempfile
+from pathlib import Path
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+import app.main
+from app.config.settings import AppPaths, Settings
+from app.main_window import MainWindow
+qapp = QApplication([])
+root = Path(tempfile.mkdtemp())
+settings = Settings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat),
+                    AppPaths(data=root / "data", cache=root / "cache", logs=root / "logs"))
+window = MainWindow(settings)
+window.show()
+window.repaint()
+qapp.processEvents()
+print(",".join(sorted(m for m in ("torch", "cosycore.engine.core", "transformers") if m in sys.modules)))
+window.close()
+"""
+
+
+def test_the_window_paints_before_torch_is_imported() -> None:
+    """torch (seconds to import) loads on the engine thread with the first model, after the window is up."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", _FIRST_PAINT], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1:] == [""], out.stdout

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QProgressBar, QStackedWidget, QStatusBar, QWidget
 
 from cosycore.config import ModelConfig, load_model_config
+from cosycore.engine.info import EngineInfo
 from cosycore.errors import CosyError
 
 from ..config.settings import QUALITIES
@@ -19,7 +20,6 @@ from ..widgets.model_screen import ModelScreen
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor
 from ..widgets.voice_panel import VoicePanel
-from ..worker.engine_thread import ModelInfo
 
 logger = logging.getLogger(__name__)
 
@@ -146,7 +146,7 @@ class ModelsController(QObject):
         """A model is being loaded while the studio is in view."""
         return self.session.model_loading
 
-    def _on_engine_model_loaded(self, info: ModelInfo) -> None:
+    def _on_engine_model_loaded(self, info: EngineInfo) -> None:
         labels = self.labels
         labels.model.setText(f"{info.title} · {Path(info.model_dir).name}")
         labels.device.setText(self.tr("Device: {0}").format(info.device))

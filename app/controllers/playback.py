@@ -12,6 +12,8 @@ import time
 import numpy as np
 from PySide6.QtCore import QObject, QTimer
 
+from cosycore.request import AudioChunk
+
 from ..audio.playback import TICK_MS, PlayState, preroll_seconds
 from ..session import StudioSession
 from ..takes.take import Take, TakeState
@@ -19,7 +21,6 @@ from ..widgets.hud import LiveHud
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.takes_list import TakesList
 from ..widgets.waveform import WaveformView
-from ..worker.engine_thread import Chunk
 from ..worker.eta import eta_seconds
 
 HUD_REFRESH_MS = TICK_MS  # the HUD and its time-left estimate update as often as the player's position
@@ -76,7 +77,7 @@ class PlaybackController(QObject):
         self.place_hud()
         self.refresh_hud()
 
-    def _on_session_take_grew(self, take: Take, chunk: Chunk, first: bool) -> None:
+    def _on_session_take_grew(self, take: Take, chunk: AudioChunk, first: bool) -> None:
         s = self.session
         if s.shown_take is take:
             self.waveform.append(chunk.samples)

@@ -31,18 +31,19 @@ from cosycore.studio.script import Script, ScriptError, ScriptProblem, SpeechLin
 from cosycore.voices import Voice, VoiceInfo, load_voice
 
 from ..session import StudioSession
-from ..takes.script_take import CastEntry, RenderValues, ScriptInfo
+from ..takes.script_take import CastEntry, RenderValues, ScriptChunk, ScriptInfo
 from ..takes.take import Take, expected_seconds
 from ..widgets.cast_table import CastTable
 from ..widgets.script_highlight import ScriptSpans, speaker_color
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor
 from ..widgets.waveform import Mark, WaveformView
-from ..worker.engine_thread import Chunk
 from ..worker.script_jobs import ScriptJob, ScriptStart
 
 if TYPE_CHECKING:
-    from ..worker.engine_thread import ModelInfo
+    from cosycore.engine.info import EngineInfo
+    from cosycore.request import AudioChunk
+
     from .lexicon import LexiconController
 
 logger = logging.getLogger(__name__)
@@ -259,7 +260,7 @@ class ScriptController(QObject):
             self._timer.stop()
             self.editor.refresh_spans()
 
-    def _on_session_model_changed(self, info: ModelInfo | None) -> None:
+    def _on_session_model_changed(self, info: EngineInfo | None) -> None:
         if info is None:  # a model is loading: the check waits for it
             return
         self.cast_table.set_family(info.family)
@@ -331,8 +332,8 @@ class ScriptController(QObject):
                      self.tr("Line {0} ({1}): {2}").format(info.index + 1, info.speaker, info.text))
                 for a, b, info in take.script.line_marks()]
 
-    def _on_engine_chunk_ready(self, request_id: int, chunk: Chunk) -> None:
-        if chunk.script is None:
+    def _on_engine_chunk_ready(self, request_id: int, chunk: AudioChunk) -> None:
+        if not isinstance(chunk, ScriptChunk) or chunk.script is None:
             return
         take = self.session.takes.by_request(request_id)
         if take is not None and take is self.session.shown_take:

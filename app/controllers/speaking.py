@@ -8,19 +8,20 @@ whose signals the playback (:mod:`app.controllers.playback`) follows to show and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QLabel
 
 from cosycore.errors import CosyError
+from cosycore.request import AudioChunk, Mode, SynthesisRequest
 
 from ..session import StudioSession
 from ..takes.take import Take, TakeState, expected_seconds
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor
 from ..widgets.voice_panel import VoicePanel
-from ..worker.engine_thread import Chunk, SpeakRequest, SynthesisStats
+from ..worker.engine_thread import SynthesisStats
 from ..worker.eta import smoothed_rtf, valid_rtf
 
 if TYPE_CHECKING:
@@ -77,8 +78,14 @@ class SpeakingController(QObject):
             s.show_error(self.tr("No model"), self.tr("Load a model first."))
         return True
 
-    def build_request(self) -> SpeakRequest | None:
-        """The request for the current fields, or None after telling the user what is missing."""
+    def build_request(self) -> SynthesisRequest | None:
+        """The engine's request for the current fields, or None after telling the user what is missing.
+
+        The pronunciation dictionaries have replaced their terms in its text (before the engine's text
+        normalisation, as ``cosycore synth --lexicon`` does); the take keeps the text as typed. Fields that
+        do not apply to the mode are left out rather than sent empty: the engine refuses a transcript
+        outside zero_shot and an instruction outside instruct.
+        """
         s = self.session
         if self._model_missing():
             return None
@@ -94,7 +101,7 @@ class SpeakingController(QObject):
             s.show_error(self.tr("No voice"), self.tr("Record a voice or make one from a file first."))
             return None
         controls = self.controls
-        mode = controls.mode
+        mode = cast(Mode, controls.mode)  # Script mode speaks through ScriptController, never here
         if mode == "instruct" and not controls.instruct_text:
             s.show_error(self.tr("No instruction"),
                          self.tr("Instruct mode needs an instruction: pick a preset or type one."))
@@ -111,17 +118,21 @@ class SpeakingController(QObject):
         except CosyError as e:
             s.show_error(self.tr("Pronunciation dictionary"), str(e))
             return None
-        common = {"text": text, "mode": mode, "instruct_text": controls.instruct_text,
-                  "speed": controls.speed, "seed": controls.seed, "stream": controls.stream,
-                  "text_reading": s.settings.text_reading, "lexicon": lexicon}
+        spoken = lexicon.apply(text) if lexicon is not None else text
+        instruction = (controls.instruct_text or None) if mode == "instruct" else None
+        reading = s.settings.text_reading or None
         if voice.family != info.family:
             # Features of a voice made for the other family do not fit: re-extract from its audio for this
             # take, and have the engine make the voice again for this family and save it (once).
             self.voices.refresh(voice)
-            return SpeakRequest(prompt_audio=voice.audio_24k, prompt_sample_rate=voice.sample_rate,
-                                prompt_text=transcript, **common)
+            return SynthesisRequest(spoken, mode=mode, prompt_audio=voice.audio_24k,
+                                    prompt_sample_rate=voice.sample_rate, prompt_text=transcript or None,
+                                    instruct_text=instruction, speed=controls.speed, seed=controls.seed,
+                                    stream=controls.stream, text_reading=reading)
         own = transcript if transcript != voice.transcript else ""
-        return SpeakRequest(voice=voice, prompt_text=own, **common)
+        return SynthesisRequest(spoken, mode=mode, voice=voice, prompt_text=own or None, instruct_text=instruction,
+                                speed=controls.speed, seed=controls.seed, stream=controls.stream,
+                                text_reading=reading)
 
     def speak(self) -> int | None:
         """Start a take from the current fields; a take still being made is cancelled."""
@@ -130,20 +141,25 @@ class SpeakingController(QObject):
         request = self.build_request()
         if request is None:
             return None
-        return self.speak_request(request)
+        return self.speak_request(request, typed=self.editor.text().strip())
 
-    def speak_request(self, request: SpeakRequest) -> int:
+    def speak_request(self, request: SynthesisRequest, *, typed: str = "") -> int:
+        """Ask the engine thread for ``request`` as a new take; ``typed``: the text as the user wrote it (the
+        take keeps it; ``request.text`` has the dictionaries' replacements)."""
         s = self.session
+        if not isinstance(request.text, str):
+            raise TypeError("a take is spoken from a whole text, not from streamed pieces")
         info = s.model_info
         assert info is not None
         s.player.stop()
         self.longform.make_way()  # a long-form render gives way: its segment in progress is made again later
         request_id = s.engine.speak(request)
         voice = request.voice.name if request.voice is not None else (s.voice.name if s.voice else "")
-        take = Take(request_id, request.text, mode=request.mode, voice_name=voice,
+        text = typed or request.text
+        take = Take(request_id, text, mode=request.mode, voice_name=voice,
                     sample_rate=info.sample_rate, seed=request.seed, speed=request.speed,
-                    expected_seconds=expected_seconds(request.text, request.speed),
-                    instruction=request.instruct_text if request.mode == "instruct" else "",
+                    expected_seconds=expected_seconds(text, request.speed),
+                    instruction=(request.instruct_text or "") if request.mode == "instruct" else "",
                     model=f"{info.title} · {Path(info.model_dir).name}", quality=info.quality)
         s.begin_take(take)
         return request_id
@@ -160,13 +176,13 @@ class SpeakingController(QObject):
         self.playback.update_stop()
 
     # -- what the engine thread reports --------------------------------------------------------------
-    def _on_engine_chunk_ready(self, request_id: int, chunk: Chunk) -> None:
+    def _on_engine_chunk_ready(self, request_id: int, chunk: AudioChunk) -> None:
         s = self.session
         take = s.takes.by_request(request_id)
         if take is None or take.state is not TakeState.STREAMING:
             return
         if take is s.current_take and take.chunk_count == 0:
-            self.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(chunk.elapsed))
+            self.ttfa_label.setText(self.tr("First audio {0:.2f} s").format(chunk.timing))
         s.add_chunk(take, chunk)  # saved, its length in the list grows, shown and played
         if chunk.warnings:
             s.show_status(" ".join(chunk.warnings), 10000)

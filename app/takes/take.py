@@ -12,12 +12,15 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from .script_take import ScriptInfo, ScriptMark
+from .script_take import ScriptChunk, ScriptInfo
+
+if TYPE_CHECKING:
+    from cosycore.request import AudioChunk
 
 AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.takes.store)
 
@@ -31,26 +34,6 @@ def expected_seconds(text: str, speed: float = 1.0) -> float:
     cjk = len(_CJK_RE.findall(text))
     other = len(text) - cjk
     return (cjk / CJK_CHARS_PER_SECOND + other / OTHER_CHARS_PER_SECOND) / max(0.1, speed)
-
-
-class Chunk(Protocol):
-    """What a take keeps of one piece of its audio (the engine thread's
-    :class:`app.worker.engine_messages.Chunk` has these; the takes sit below the worker)."""
-
-    @property
-    def samples(self) -> np.ndarray: ...  # float32 [N], mono
-
-    @property
-    def sample_rate(self) -> int: ...
-
-    @property
-    def sentence_index(self) -> int: ...
-
-    @property
-    def sentence_text(self) -> str: ...
-
-    @property
-    def script(self) -> ScriptMark | None: ...
 
 
 class TakeState(enum.Enum):
@@ -128,12 +111,12 @@ class Take:
         return take
 
     # -- building --------------------------------------------------------------------------
-    def add_chunk(self, chunk: Chunk) -> None:
+    def add_chunk(self, chunk: AudioChunk) -> None:
         if self.state is not TakeState.STREAMING:
             raise RuntimeError(f"take {self.number} is {self.state.value}; it takes no more audio")
         self.sample_rate = chunk.sample_rate
         start = self._samples / self.sample_rate
-        if chunk.script is not None and self.script is not None:
+        if isinstance(chunk, ScriptChunk) and chunk.script is not None and self.script is not None:
             self.script.mark(chunk.script, self._samples, chunk.samples.shape[0])
         self._chunks.append(chunk.samples)
         self._starts.append(start)
@@ -284,7 +267,7 @@ class TakeList(QObject):
     def index(self, take: Take) -> int:
         return self._takes.index(take)
 
-    def add_chunk(self, take: Take, chunk: Chunk) -> None:
+    def add_chunk(self, take: Take, chunk: AudioChunk) -> None:
         take.add_chunk(chunk)
         self.chunk_added.emit(take, chunk.samples)
         self.take_changed.emit(take)

@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import Chunk, EngineThread
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import AudioChunk
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
              "And a third sentence closes the paragraph for good.")
@@ -45,10 +46,10 @@ def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp
     assert w.controls.mode == "zero_shot" and w.voice_panel.voice.name == "Tester"
     assert w.voice_panel.transcript == "Hello, this is my test voice."
     _type(qtbot, w, "Hello there. How are you?")
-    chunks: list[Chunk] = []
+    chunks: list[AudioChunk] = []
     durations: list[float] = []
 
-    def on_chunk(rid: int, chunk: Chunk) -> None:
+    def on_chunk(rid: int, chunk: AudioChunk) -> None:
         chunks.append(chunk)
         durations.append(w.waveform.duration)  # read after the window's own slot ran
 
@@ -106,7 +107,7 @@ def test_escape_cancels_mid_stream(qtbot, window: MainWindow, null_audio: Path) 
     w = window
     w.controls.set_mode("cross_lingual")
     _type(qtbot, w, LONG_TEXT)
-    got: list[Chunk] = []
+    got: list[AudioChunk] = []
     w.session.engine.chunk_ready.connect(lambda rid, c: got.append(c))
     w.speaking_ctl.speak()
     qtbot.waitUntil(lambda: len(got) >= 1, timeout=120_000)

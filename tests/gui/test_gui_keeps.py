@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 from app.main_window import MainWindow
 from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
 from app.takes.take import Take, TakeList, TakeState, take_file_stem
-from app.worker.engine_thread import Chunk
+from cosycore.engine import AudioChunk
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -141,10 +141,11 @@ def test_storage_limit_warns_and_deletes_nothing(qtbot, window: MainWindow, monk
     assert list(w.session.takes) == [take] and w.session.store.size_bytes() > 1
 
 
-def _chunk(samples: np.ndarray, index: int, sentence: int = 0) -> Chunk:
+def _chunk(samples: np.ndarray, index: int, sentence: int = 0) -> AudioChunk:
     samples = samples.astype(np.float32)
-    return Chunk(samples=samples, sample_rate=24000, index=index, is_final=False, start_time=0.0,
-                 sentence_index=sentence, sentence_text=f"Sentence {sentence}.", sentence_final=False, elapsed=0.1)
+    return AudioChunk(samples=samples, sample_rate=24000, index=index, is_final=False, timing=0.1, tokens=(),
+                      tokens_so_far=0, sentence_index=sentence, sentence_text=f"Sentence {sentence}.",
+                      sentence_final=False, start_time=0.0)
 
 
 def test_a_chunk_the_sidecar_missed_is_recovered(tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ _KILLED_WRITER = textwrap.dedent("""
     import sys, time
     import numpy as np
     from PySide6.QtCore import QCoreApplication
-    from app.worker.engine_thread import Chunk
+    from cosycore.engine import AudioChunk
     from app.takes.store import TakeStore
     from app.takes.take import Take, TakeList
 
@@ -182,7 +183,7 @@ _KILLED_WRITER = textwrap.dedent("""
     takes.add(take)
     for i in range(3):
         samples = np.full(4800, 0.1 * (i + 1), np.float32)
-        takes.add_chunk(take, Chunk(samples, 24000, i, False, 0.0, i, f"Sentence {i}.", True, 0.1))
+        takes.add_chunk(take, AudioChunk(samples, 24000, i, False, 0.1, (), 0, i, f"Sentence {i}.", True, 0.0))
     print("3 chunks", flush=True)
     time.sleep(60)
 """)

@@ -15,9 +15,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QToolT
 
 from app.main_window import MainWindow
 from app.widgets.lexicon_dialog import LexiconDialog
-from app.worker.engine_messages import to_engine_request
-from app.worker.engine_thread import EngineThread, ModelInfo, SpeakRequest
-from cosycore import engine as engine_module
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import EngineInfo, SynthesisRequest
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, load_csv, save_csv, voice_lexicon
 from cosycore.voices import Voice, VoiceLibrary, load_voice
 
@@ -248,13 +247,12 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     rid = w.speaking_ctl.speak()
     assert rid is not None
     request = fake_engine.requests[-1]
-    assert request.text == "Nguyen likes SQL."  # the take keeps the text as typed ...
-    assert to_engine_request(engine_module, request).text == "Win likes squeal."  # ... the engine gets this
-    assert w.session.current_take.text == "Nguyen likes SQL."
+    assert request.text == "Win likes squeal."  # the engine gets this ...
+    assert w.session.current_take.text == "Nguyen likes SQL."  # ... the take keeps the text as typed
 
     # Changed on disk by another program (the CLI shares the file): the next take reads it again.
     save_csv(w.settings.paths.lexicon, Lexicon((LexiconEntry("Nguyen", "Nuyen"),)))
-    assert to_engine_request(engine_module, w.speaking_ctl.build_request()).text == "Nuyen likes squeal."
+    assert w.speaking_ctl.build_request().text == "Nuyen likes squeal."
 
     # An unreadable app dictionary: the take is refused with the line, the file is kept.
     w.settings.paths.lexicon.write_text("term,replacement\nNguyen\n", encoding="utf-8")
@@ -267,7 +265,7 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     assert dialog.save()
     kept = w.settings.paths.lexicon.with_name("lexicon (unreadable).csv")
     assert kept.read_text(encoding="utf-8") == "term,replacement\nNguyen\n"
-    assert to_engine_request(engine_module, w.speaking_ctl.build_request()).text == "Win likes squeal."
+    assert w.speaking_ctl.build_request().text == "Win likes squeal."
 
     # A voice entry the loaded family cannot take refuses the take, naming the voice.
     w.lexicon_ctl.save_voice_lexicon("Tester", Lexicon((LexiconEntry("SQL", "[S][IY1]"),)))
@@ -302,7 +300,7 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
         (LexiconEntry("Nguyen", "Win"), LexiconEntry("SQL", "sequel", whole_word=False)))
     again.controls.set_mode("cross_lingual")
     again.editor.set_text("Nguyen uses MySQL.")
-    assert to_engine_request(engine_module, again.speaking_ctl.build_request()).text == "Win uses Mysequel."
+    assert again.speaking_ctl.build_request().text == "Win uses Mysequel."
     again.voice_panel.lexicon_button.click()
     qtbot.waitUntil(lambda: again.lexicon_ctl.dialog is not None and again.lexicon_ctl.dialog.isVisible(),
                     timeout=5000)
@@ -313,7 +311,7 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
 def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, tiny_engine_voice: Voice) -> None:
     """The real engine on the tiny model: the spoken segments hold the replacement, not the term."""
     thread = EngineThread(torch_threads=1)
-    loaded: list[ModelInfo] = []
+    loaded: list[EngineInfo] = []
     thread.model_loaded.connect(loaded.append)
     thread.load_model(tiny_cv2_model, "cpu")
     try:
@@ -323,8 +321,8 @@ def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, t
         thread.synthesis_finished.connect(done.append)
         thread.synthesis_failed.connect(lambda _rid, msg: done.append(msg))
         lexicon = Lexicon((LexiconEntry("Nguyen", "Winfield"),))
-        thread.speak(SpeakRequest("Hello Nguyen.", mode="cross_lingual", voice=tiny_engine_voice, seed=1,
-                                  max_tokens=30, lexicon=lexicon))
+        thread.speak(SynthesisRequest(lexicon.apply("Hello Nguyen."), mode="cross_lingual", voice=tiny_engine_voice,
+                                      seed=1, max_tokens=30))
         qtbot.waitUntil(lambda: bool(done), timeout=120_000)
         assert not isinstance(done[0], str), done[0]
         spoken = {c.sentence_text for c in chunks}

@@ -16,7 +16,8 @@ from app.main_window import MainWindow
 from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
-from app.worker.engine_thread import Chunk, EngineThread
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
 
 SCRIPT = "Anna: Hello there.\nBen (emotion.happy): How are you?\n\nAnna: Fine, thanks.\n"
@@ -75,7 +76,7 @@ def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, wind
                                                                      tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     w = window
-    chunks: list[Chunk] = []
+    chunks: list[AudioChunk] = []
     w.session.engine.chunk_ready.connect(lambda rid, c: chunks.append(c))
     take = _speak_script(qtbot, w)
     info = take.script
@@ -236,7 +237,7 @@ def test_stop_ends_a_script_take_with_what_it_holds(qtbot, window: MainWindow, n
     w.editor.set_text("Anna: One line.\nAnna: Another line.\nAnna: A third line.\nAnna: And a fourth.\n")
     w.script_ctl.check()
     w.cast_table.set_voice("Anna", "Tester")
-    got: list[Chunk] = []
+    got: list[AudioChunk] = []
     w.session.engine.chunk_ready.connect(lambda rid, c: got.append(c))
     w.speaking_ctl.speak()
     qtbot.waitUntil(lambda: len(got) >= 1, timeout=120_000)

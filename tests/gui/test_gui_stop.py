@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt
 from app.audio.playback import PlayState
 from app.main_window import CLOSE_WAIT_MS, MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import EngineThread, SpeakRequest
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import SynthesisRequest
 
 
 def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, null_audio) -> None:
@@ -115,7 +116,7 @@ def test_closing_during_synthesis_ends_the_engine_thread(qtbot, settings, librar
     w = MainWindow(settings, engine=thread)
     qtbot.addWidget(w)
     w.show()
-    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    thread.speak(SynthesisRequest("A very long text.", mode="cross_lingual"))
     assert slow.started.wait(30)
     w.close()
     assert slow.cancelled.is_set() and slow.ended.is_set()
@@ -128,7 +129,7 @@ def test_a_call_that_ignores_cancel_is_waited_for_not_destroyed(qtbot, settings,
     w = MainWindow(settings, engine=thread)
     qtbot.addWidget(w)
     w.show()
-    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    thread.speak(SynthesisRequest("A very long text.", mode="cross_lingual"))
     assert slow.started.wait(30)
     w.close()
     assert not w.isVisible() and thread.isRunning()  # hidden; the thread lives on, owned by the window

@@ -17,13 +17,14 @@ from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.export import encode_audio, export_take, format_for_path, srt_text
 from app.takes.take import SentenceSpan, Take, TakeList, TakeState
-from app.worker.engine_thread import Chunk
+from cosycore.engine import AudioChunk
 from cosycore.errors import StorageError
 
 
-def _chunk(samples: np.ndarray, index: int, sentence: int, text: str, final: bool = False) -> Chunk:
-    return Chunk(samples=samples, sample_rate=SR, index=index, is_final=final, start_time=0.0,
-                 sentence_index=sentence, sentence_text=text, sentence_final=final, elapsed=0.1)
+def _chunk(samples: np.ndarray, index: int, sentence: int, text: str, final: bool = False) -> AudioChunk:
+    return AudioChunk(samples=samples, sample_rate=SR, index=index, is_final=final, timing=0.1, tokens=(),
+                      tokens_so_far=0, sentence_index=sentence, sentence_text=text, sentence_final=final,
+                      start_time=0.0)
 
 
 def test_take_collects_chunks_seams_and_sentences() -> None:
