@@ -228,7 +228,7 @@ def take_file_stem(number: int, text: str, limit: int = 48) -> str:
 
 
 class TakeList(QObject):
-    """The takes, oldest first. Owned by the main window.
+    """The takes, oldest first. Owned by the studio session (:class:`app.session.StudioSession`).
 
     Numbers follow on from the highest number in the list, so a take that ends without audio (and is
     removed again) leaves no gap.

@@ -72,7 +72,7 @@ def _engine_module() -> ModuleType:
 
 
 class EngineThread(QThread):
-    """Owns the :class:`cosycore.engine.Engine`; created and quit by the main window."""
+    """Owns the :class:`cosycore.engine.Engine`; owned by the studio session, quit by the main window when it closes."""
 
     load_started = Signal(str)  # model folder
     load_progress = Signal(int, str)  # percent, what is happening

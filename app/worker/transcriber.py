@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 
 class Transcriber(QObject):
-    """Transcribes clips on the engine thread. Owned by the main window; its API is for the GUI thread."""
+    """Transcribes clips on the engine thread. Owned by the voices controller; its API is for the GUI thread."""
 
     started = Signal(str)  # key of the job
     finished = Signal(str, object)  # key, cosycore.asr.Transcript
