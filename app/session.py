@@ -163,9 +163,9 @@ class StudioSession(QObject):
             self.playing_take_changed.emit(take)
 
     def begin_take(self, take: Take) -> None:
-        """A take was asked of the engine thread: it becomes the current take and joins the list."""
-        self.set_current_take(take)
+        """A take was asked of the engine thread: it joins the list (numbered) and becomes the current take."""
         self.takes.add(take)
+        self.set_current_take(take)
         self.take_started.emit(take)
 
     def add_chunk(self, take: Take, chunk: AudioChunk) -> None:
