@@ -69,10 +69,10 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
     w.controls.set_mode("zero_shot")
     w.voice_panel.transcript_edit.setText("Hello, this is my test voice.")
     req = w.speaking_ctl.build_request()
-    assert req.prompt_text == "" and req.voice is not None  # the voice's own transcript is used
+    assert req.prompt_text is None and req.voice is not None  # the voice's own transcript is used
     w.voice_panel.transcript_edit.setText("A corrected transcript.")
     req = w.speaking_ctl.build_request()  # a transcript typed for the voice is saved into it (issue 14, problem 2)
-    assert req.prompt_text == "" and req.voice.transcript == "A corrected transcript."
+    assert req.prompt_text is None and req.voice.transcript == "A corrected transcript."
     assert w.session.library.get("Tester").transcript == "A corrected transcript."
     w.controls.set_speed(1.5)
     w.controls.set_seed(12)
