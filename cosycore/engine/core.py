@@ -39,7 +39,6 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +46,14 @@ import numpy as np
 import torch
 
 from ..cancel import cancel_scope, scoped
-from ..config import Family, TextReading
+from ..config import FAMILY_TITLES, Family, TextReading
 from ..devices import resolve_device
 from ..errors import CosyError, InputError, ModelLoadError
 from ..failures import OOM_ADVICE, as_engine_error, is_out_of_memory
 from ..flow.cache import FlowCache
 from ..frontend import text_reading as readings
 from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from ..frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from ..frontend.prompt import PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
 from ..frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
 from ..frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from ..lm.kv_cache import KVCache
@@ -82,6 +81,7 @@ from ..threads import OVERLAP_MIN_THREADS, CoreGovernor, governor_enabled, run_a
 from ..token2wav import Token2WavStream, prompt_flow_cache
 from ..voices import Voice
 from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
+from .info import EngineInfo
 from .segments import (
     RequestState,
     Segment,
@@ -95,29 +95,6 @@ logger = logging.getLogger(__name__)
 
 LM_AHEAD_TOKENS = 1024  # speech tokens the LM may decode ahead of token2wav (about 40 s of speech)
 _MARKER_TAIL = 32  # characters of the previous bistream piece kept to catch a marker split across pieces
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    """Facts about a loaded model, for ``cosycore info`` and the app's about box."""
-
-    family: str  # "cosyvoice2" or "cosyvoice3"
-    title: str  # "CosyVoice2" or "Fun-CosyVoice3"
-    model_dir: Path  # the release folder
-    device: str  # torch device the networks run on
-    dtype: str  # torch dtype of the networks
-    sample_rate: int  # output sample rate
-    token_rate: int  # speech tokens per second of audio
-    parameters: tuple[tuple[str, int], ...]  # (network, parameter count): llm, flow, hift
-    onnx_files: tuple[tuple[str, int], ...]  # (file name, bytes) of the frontend models
-    text_vocab: int  # text tokenizer ids
-    quality: str = "exact"  # "exact", "fast", "draft" or "custom" (see cosycore.perf)
-    text_reading: str = "original"  # the default text reading: "original" or "improved"
-    requested_quality: str = "exact"  # what was asked for: the above, or "auto" (which chose ``quality``)
-
-    @property
-    def total_parameters(self) -> int:
-        return sum(n for _, n in self.parameters)
 
 
 def _tensor_digest(*tensors: torch.Tensor) -> str:
@@ -174,6 +151,7 @@ class Engine:
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
               measured_rtfs: Mapping[str, float | None] | None) -> None:
+        load_start = time.perf_counter()
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
@@ -203,7 +181,8 @@ class Engine:
         self._cancel_count = 0
         self._prompt_cache_entry: tuple[tuple[Any, ...], FlowCache] | None = None  # (key, states): one voice
         self.last_warnings: tuple[str, ...] = ()
-        logger.info("engine ready: %s on %s", self.cfg.family, self.model.device)
+        self.load_seconds = time.perf_counter() - load_start
+        logger.info("engine ready: %s on %s in %.1f s", self.cfg.family, self.model.device, self.load_seconds)
 
     # -- facts ----------------------------------------------------------------------------
     @property
@@ -243,6 +222,7 @@ class Engine:
             quality=self.quality,
             text_reading=self.text_reading,
             requested_quality=self.requested_quality,
+            load_seconds=self.load_seconds,
         )
 
     # -- prompts and voices -----------------------------------------------------------------
