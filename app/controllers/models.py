@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QProgressBar
 
 from cosycore.config import ModelConfig, load_model_config
+from cosycore.config.folder import check_model_folder
 from cosycore.errors import CosyError
 
 from ..config.settings import QUALITIES
@@ -59,6 +60,7 @@ class ModelsController(QObject):
         w = self.w
         if w.stack.currentWidget() is w.studio and w.model_info is not None:
             try:
+                check_model_folder(Path(path))  # every missing file named before anything loads
                 cfg = load_model_config(Path(path))
             except CosyError as e:
                 w.show_error(self.tr("Cannot use this model folder"), str(e))

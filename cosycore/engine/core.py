@@ -48,6 +48,7 @@ import torch
 
 from ..cancel import cancel_scope, scoped
 from ..config import Family, TextReading
+from ..config.folder import check_model_folder
 from ..devices import resolve_device
 from ..errors import CosyError, InputError, ModelLoadError
 from ..failures import OOM_ADVICE, as_engine_error, is_out_of_memory
@@ -174,6 +175,7 @@ class Engine:
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
               measured_rtfs: Mapping[str, float | None] | None) -> None:
+        check_model_folder(model_dir)  # every missing or empty file named at once, before loading anything
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
