@@ -47,6 +47,7 @@ import torch
 
 from ..cancel import cancel_scope, scoped
 from ..config import FAMILY_TITLES, Family, TextReading
+from ..config.folder import check_model_folder
 from ..devices import resolve_device
 from ..errors import CosyError, InputError, ModelLoadError
 from ..failures import OOM_ADVICE, as_engine_error, is_out_of_memory
@@ -161,6 +162,7 @@ class Engine:
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
               measured_rtfs: Mapping[str, float | None] | None) -> None:
         load_start = time.perf_counter()
+        check_model_folder(model_dir)  # every missing or empty file named at once, before loading anything
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()

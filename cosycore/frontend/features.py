@@ -374,10 +374,64 @@ def _decode(source: AudioSource, name: str) -> tuple[np.ndarray, int]:
             ) from e
 
 
+# Files people pick by mistake, by their first bytes (no audio format starts with these).
+_NOT_AUDIO_MAGIC = (
+    (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (or a .docx/.odt document)"),
+    (b"\x7fELF", "a program"), (b"\x1f\x8b", "a gzip archive"),
+)
+_TEXT_CONTROLS = frozenset(range(32)) - frozenset(b"\t\n\r\f\v\x1b") | {127}
+SNIFF_BYTES = 2048
+
+
+def _as_text(head: bytes) -> str | None:
+    """``head`` as text when it is UTF-8 (or UTF-16 with a byte-order mark, as Windows writes
+    "Unicode" text) without control characters; no audio file's header is."""
+    utf16 = head[:2] in (b"\xff\xfe", b"\xfe\xff")
+    for cut in range(4):  # the last character may be cut off by the read
+        try:
+            text = head[: len(head) - cut].decode("utf-16" if utf16 else "utf-8")
+        except UnicodeDecodeError:
+            continue
+        return text if text and not any(ord(c) in _TEXT_CONTROLS for c in text) else None
+    return None
+
+
+def _not_audio(head: bytes, name: str) -> InputError | None:
+    """A typed error when the first bytes show a file that is not audio (text, an image, …).
+
+    Found before any decoder runs, so a text file named ``.mp3`` gets this message instead of
+    libsndfile's "File does not exist" and the MPEG decoder's notes on stderr.
+    """
+    what = next((kind for magic, kind in _NOT_AUDIO_MAGIC if head.startswith(magic)), None)
+    preview = ""
+    if what is None:
+        text = _as_text(head)
+        if text is None:
+            return None
+        what = "a text file"
+        preview = " ".join(text.split())[:40]
+        preview = f" (it starts with {preview!r})" if preview else ""
+    return InputError(f"'{name}' could not be decoded as audio: it is {what}{preview}, not a recording. "
+                      "Choose an audio file (WAV, FLAC, OGG or MP3).")
+
+
+def _head(source: AudioSource) -> bytes:
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            return fh.read(SNIFF_BYTES)
+    start = source.tell()
+    try:
+        return source.read(SNIFF_BYTES)
+    finally:
+        source.seek(start)
+
+
 def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
     """``source`` ready for libsndfile (seekable) and its name for messages.
 
-    Raises :class:`InputError` when it is missing, not a file, empty or truncated.
+    Raises :class:`InputError` when it is missing, not a file, empty, not audio (text, an image, a
+    document: told by its first bytes) or truncated.
     """
     name = _source_name(source)
     if isinstance(source, (str, os.PathLike)):
@@ -390,6 +444,8 @@ def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
         source = io.BytesIO(source.read())  # the truncation check and libsndfile both seek
     if not isinstance(source, (str, os.PathLike)) and _remaining_bytes(source) == 0:
         raise InputError(f"audio stream '{name}' is empty (0 bytes).")
+    if (error := _not_audio(_head(source), name)) is not None:
+        raise error
     _check_not_truncated(source, name)
     return source, name
 
@@ -433,7 +489,8 @@ class AudioStats:
     peak: float  # max |x|
     rms_dbfs: float  # RMS level in dB re full scale (1.0); -inf for digital silence
     clipped_fraction: float  # share of samples with |x| >= CLIP_LEVEL
-    is_silent: bool  # RMS below SILENCE_DBFS
+    is_silent: bool  # no sound: the RMS about the mean (a constant level is no sound) below SILENCE_DBFS
+    dc_offset: float = 0.0  # the mean sample value; a constant level (DC) holds no sound
 
 
 def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
@@ -444,10 +501,13 @@ def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
         return AudioStats(0.0, 0.0, -math.inf, 0.0, True)
     rms = math.sqrt(float(np.mean(x * x)))
     rms_dbfs = 20.0 * math.log10(rms) if rms > 0.0 else -math.inf
+    mean = float(np.mean(x))
+    sound = float(np.std(x))  # the RMS about the mean: what is heard of the waveform
     return AudioStats(
         duration_s=x.size / sr,
         peak=float(np.max(np.abs(x))),
         rms_dbfs=rms_dbfs,
         clipped_fraction=float(np.count_nonzero(np.abs(x) >= CLIP_LEVEL)) / x.size,
-        is_silent=rms_dbfs < SILENCE_DBFS,
+        is_silent=sound <= 0.0 or 20.0 * math.log10(sound) < SILENCE_DBFS,
+        dc_offset=mean,
     )
