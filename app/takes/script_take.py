@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cosycore.studio.script import speaker_key
-from cosycore.studio.subtitles import Cue
+from cosycore.subtitles import Cue
 
 SILENCE_KINDS = ("gap", "pause", "paragraph")
 

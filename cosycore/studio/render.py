@@ -30,10 +30,10 @@ import numpy as np
 from ..engine import AudioChunk, Engine, SynthesisRequest
 from ..errors import InputError, SynthesisError
 from ..request import Mode
+from ..subtitles import Cue
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
 from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine
-from .subtitles import Cue
 
 SEED_LIMIT = 2**31 - 1
 SegmentKind = Literal["line", "gap", "pause", "paragraph"]
