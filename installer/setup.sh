@@ -219,16 +219,18 @@ if [ "$keep" = 1 ]; then
   echo "setup.sh: torch $installed ($build) is already installed"
 else
   echo "setup.sh: installing torch $TORCH_VERSION, $build build ($build_why), from $source"
-  "$venv_python" -m pip install -q ${index_args[@]+"${index_args[@]}"} "$spec"
+  "$venv_python" -m pip install -q --no-compile ${index_args[@]+"${index_args[@]}"} "$spec"
   got=$("$venv_python" -c 'import importlib.metadata as m; print(m.version("torch"))')
   if [ "$(flavour_of "$got")" != "$flavour" ]; then
     echo "setup.sh: pip installed torch $got, not the $build build; check pip's configuration (pip config list)" >&2
     exit 1
   fi
 fi
+# --no-compile: pip would byte-compile all ~17,000 .py files of the venv (torch, transformers, sympy, …)
+# while installing; Python compiles the few thousand a run imports on first use instead.
 if [ "$dev" = 1 ]; then
-  "$venv_python" -m pip install -q -e ".[dev]"
+  "$venv_python" -m pip install -q --no-compile -e ".[dev]"
 else
-  "$venv_python" -m pip install -q -e .
+  "$venv_python" -m pip install -q --no-compile -e .
 fi
 echo "setup.sh: ready ($VENV, torch $build build)"
