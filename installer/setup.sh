@@ -226,11 +226,15 @@ else
     exit 1
   fi
 fi
-# --no-compile: pip would byte-compile all ~17,000 .py files of the venv (torch, transformers, sympy, …)
-# while installing; Python compiles the few thousand a run imports on first use instead.
+# pip byte-compiles the ~17,000 .py files of the venv (torch, transformers, sympy, …) one by one, about
+# 80 s of CPU here; installing with --no-compile and compiling once afterwards on every core gives the
+# same .pyc files in parallel. (Without them every process would compile what it
+# imports, again and again where PYTHONDONTWRITEBYTECODE is set.)
 if [ "$dev" = 1 ]; then
   "$venv_python" -m pip install -q --no-compile -e ".[dev]"
 else
   "$venv_python" -m pip install -q --no-compile -e .
 fi
+site_packages=$("$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$venv_python" -m compileall -q -j 0 "$site_packages" >/dev/null || true  # a file that does not compile stays source
 echo "setup.sh: ready ($VENV, torch $build build)"
