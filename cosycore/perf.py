@@ -32,7 +32,7 @@ import torch
 
 from .config import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, MelConfig
 from .flow.cfm import FlowSettings
-from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, token_audio
 
 if TYPE_CHECKING:
     from .model import CosyModel
@@ -254,10 +254,8 @@ def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: Fl
         flow_cache=flow_cache,
         flow_autocast=flow.autocast,
     )
-    for tok in speech:
-        for _ in stream.push(tok):
-            pass
-    stream.finish()
+    for _audio, _end in token_audio(speech, stream):
+        pass
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - t0

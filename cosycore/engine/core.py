@@ -88,7 +88,7 @@ from ..threads import (
     set_torch_threads,
     stage_threads,
 )
-from ..token2wav import Token2WavStream, prompt_flow_cache
+from ..token2wav import Token2WavStream, prompt_flow_cache, token_audio
 from ..voices import Voice
 from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
 from .info import EngineInfo
@@ -96,7 +96,6 @@ from .segments import (
     RequestState,
     Segment,
     StreamedText,
-    segment_audio,
     then_mark_last,
     with_last,
 )
@@ -389,8 +388,7 @@ class Engine:
                 tokens = state.take_tokens(seg.tokens)
                 if governor is not None:
                     tokens = governor.follow(tokens)
-                for audio, seg_end in segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
-                                                     state=state):
+                for audio, seg_end in token_audio(tokens, t2w, cancelled=state.cancelled):
                     if state.cancelled():
                         break
                     if audio.size or (seg_end and seg.is_last):
