@@ -78,16 +78,7 @@ from ..request import (
     too_long,
     validate_request,
 )
-from ..threads import (
-    FLOAT_LM_OVERLAP_MIN_THREADS,
-    OVERLAP_MIN_THREADS,
-    CoreGovernor,
-    FirstAudioGate,
-    governor_enabled,
-    run_ahead,
-    set_torch_threads,
-    stage_threads,
-)
+from ..threads import OVERLAP_MIN_THREADS, CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
 from ..token2wav import Token2WavStream, prompt_flow_cache, token_audio
 from ..voices import Voice
 from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
@@ -366,10 +357,8 @@ class Engine:
         # Streamed text (bistream) stays on this thread: its text iterator is the caller's and may block,
         # which would hold up a cancel waiting for the LM thread.
         governor: CoreGovernor | None = None
-        gate: FirstAudioGate | None = None
         if self.overlaps and not req.is_bistream:
-            gate = FirstAudioGate(self.threads, stage_threads(self.threads, overlap=True))
-            segments = self._run_ahead(segments, state, gate)
+            segments = self._run_ahead(segments, state)
         else:
             set_torch_threads(self.threads)
             if self.governed:  # fewer torch threads while other programs hold cores (cosycore.threads)
@@ -395,8 +384,6 @@ class Engine:
                         chunk = state.chunk(audio, seg, sentence_final=seg_end)
                         final_sent = final_sent or chunk.is_final
                         yield chunk
-                        if gate is not None and audio.size:
-                            gate.open()  # the first audio is out: from now on the stages overlap
             if seg is not None and not final_sent and not state.cancelled():
                 # a streamed text that ended right after a segment boundary: close the take
                 last = Segment(seg.index, seg.text, iter(()), True)
@@ -435,68 +422,52 @@ class Engine:
     @property
     def overlaps(self) -> bool:
         """Whether the LM decodes on a thread of its own while token2wav runs on the caller's (CPU only)."""
-        if not self.perf.overlap or self.model.device.type != "cpu":
-            return False
-        float_lm = getattr(self.model.llm, "quantization", None) is None
-        return self.threads >= (FLOAT_LM_OVERLAP_MIN_THREADS if float_lm else OVERLAP_MIN_THREADS)
+        return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= OVERLAP_MIN_THREADS
 
-    def _run_ahead(self, segments: Iterator[Segment], state: RequestState,
-                   gate: FirstAudioGate) -> Iterator[Segment]:
+    def _run_ahead(self, segments: Iterator[Segment], state: RequestState) -> Iterator[Segment]:
         """The segments with their LM tokens decoded on a producer thread, ahead of token2wav.
 
         The producer walks the segments (text normalisation, LM decoding, with the request's own
         generator: the tokens are the same as without the overlap) and hands over ``("seg", segment)``,
         ``("tok", id)`` and ``("end", None)`` events through a bounded queue; this thread, the caller's,
-        runs the flow and the vocoder on them. Until the first audio both take turns on every thread
-        (``gate``); then each side gets half of :attr:`threads`. Cancel stops the producer at its
-        next token; leaving early stops it and waits for it.
+        runs the flow and the vocoder on them. Each side gets half of :attr:`threads`. Cancel stops
+        the producer at its next token; leaving early stops it and waits for it.
         """
-        per_stage = gate.stage_threads
-        set_torch_threads(gate.lead_threads)
+        per_stage = stage_threads(self.threads, overlap=True)
+        set_torch_threads(per_stage)
 
         def events() -> Iterator[tuple[str, object]]:
             for seg in segments:
                 if state.cancelled():
                     return
                 yield "seg", seg
-                toks = iter(seg.tokens)
-                while True:
-                    gate.before_decode()
-                    tok = next(toks, None)
-                    if tok is None or state.cancelled():
-                        break
+                for tok in seg.tokens:
+                    if state.cancelled():
+                        return
                     yield "tok", tok
-                if state.cancelled():
-                    return
                 yield "end", None
 
         @contextlib.contextmanager
         def lm_thread() -> Iterator[None]:
-            set_torch_threads(gate.lead_threads)
+            set_torch_threads(per_stage)
             # The cancel scope is per thread: the LM's cancel points need this request's on this one too
             # (a Cancelled raised here reaches the caller's thread through the queue, as any error does).
             with torch.inference_mode(), cancel_scope(state.cancelled):
                 yield
 
-        lm_done = gate.producer_done
+        lm_done = threading.Event()
         stream = run_ahead(events, capacity=LM_AHEAD_TOKENS, name="cosy-lm", context=lm_thread, done=lm_done)
         boost = self.perf.tail_threads and per_stage < self.threads
-        # until the first audio both stages share every thread: fewer while other programs hold cores
-        governor = CoreGovernor(self.threads, apply=gate.set_lead) if self.governed else None
 
         def tokens() -> Iterator[int]:
             nonlocal boost
-            gate.want_token()
             for kind, value in stream:
-                if governor is not None and not gate.is_open:
-                    governor.tick()
                 if boost and lm_done.is_set():
                     set_torch_threads(self.threads)  # the LM has finished: token2wav gets every thread
                     boost = False
                 if kind == "end":
                     return
                 yield value  # type: ignore[misc]
-                gate.want_token()
 
         try:
             for kind, value in stream:
@@ -506,7 +477,6 @@ class Engine:
                 assert isinstance(seg, Segment)
                 yield Segment(seg.index, seg.text, tokens(), seg.is_last)
         finally:
-            gate.close()  # a producer waiting for its turn must see the stop
             stream.close()
 
     def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[Segment]:
