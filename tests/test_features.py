@@ -27,13 +27,12 @@ from cosycore.config import MelConfig
 from cosycore.conformance.checks import compare
 from cosycore.conformance.features import FEATURE_ATOL, FEATURE_RTOL, check_features_reference, resolved_mask
 from cosycore.errors import ConformanceError, InputError
-from cosycore.frontend.audio_head import read_audio_head
+from cosycore.frontend.audio_file import load_audio, read_audio
 from cosycore.frontend.features import (
     align_prompt,
     analyse_audio,
     kaldi_fbank,
     kaldi_mel_banks,
-    load_audio,
     prompt_mel,
     resample,
     speaker_fbank,
@@ -322,6 +321,24 @@ def test_load_audio_mixes_stereo_and_resamples(tmp_path: Path) -> None:
     assert resample(wav, sr, sr) is not None and resample(wav, sr, sr).shape == wav.shape
 
 
+def test_one_block_reader_for_files_heads_and_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_audio, read_audio (a head) and audio_blocks (a conversion's source) are one block reader."""
+    from cosycore.frontend import audio_file
+
+    monkeypatch.setattr(audio_file, "BLOCK_BYTES", 4 * 2 * 10_000)  # 10,000 stereo frames a block
+    path = tmp_path / "prompt.wav"
+    stereo = _stereo_48k()
+    sf.write(path, stereo, 48000, subtype="FLOAT")
+    blocks = list(audio_file.audio_blocks(path))
+    assert [b.shape[0] for b in blocks] == [10_000] * 9 + [6_000]
+    whole, sr = load_audio(path)
+    np.testing.assert_array_equal(np.concatenate(blocks), whole)
+    np.testing.assert_allclose(whole, stereo.mean(axis=1), atol=1e-7)
+    head, sr, total = audio_file.read_audio(path, 0.5)
+    assert sr == 48000 and total == 2.0 and head.shape == (24_001,)  # the limit plus one frame
+    np.testing.assert_array_equal(head, whole[:24_001])
+
+
 def test_load_audio_reads_file_objects_and_pcm16(tmp_path: Path) -> None:
     buf = io.BytesIO()
     sf.write(buf, _stereo_48k(), 48000, format="WAV", subtype="PCM_16")
@@ -411,7 +428,7 @@ def test_text_file_named_mp3_is_not_audio(tmp_path: Path, capfd, suffix: str) ->
     for source in (path, io.BytesIO(path.read_bytes())):
         with pytest.raises(InputError, match=r"could not be decoded as audio: it is a text file "
                                              r"\(it starts with 'Meeting notes: buy milk"):
-            read_audio_head(source, 30.0)
+            read_audio(source, 30.0)
     assert capfd.readouterr().err == ""
 
 

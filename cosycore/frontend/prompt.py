@@ -29,12 +29,11 @@ from typing import Protocol
 import numpy as np
 import torch
 
-from ..config import Family, ModelConfig
+from ..config import FAMILY_TITLES, Family, ModelConfig
 from ..errors import InputError
 from ..voices import Voice
-from .audio_head import read_audio_head
+from .audio_file import AudioSource, read_audio
 from .features import (
-    AudioSource,
     align_prompt,
     analyse_audio,
     prompt_mel,
@@ -53,7 +52,6 @@ CLIPPED_WARN_FRACTION = 1e-3  # warn when at least 0.1 % of the samples are clip
 QUIET_WARN_DBFS = -40.0  # warn when the RMS level is below this (but above silence)
 DC_WARN_OFFSET = 0.05  # warn when the mean sample value is this far from zero (-26 dBFS of DC)
 
-FAMILY_TITLES: dict[str, str] = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 
 
 class SpeechTokenizer(Protocol):
@@ -126,7 +124,7 @@ def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor,
             raise InputError(f"the prompt audio has {bad} NaN or infinite samples; re-record or re-export it.")
         return wav, int(sr), "the prompt audio", None
     # only the first 30 s are ever decoded (bounded memory); raises InputError for unusable files
-    wav, file_sr, total = read_audio_head(audio, MAX_SECONDS)
+    wav, file_sr, total = read_audio(audio, MAX_SECONDS)
     if sr is not None and int(sr) != file_sr:
         logger.debug("ignoring sr=%s for %s: the file says %d Hz", sr, audio, file_sr)
     return wav, file_sr, f"'{getattr(audio, 'name', audio)}'", total
