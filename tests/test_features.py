@@ -442,7 +442,7 @@ def test_image_or_document_named_wav_is_not_audio(tmp_path: Path, head: bytes, w
 
 
 def test_utf8_text_cut_mid_character_is_still_text() -> None:
-    from cosycore.frontend.features import SNIFF_BYTES, _not_audio
+    from cosycore.frontend.audio_file import SNIFF_BYTES, _not_audio
 
     head = ("é" * SNIFF_BYTES).encode()[: SNIFF_BYTES - 1]  # the read ends inside a character
     assert "a text file" in str(_not_audio(head, "x.wav"))

@@ -16,7 +16,13 @@ import pytest
 
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.engine.segments import StreamedText
-from cosycore.frontend.segment_bound import MAX_MARK_RUN, MAX_SEGMENT_TOKENS, bound_segments, shorten_mark_runs
+from cosycore.frontend.segment_bound import (
+    CUT_PIECE_TOKENS,
+    MAX_MARK_RUN,
+    MAX_SEGMENT_TOKENS,
+    bound_segments,
+    shorten_mark_runs,
+)
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -154,3 +160,26 @@ def test_text_of_200000_characters_is_read_one_segment_at_a_time(cv2_engine: Eng
     for _ in range(5):
         next(segments)
     assert sum(map(len, seen)) <= 8_000  # five segments later, still only the first pieces were read
+
+
+def _zalgo(n_bytes: int) -> str:
+    """Words whose every letter carries 2-8 combining marks (U+0300-036F); no sentence marks."""
+    rng = random.Random(1)
+    words: list[str] = []
+    while sum(len(w.encode()) + 1 for w in words) < n_bytes:
+        words.append("".join(rng.choice("abcdefghij") + "".join(chr(rng.randint(0x300, 0x36F))
+                                                               for _ in range(rng.randint(2, 8)))
+                             for _ in range(rng.randint(2, 7))))
+    return " ".join(words)
+
+
+@pytest.mark.parametrize("reading", ["original", "improved"])
+def test_zalgo_of_10_kb_without_sentence_marks(cv2_engine: Engine, reading: str) -> None:
+    """Issue 27: its pieces were cut at 200 text tokens, and on random weights each ran to 4,000 speech
+    tokens (one final flow call over 160 s: 2.4-3.1 GB on the tiny model). Now every piece holds at
+    most CUT_PIECE_TOKENS (80) tokens, as an ordinary sentence does, so at most 1,600 speech tokens."""
+    text = _zalgo(10_000)
+    assert len(text.encode()) >= 10_000 and not any(c in text for c in ".!?;:")
+    counts = [len(cv2_engine.tokenizer.encode(s)) for s in cv2_engine.spoken_sentences(text, reading=reading)]
+    assert len(counts) > 10 and max(counts) <= CUT_PIECE_TOKENS
+    assert max(cv2_engine.model.llm.length_limits(n)[1] for n in counts) <= 20 * CUT_PIECE_TOKENS

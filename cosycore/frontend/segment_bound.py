@@ -9,12 +9,13 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
-from .sentence_split import TokenizerLike
+from .sentence_split import TOKEN_MAX_N, TokenizerLike
 from .text_checks import is_speakable
 
 logger = logging.getLogger(__name__)
 
 MAX_SEGMENT_TOKENS = 200  # hard bound on the text tokens of one segment (see bound_segments)
+CUT_PIECE_TOKENS = TOKEN_MAX_N  # a segment over the bound is cut into pieces of ordinary length (80)
 MAX_MARK_RUN = 30  # longest run of marks (punctuation, symbols, combining marks) read as written
 
 # A run of characters that are neither word characters nor spaces: punctuation, symbols, emoji and
@@ -123,6 +124,12 @@ def bound_segments(segments: Iterable[str], tokenizer: TokenizerLike | None = No
     are then bounded per segment, and memory stays flat however the text is written. Without a
     tokenizer, UTF-8 bytes are counted (never fewer than a byte-level BPE's tokens). Ordinary
     sentences (60-80 units) are never touched.
+
+    A segment over the bound is cut into pieces of at most :data:`CUT_PIECE_TOKENS` (80, the
+    splitter's own maximum), not ``max_tokens``: the flow's final call over a segment's speech
+    costs memory quadratic in its length (T x T attention per head), and on random weights a
+    200-token piece of a 10 kB text without marks (zalgo) ran to 4,000 speech tokens and 3.1 GB;
+    an 80-token piece makes at most 1,600, as any ordinary sentence may.
     """
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be positive, not {max_tokens}")
@@ -139,7 +146,7 @@ def bound_segments(segments: Iterable[str], tokenizer: TokenizerLike | None = No
             yield segment
             continue
         logger.info("cutting a segment of %d characters without sentence marks", len(segment))
-        for piece in _cut_long_segment(segment, count, max_tokens):
+        for piece in _cut_long_segment(segment, count, min(max_tokens, CUT_PIECE_TOKENS)):
             if piece.strip() and is_speakable(piece):
                 yield piece.strip()
 
