@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QProgressBar, QStackedWidget, QStatusBar, QWidget
 
 from cosycore.config import ModelConfig, load_model_config
+from cosycore.config.folder import check_model_folder
 from cosycore.engine.info import EngineInfo
 from cosycore.errors import CosyError
 
@@ -80,6 +81,7 @@ class ModelsController(QObject):
         """
         if self.stack.currentWidget() is self.studio and self.session.model_info is not None:
             try:
+                check_model_folder(Path(path))  # every missing file named before anything loads
                 cfg = load_model_config(Path(path))
             except CosyError as e:
                 self.session.show_error(self.tr("Cannot use this model folder"), str(e))

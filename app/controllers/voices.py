@@ -105,10 +105,10 @@ class VoicesController(QObject):
             self.voice_from_file(Path(path))
 
     def voice_from_file(self, path: Path) -> bool:
-        from cosycore.frontend.audio_head import read_audio_head
+        from cosycore.frontend.audio_file import read_audio
 
         try:  # only the first minutes are decoded (block by block, mono): bounded memory for any file
-            audio, rate, _total = read_audio_head(path, FILE_VOICE_SECONDS)
+            audio, rate, _total = read_audio(path, FILE_VOICE_SECONDS)
         except CosyError as e:
             self.session.show_error(self.tr("Cannot read {0}").format(path.name), str(e))
             return False

@@ -22,7 +22,7 @@ import numpy as np
 
 from cosycore.request import AudioChunk
 from cosycore.studio.script import speaker_key
-from cosycore.studio.subtitles import Cue
+from cosycore.subtitles import Cue
 
 SILENCE_KINDS = ("gap", "pause", "paragraph")
 

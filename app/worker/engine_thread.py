@@ -46,7 +46,6 @@ logger = logging.getLogger(__name__)
 # The plain values of app.worker.engine_messages stay importable from here.
 __all__ = [
     "QUIT_TIMEOUT_MS",
-    "SMOKE_TOKENS",
     "EngineThread",
     "SynthesisStats",
     "readable_error",
@@ -478,24 +477,14 @@ class EngineThread(QThread):
         self.voice_refreshed.emit(job.job_id, fresh)
 
 
-SMOKE_TOKENS = 6
-
-
 def _smoke(engine: Engine | None, info: EngineInfo | None, folder: str) -> float:
-    """A short synthesis: with the loaded engine when ``folder`` is its model, else with a model loaded here."""
-    if engine is not None and info is not None and Path(info.model_dir).resolve() == Path(folder).resolve():
-        t = np.arange(int(1.5 * 16000)) / 16000
-        tone = (0.3 * np.sin(2 * np.pi * 140 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 4 * t))).astype(np.float32)
-        request = SynthesisRequest(text="Hello.", mode="cross_lingual", prompt_audio=tone,
-                                              prompt_sample_rate=16000, seed=0, stream=False,
-                                              min_tokens=SMOKE_TOKENS, max_tokens=SMOKE_TOKENS)
-        audio = [np.asarray(c.samples) for c in engine.synthesize(request)]
-        samples = np.concatenate(audio) if audio else np.zeros(0, np.float32)
-        if samples.size == 0 or not np.isfinite(samples).all():
-            raise SynthesisError(f"{folder} produced no usable audio ({samples.size} samples).")
-        return float(samples.size / engine.sample_rate)
-    from cosycore.hub import synthesis_smoke_test
+    """The model check's short synthesis (:func:`cosycore.hub.verification.smoke_speech`): with the loaded
+    engine when ``folder`` is its model, else with an engine loaded here."""
+    from cosycore.hub.verification import smoke_speech, synthesis_smoke_test
 
+    if engine is not None and info is not None and Path(info.model_dir).resolve() == Path(folder).resolve():
+        audio, _chunks = smoke_speech(engine)
+        return float(audio.size / engine.sample_rate)
     return float(synthesis_smoke_test(Path(folder)))
 
 

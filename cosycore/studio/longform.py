@@ -44,10 +44,10 @@ from ..frontend.chunking import iter_chunks
 from ..frontend.text_checks import is_speakable
 from ..request import Mode
 from ..safety import UnsafeFileError, read_json_file
+from ..subtitles import Chapter, cue_sheet, m3u_playlist
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format
-from .subtitles import Chapter, cue_sheet, m3u_playlist
 
 if TYPE_CHECKING:
     from ..engine import Engine  # annotations only: importing Engine loads torch

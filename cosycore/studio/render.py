@@ -30,10 +30,10 @@ import numpy as np
 from ..engine import AudioChunk, SynthesisRequest
 from ..errors import InputError, SynthesisError
 from ..request import Mode
+from ..subtitles import Cue
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
 from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine
-from .subtitles import Cue
 
 if TYPE_CHECKING:
     from ..engine import Engine  # annotations only: importing Engine loads torch
