@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -35,6 +35,10 @@ from cosycore.voices import VoiceLibrary
 from ..config.settings import Settings
 from ..worker.engine_thread import EngineThread
 
+if TYPE_CHECKING:  # the server's modules load when it starts, not with the window
+    from cosycore.server.run import ServerThread
+    from cosycore.server.worker import Job, ModelFacts, SpeechWorker, WorkerStats
+
 logger = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"  # the app serves this machine only; `cosycore serve --host … --api-key …` serves others
@@ -46,10 +50,10 @@ class AppEngineHost:
     def __init__(self, engine: EngineThread) -> None:
         self._engine = engine
 
-    def submit(self, job: Any) -> None:
+    def submit(self, job: Job) -> None:
         self._engine.run_on_engine(job)
 
-    def model_facts(self) -> Any:
+    def model_facts(self) -> ModelFacts | None:
         from cosycore.server.worker import ModelFacts
 
         info = self._engine.model_info
@@ -71,15 +75,15 @@ class ServerController(QObject):
         self.settings = settings
         self.url = ""  # the base URL clients use ("…/v1"), while running
         self.error = ""  # why the last start failed
-        self._runner: Any = None
-        self._worker: Any = None
+        self._runner: ServerThread | None = None
+        self._worker: SpeechWorker | None = None
 
     @property
     def running(self) -> bool:
         return self._runner is not None
 
-    def stats(self) -> Any:
-        """The queue's counters (cosycore.server.worker.WorkerStats), or None when stopped."""
+    def stats(self) -> WorkerStats | None:
+        """The queue's counters, or None when stopped."""
         return self._worker.stats() if self._worker is not None else None
 
     def start(self, port: int, api_key: str = "") -> bool:
@@ -111,7 +115,7 @@ class ServerController(QObject):
     def stop(self) -> None:
         """Cancel what the server is doing and stop it (waits a few seconds at most)."""
         runner, worker = self._runner, self._worker
-        if runner is None:
+        if runner is None or worker is None:
             return
         self._runner = self._worker = None
         worker.close()
@@ -187,10 +191,10 @@ class LocalServerDialog(QDialog):
         self.url.setText(c.url if running else f"http://{HOST}:{self.port.value()}/v1")
         self.copy_button.setEnabled(running)
         info = c.engine.model_info
+        s = c.stats()
         if running and info is None:
             text = self.tr("Running, but no model is loaded yet: requests are refused until one is.")
-        elif running and info is not None:
-            s = c.stats()
+        elif info is not None and s is not None:  # running
             text = self.tr("Serving {model}: {running} running, {waiting} waiting, {served} served, "
                            "{cancelled} cancelled, {failed} failed.").format(
                 model=Path(info.model_dir).name, running=s.running, waiting=s.waiting,

@@ -129,7 +129,8 @@ def main() -> int:
     when(lambda: True, lambda: shot("recorder"))
     when(lambda: True, lambda: window.voices_ctl.recorder.close())
     when(lambda: True, reopen)
-    when(lambda: windows[-1].model_info is not None and len(windows[-1].takes) > 0, lambda: shot("takes-restored"))
+    when(lambda: windows[-1].session.model_info is not None and len(windows[-1].session.takes) > 0,
+         lambda: shot("takes-restored"))
     when(lambda: True, render)
     when(lambda: _rendered() >= 3, lambda: shot("render"))
     when(lambda: True, lambda: windows[-1].longform_ctl.pause())

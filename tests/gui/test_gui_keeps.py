@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 from app.main_window import MainWindow
 from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
 from app.takes.take import Take, TakeList, TakeState, take_file_stem
+from app.widgets.takes_list import TakesList
 from cosycore.engine import AudioChunk
 
 REPO = Path(__file__).resolve().parents[2]
@@ -309,3 +310,16 @@ def test_a_take_folder_that_is_a_link_out_of_the_store_is_not_used(tmp_path: Pat
     (tmp_path / "takes").mkdir()
     (tmp_path / "takes" / folder.name).symlink_to(folder)
     assert TakeStore(tmp_path / "takes").load() == ([], [])
+
+
+def test_ctrl_z_in_the_takes_list_asks_to_undo_a_removal(qtbot) -> None:
+    """The list's Undo key reaches the controller (it once handed QShortcut the signal as a slot)."""
+    view = TakesList(TakeList())
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitExposed(view)
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow, timeout=2000)
+    view.list.setFocus()
+    with qtbot.waitSignal(view.undo_requested, timeout=2000):
+        qtbot.keyClick(view.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
