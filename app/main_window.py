@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QSho
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QStackedWidget,
@@ -41,6 +42,7 @@ from .controllers.script_regen import RegenController
 from .controllers.server import LocalServerDialog, ServerController
 from .controllers.session import SessionController
 from .controllers.takes import TakesController, expected_seconds
+from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
 from .takes.take import Take, TakeList
 from .widgets.cast_table import CastTable
@@ -196,6 +198,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
+        self._build_takes_menu(bar.addMenu(self.tr("Ta&kes")))
 
         script_menu = bar.addMenu(self.tr("S&cript"))
         self.regen_action = script_menu.addAction(self.tr("&Regenerate a line…"))
@@ -249,6 +252,12 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu(self.tr("&Help"))
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
         about.triggered.connect(self._on_about_triggered)
+
+    def _build_takes_menu(self, menu: QMenu) -> None:
+        """Takes: the trash of removed takes (new take tools add themselves here)."""
+        self.takes_menu = menu
+        self.trash_ctl = TrashController(self.takes_ctl.store, self.takes, menu=menu, parent=self,
+                                         show_status=self.statusBar().showMessage, show_error=self.show_error)
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()

@@ -58,8 +58,7 @@ class TakesController(QObject):
         self._undo: list[list[Take]] = []  # removals that can be undone, the newest last
         self._warned_limit = False
         # Takes saved by earlier sessions come back first; the store saves every change from then on.
-        self.store = TakeStore(window.settings.paths.data / "takes")
-        self.store.empty_trash()  # takes removed in an earlier session
+        self.store = TakeStore(window.settings.paths.data / "takes")  # removed takes stay in its trash
         restored, self.load_problems = self.store.load()
         for take in restored:
             window.takes.insert(take)
@@ -357,7 +356,7 @@ class TakesController(QObject):
         if button is None:
             button = QPushButton(self.tr("Undo"), bar)
             button.setObjectName("undoRemoveButton")
-            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list)"))
+            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)"))
             button.clicked.connect(self.undo_remove)
             bar.addWidget(button)
             self._undo_button = button
@@ -374,7 +373,8 @@ class TakesController(QObject):
         """Put back the takes of the last removal, with their numbers."""
         if not self._undo:
             return []
-        takes = self._undo.pop()
+        in_list = {t.uid for t in self.w.takes}  # put back from the trash already, or deleted with it
+        takes = [t for t in self._undo.pop() if t.uid not in in_list and t.uid not in self.store.emptied]
         for take in takes:
             self.w.takes.insert(take)
         self.w.statusBar().showMessage(self.tr("Put back {0} take(s).").format(len(takes)), 5000)
@@ -392,7 +392,8 @@ class TakesController(QObject):
             return
         answer = QMessageBox.question(
             self.w, self.tr("Clear takes"),
-            self.tr("Remove all {0} takes? Until you quit, Undo puts them back.").format(n))
+            self.tr("Remove all {0} takes? They go to the trash: Undo (Ctrl+Z) or Takes › Trash puts them "
+                    "back until you empty it.").format(n))
         if answer == QMessageBox.StandardButton.Yes:
             self.clear_takes()
 

@@ -13,7 +13,8 @@ Layout, under the app's data folder (``<data>/takes``)::
                       previous version's (kept for Undo); it is the commit point: a version's files are
                       written completely before ``take.json`` names them, and files neither names are
                       deleted afterwards
-    .trash/<uid>/     removed takes, kept until the next start so that a removal can be undone
+    .trash/<uid>/     removed takes, kept until the user empties the trash (Takes › Trash…); Ctrl+Z or
+                      the trash's Restore puts one back
 
 Each chunk is appended to ``audio.f32`` and flushed to the operating system *before* ``take.json``
 is replaced, so the sidecar never describes audio that is not in the file. A take whose sidecar still
@@ -82,6 +83,7 @@ class TakeStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._files: dict[str, BinaryIO] = {}  # uid -> open audio file of a take being made
+        self.emptied: set[str] = set()  # uids of takes deleted by emptying the trash (no undo brings them back)
 
     # -- paths -----------------------------------------------------------------------------
     def folder(self, take: Take) -> Path:
@@ -132,7 +134,7 @@ class TakeStore:
             fh.close()
 
     def remove(self, take: Take) -> None:
-        """Move a take's folder to the trash (it can be put back with :meth:`restore` until the next start)."""
+        """Move a take's folder to the trash (it can be put back with :meth:`restore` until the trash is emptied)."""
         self._close(take.uid)
         folder = self.folder(take)
         if not folder.is_dir():
@@ -154,13 +156,39 @@ class TakeStore:
             raise StorageError(f"could not put take {take.number} back: {_reason(e)}.") from e
         self.save_meta(take)
 
-    def empty_trash(self) -> None:
-        """Delete the takes removed in an earlier session (only folders this store made)."""
+    def in_trash(self, take: Take) -> bool:
+        return (self.trash / take.uid).is_dir()
+
+    def trashed(self) -> tuple[list[Take], list[str]]:
+        """The takes in the trash, the most recently removed first, and a message for each folder there
+        that could not be read (left as it is)."""
+        found: list[tuple[float, Take]] = []
+        problems: list[str] = []
+        for folder in self._folders(self.trash):
+            try:
+                take = _read(folder)
+            except _UNREADABLE as e:
+                problems.append(f"{folder.name}: {str(e) or type(e).__name__}")
+                continue
+            if take is not None:
+                with contextlib.suppress(OSError):
+                    found.append((folder.stat().st_ctime, take))  # a rename changes the folder's ctime
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        return [take for _, take in found], problems
+
+    def empty_trash(self) -> list[str]:
+        """Delete the takes in the trash (only the files this store made; the user asked for it).
+
+        Returns the folders that were kept because they hold something else."""
+        kept: list[str] = []
         if not self.trash.is_dir():
-            return
+            return kept
         for folder in self.trash.iterdir():
             if not folder.is_symlink() and folder.is_dir():
-                _remove_own_files(folder)
+                self.emptied.add(folder.name)
+                if not _remove_own_files(folder):
+                    kept.append(folder.name)
+        return kept
 
     def close(self) -> None:
         for uid in list(self._files):
@@ -296,10 +324,11 @@ class TakeStore:
                         total += path.stat().st_size
         return total
 
-    def _folders(self) -> Iterator[Path]:
-        if not self.root.is_dir():
+    def _folders(self, root: Path | None = None) -> Iterator[Path]:
+        root = self.root if root is None else root
+        if not root.is_dir() or root.is_symlink():
             return
-        for folder in sorted(self.root.iterdir()):
+        for folder in sorted(root.iterdir()):
             if (not folder.is_symlink() and folder.is_dir() and folder.name != TRASH_NAME
                     and os.path.lexists(folder / META_NAME)):
                 yield folder
