@@ -41,6 +41,7 @@ from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
 from .controllers.server import LocalServerDialog, ServerController
 from .controllers.session import SessionController
+from .controllers.take_tools import TakeToolsController
 from .controllers.takes import TakesController, expected_seconds
 from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
@@ -254,8 +255,13 @@ class MainWindow(QMainWindow):
         about.triggered.connect(self._on_about_triggered)
 
     def _build_takes_menu(self, menu: QMenu) -> None:
-        """Takes: the trash of removed takes (new take tools add themselves here)."""
+        """Takes: edit (trim, fades, loudness), export all, and the trash of removed takes."""
         self.takes_menu = menu
+        self.take_tools = TakeToolsController(
+            self.takes_ctl.store, self.takes, self.settings, menu=menu, parent=self,
+            chosen_take=lambda: next(iter(self.takes_view.selected()), None) or self.takes_ctl.shown,
+            show_again=self.takes_ctl.show_again, show_status=self.statusBar().showMessage,
+            show_error=self.show_error)
         self.trash_ctl = TrashController(self.takes_ctl.store, self.takes, menu=menu, parent=self,
                                          show_status=self.statusBar().showMessage, show_error=self.show_error)
 
