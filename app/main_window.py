@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -32,6 +32,7 @@ from .audio.playback import Player
 from .config.resources import icon
 from .config.settings import QUALITIES, Settings
 from .controllers.devices import DevicesController
+from .controllers.drops import DropController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
 from .controllers.longform import LongFormController
@@ -43,6 +44,7 @@ from .controllers.server import LocalServerDialog, ServerController
 from .controllers.session import SessionController
 from .controllers.take_tools import TakeToolsController
 from .controllers.takes import TakesController, expected_seconds
+from .controllers.transport import TransportController
 from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
 from .takes.take import Take, TakeList
@@ -51,7 +53,9 @@ from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.recorder import Recorder
 from .widgets.render_panel import RenderPanel
+from .widgets.shortcuts_dialog import ShortcutsDialog
 from .widgets.synthesis_controls import SynthesisControls
+from .widgets.tab_order import order_tabs_by_layout
 from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
 from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
@@ -105,6 +109,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._connect()
+        self._build_keys()
         self._restore_settings()
         self._apply_mode(self.controls.mode)
         self.devices_ctl.update_audio_status()
@@ -251,6 +256,10 @@ class MainWindow(QMainWindow):
         self.performance_menu = PerformanceMenu(settings_menu, self.settings, self.engine)
 
         help_menu = bar.addMenu(self.tr("&Help"))
+        keys_action = help_menu.addAction(self.tr("&Keyboard shortcuts"))
+        keys_action.setObjectName("shortcutsAction")
+        keys_action.setShortcut(QKeySequence("Ctrl+/"))
+        keys_action.triggered.connect(lambda: ShortcutsDialog(self.menuBar(), self).show())
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
         about.triggered.connect(self._on_about_triggered)
 
@@ -264,6 +273,23 @@ class MainWindow(QMainWindow):
             show_error=self.show_error)
         self.trash_ctl = TrashController(self.takes_ctl.store, self.takes, menu=menu, parent=self,
                                          show_status=self.statusBar().showMessage, show_error=self.show_error)
+
+    def _build_keys(self) -> None:
+        """Space and the arrows (transport), files dropped in, and a tab order that follows the layout."""
+        self.transport = TransportController(
+            self.player, window=self, seek_areas=[self.takes_view, self.waveform],
+            shown_take=lambda: self.takes_ctl.shown, play_take=self.play_take, stop=self.takes_ctl.stop_playing,
+            set_playhead=self.waveform.set_playhead)
+        self.drops = DropController(self, [self.editor.edit, self.editor.edit.viewport()],
+                                    make_voice=self.voice_from_file, open_text=self.longform_ctl.open_file)
+        self.controls.mode_changed.connect(lambda _mode: QTimer.singleShot(0, self.order_tabs))
+
+    def order_tabs(self) -> list[QWidget]:
+        return order_tabs_by_layout([self.voice_panel, self.controls.parentWidget(), self.takes_view])
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        QTimer.singleShot(0, self.order_tabs)  # once the layout has placed the widgets
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
