@@ -38,6 +38,7 @@ from .controllers.lexicon import LexiconController
 from .controllers.longform import LongFormController
 from .controllers.models import ModelsController
 from .controllers.performance import PerformanceMenu
+from .controllers.remake import RemakeController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
 from .controllers.server import LocalServerDialog, ServerController
@@ -283,6 +284,10 @@ class MainWindow(QMainWindow):
         self.drops = DropController(self, [self.editor.edit, self.editor.edit.viewport()],
                                     make_voice=self.voice_from_file, open_text=self.longform_ctl.open_file)
         self.controls.mode_changed.connect(lambda _mode: QTimer.singleShot(0, self.order_tabs))
+        self.remake_ctl = RemakeController(
+            self.cast_table, self.library, refresh=self.voices_ctl.refresh, voice_refreshed=self.engine.voice_refreshed,
+            recheck=lambda: self.script_ctl.enabled and self.script_ctl.check(),
+            show_status=self.statusBar().showMessage, show_error=self.show_error, parent=self)
 
     def order_tabs(self) -> list[QWidget]:
         return order_tabs_by_layout([self.voice_panel, self.controls.parentWidget(), self.takes_view])
