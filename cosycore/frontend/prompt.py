@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 import torch
 
-from ..config import Family, ModelConfig
+from ..config import FAMILY_TITLES, Family, ModelConfig
 from ..errors import InputError
 from ..voices import Voice
 from .audio_head import read_audio_head
@@ -52,7 +52,6 @@ MAX_SECONDS = 30.0  # the speech tokenizer's limit
 CLIPPED_WARN_FRACTION = 1e-3  # warn when at least 0.1 % of the samples are clipped
 QUIET_WARN_DBFS = -40.0  # warn when the RMS level is below this (but above silence)
 
-FAMILY_TITLES: dict[str, str] = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 
 
 class SpeechTokenizer(Protocol):

@@ -23,27 +23,27 @@ from app.takes.take import Take
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there. How are you today?") -> Take:
     w.controls.set_mode("cross_lingual")
     w.editor.set_text(text)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    return w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    return w.session.takes[-1]
 
 
 def test_space_plays_and_pauses_and_the_arrows_seek(qtbot, window: MainWindow, null_audio) -> None:
     w = window
     take = _make_take(qtbot, w)
-    w.stop()
-    qtbot.waitUntil(lambda: w.player.state is PlayState.STOPPED, timeout=3000)
+    w.speaking_ctl.stop()
+    qtbot.waitUntil(lambda: w.session.player.state is PlayState.STOPPED, timeout=3000)
     w.activateWindow()
     w.takes_view.list.setFocus()
     qtbot.waitUntil(w.takes_view.list.hasFocus, timeout=2000)
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Space)
-    assert w.takes_ctl.playing is take and w.player.state is not PlayState.STOPPED
+    assert w.session.playing_take is take and w.session.player.state is not PlayState.STOPPED
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Space)  # pause: stopped, the place kept
-    assert w.player.state is PlayState.STOPPED and w.transport.paused_at is not None
+    assert w.session.player.state is PlayState.STOPPED and w.transport.paused_at is not None
     w.transport.paused_at = (take, 0.0)
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Right)
     expected = min(SEEK_SECONDS, take.duration - 0.01)
-    assert w.transport.position() == expected and w.player.state is PlayState.STOPPED
+    assert w.transport.position() == expected and w.session.player.state is PlayState.STOPPED
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Left)
     assert w.transport.position() == 0.0
     # In the text editor Space is a space: nothing plays.
@@ -51,7 +51,7 @@ def test_space_plays_and_pauses_and_the_arrows_seek(qtbot, window: MainWindow, n
     qtbot.waitUntil(w.editor.edit.hasFocus, timeout=2000)
     before = w.editor.text()
     qtbot.keyClick(w.editor.edit, Qt.Key.Key_Space)
-    assert w.editor.text().count(" ") == before.count(" ") + 1 and w.player.state is PlayState.STOPPED
+    assert w.editor.text().count(" ") == before.count(" ") + 1 and w.session.player.state is PlayState.STOPPED
 
 
 def test_help_lists_the_shortcuts(qtbot, window: MainWindow) -> None:
@@ -93,7 +93,7 @@ def test_tab_order_follows_the_layout(qtbot, window: MainWindow) -> None:
 
 
 def test_enter_in_the_recorders_name_saves_and_tab_reaches_save(qtbot, window: MainWindow, null_audio) -> None:
-    rec = window.open_recorder(speechlike(4.0), SR)
+    rec = window.voices_ctl.open_recorder(speechlike(4.0), SR)
     qtbot.waitUntil(lambda: rec.save_button.isEnabled(), timeout=3000)
     rec.activateWindow()
     rec.transcript_edit.setFocus()
@@ -138,9 +138,10 @@ def test_a_dropped_audio_file_offers_make_a_voice(qtbot, window: MainWindow, tmp
     box = window.drops.offer
     assert isinstance(box, QMessageBox) and box.isVisible() and "anna.wav" in box.text()
     qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window._recorder is not None and window._recorder.isVisible(), timeout=3000)
-    assert window._recorder.name_edit.text() == "anna"
-    assert np.asarray(window._recorder.trimmed()).size > 0
+    qtbot.waitUntil(lambda: window.voices_ctl.recorder is not None and window.voices_ctl.recorder.isVisible(),
+                    timeout=3000)
+    assert window.voices_ctl.recorder.name_edit.text() == "anna"
+    assert np.asarray(window.voices_ctl.recorder.trimmed()).size > 0
     # Dropped on the window itself (the takes list, the voice panel), the same.
     _drop(window.takes_view.list.viewport(), path)
     assert window.drops.offer is not None

@@ -21,9 +21,9 @@ from app.takes.take import SentenceSpan, Take, TakeState
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there. How are you today?") -> Take:
     w.controls.set_mode("cross_lingual")
     w.editor.set_text(text)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    return w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    return w.session.takes[-1]
 
 
 def test_trim_fade_and_spans() -> None:
@@ -71,11 +71,11 @@ def test_edit_dialog_trims_keeps_the_original_and_resets_after_a_restart(
     start = round(0.1 * SR)
     assert take.audio()[0] == 0.0  # faded in
     assert np.array_equal(take.audio()[SR // 10: SR // 5], original[start + SR // 10: start + SR // 5])
-    assert w.takes_ctl.shown is take and w.waveform is not None
+    assert w.session.shown_take is take and w.waveform is not None
     w.close()
 
     again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
-    back = again.takes[-1]
+    back = again.session.takes[-1]
     assert back.duration == pytest.approx(take.duration) and back.edit is not None
     dialog = again.take_tools.open_edit_dialog(back)
     assert dialog is not None and dialog.start_box.value() == pytest.approx(0.1)
@@ -100,7 +100,7 @@ def test_normalise_in_the_dialog(qtbot, window: MainWindow) -> None:
 def test_mp3_and_ogg_export(qtbot, window: MainWindow, tmp_path: Path, fmt: str, container: str) -> None:
     take = _make_take(qtbot, window)
     path = tmp_path / f"take.{fmt}"
-    assert window.export(take, path, fmt)
+    assert window.export_ctl.export(take, path, fmt)
     info = sf.info(path)
     assert info.format == container and info.samplerate == SR
     assert abs(info.frames - take.samples) < SR // 10
@@ -139,14 +139,14 @@ def test_export_all_takes_writes_each_and_replaces_nothing_unasked(qtbot, window
 
 def test_a_take_stopped_on_purpose_exports_whole_not_partial(qtbot, window: MainWindow, tmp_path: Path) -> None:
     w = window
-    w.engine.interval_ms = 200
+    w.session.engine.interval_ms = 200
     w.editor.set_text("Hello there. How are you today?")
-    w.speak()
-    take = w.takes[-1]
+    w.speaking_ctl.speak()
+    take = w.session.takes[-1]
     qtbot.waitUntil(lambda: take.chunk_count >= 2, timeout=5000)
-    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
+    with qtbot.waitSignal(w.session.engine.synthesis_cancelled, timeout=5000):
         qtbot.keyClick(w, Qt.Key.Key_Escape)
     assert take.state is TakeState.CANCELLED
-    assert w.export(take, tmp_path / "stopped.wav")
+    assert w.export_ctl.export(take, tmp_path / "stopped.wav")
     assert not take.exported_partial and "partial" not in w.takes_view.list.item(0).text()
     assert "partial" not in w.statusBar().currentMessage()

@@ -18,9 +18,9 @@ from app.takes.take import Take
 def _make_take(qtbot, w: MainWindow, text: str) -> Take:
     w.controls.set_mode("cross_lingual")
     w.editor.set_text(text)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    return w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    return w.session.takes[-1]
 
 
 def _focus_take(qtbot, w: MainWindow, row: int) -> None:
@@ -43,11 +43,11 @@ def test_delete_then_ctrl_z_in_the_takes_list_puts_the_take_back(qtbot, window: 
     two = _make_take(qtbot, w, "Two.")
     _focus_take(qtbot, w, 0)
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Delete)
-    assert list(w.takes) == [two]
+    assert list(w.session.takes) == [two]
     trash = settings.paths.data / "takes" / ".trash"
     assert (trash / one.uid / AUDIO_NAME).is_file()
     qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert list(w.takes) == [one, two]
+    assert list(w.session.takes) == [one, two]
     assert (settings.paths.data / "takes" / one.uid / AUDIO_NAME).is_file() and not (trash / one.uid).exists()
 
 
@@ -64,7 +64,7 @@ def test_trash_survives_a_restart_restores_and_empties_only_when_confirmed(
     w.close()
 
     again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
-    assert [t.text for t in again.takes] == ["Second."]
+    assert [t.text for t in again.session.takes] == ["Second."]
     assert (settings.paths.data / "takes" / ".trash" / one.uid).is_dir()  # not deleted at start
     _trash_action(again).trigger()
     dialog = again.trash_ctl.dialog
@@ -72,7 +72,7 @@ def test_trash_survives_a_restart_restores_and_empties_only_when_confirmed(
     assert "Keep me." in dialog.list.item(0).text()
     dialog.list.item(0).setSelected(True)
     qtbot.mouseClick(dialog.restore_button, Qt.MouseButton.LeftButton)
-    restored = next(t for t in again.takes if t.uid == one.uid)
+    restored = next(t for t in again.session.takes if t.uid == one.uid)
     assert restored.number == 1 and np.array_equal(restored.audio(), audio)
     assert dialog.list.count() == 0 and not dialog.empty_button.isEnabled()
 
@@ -94,7 +94,7 @@ def test_trash_survives_a_restart_restores_and_empties_only_when_confirmed(
     qtbot.waitUntil(lambda: not (settings.paths.data / "takes" / ".trash" / one.uid).exists(), timeout=2000)
     assert dialog.list.count() == 0
     again.takes_ctl.undo_remove()
-    assert [t.text for t in again.takes] == ["Second."]
+    assert [t.text for t in again.session.takes] == ["Second."]
     QApplication.processEvents()
 
 
@@ -108,5 +108,5 @@ def test_a_restored_take_whose_number_is_taken_gets_the_next(qtbot, window: Main
     dialog = w.trash_ctl.open_dialog()
     dialog.list.item(0).setSelected(True)
     qtbot.mouseClick(dialog.restore_button, Qt.MouseButton.LeftButton)
-    back = next(t for t in w.takes if t.uid == one.uid)
-    assert back.number == 2 and [t.number for t in w.takes] == [1, 2]
+    back = next(t for t in w.session.takes if t.uid == one.uid)
+    assert back.number == 2 and [t.number for t in w.session.takes] == [1, 2]

@@ -39,7 +39,7 @@ def test_tags_are_stored_with_the_voice(tmp_path, tiny_engine_voice) -> None:
 
 def test_search_box_tags_and_language_in_the_editor(qtbot, window: MainWindow, tiny_engine_voice) -> None:
     w = window
-    w.library.add(replace(tiny_engine_voice, name="Zoe", transcript="Hello, I am Zoe."))
+    w.session.library.add(replace(tiny_engine_voice, name="Zoe", transcript="Hello, I am Zoe."))
     panel = w.voice_panel
     panel.reload(select="Tester")
     voice = panel.voice
@@ -48,7 +48,8 @@ def test_search_box_tags_and_language_in_the_editor(qtbot, window: MainWindow, t
     assert editor.language_combo.currentText() == "en"  # from the transcript, not blank
     editor.tags_edit.setText("narrator, warm")
     assert panel.update_current(**editor.values())
-    assert w.library.get("Tester").tags == ("narrator", "warm") and w.library.get("Tester").language == "en"
+    saved = w.session.library.get("Tester")
+    assert saved.tags == ("narrator", "warm") and saved.language == "en"
     panel.search_edit.setFocus()
     qtbot.keyClicks(panel.search_edit, "narr")
     assert panel.shown_names() == ["Tester"]
@@ -62,7 +63,7 @@ def test_search_box_tags_and_language_in_the_editor(qtbot, window: MainWindow, t
 def test_legend_for_voices_of_the_other_family(qtbot, window: MainWindow, tiny_engine_voice) -> None:
     panel = window.voice_panel
     assert panel.legend.isHidden()
-    window.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
+    window.session.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
     panel.reload()
     assert not panel.legend.isHidden() and "other model family" in panel.legend.text()
 
@@ -70,7 +71,7 @@ def test_legend_for_voices_of_the_other_family(qtbot, window: MainWindow, tiny_e
 def test_script_mode_offers_to_remake_a_voice_of_the_other_family(qtbot, window: MainWindow,
                                                                    tiny_engine_voice) -> None:
     w = window
-    w.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
+    w.session.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
     w.controls.set_mode("script")
     w.editor.set_text("Anna: Hello there.\nAnna: Again.\n")
     w.script_ctl._refresh_voices(force=True)
@@ -80,7 +81,7 @@ def test_script_mode_offers_to_remake_a_voice_of_the_other_family(qtbot, window:
     button = w.cast_table.remake_button
     assert not button.isHidden() and "1" in button.text()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: w.library.get("Fox3").family == "cosyvoice2", timeout=5000)
-    assert w.engine.refreshed == ["Fox3"]
+    qtbot.waitUntil(lambda: w.session.library.get("Fox3").family == "cosyvoice2", timeout=5000)
+    assert w.session.engine.refreshed == ["Fox3"]
     qtbot.waitUntil(lambda: w.script_ctl.check() == [], timeout=5000)
     assert w.cast_table.remake_button.isHidden()
