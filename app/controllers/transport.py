@@ -1,8 +1,7 @@
 """Transport keys: Space plays and pauses the shown take, Left and Right seek by :data:`SEEK_SECONDS`.
 
-Space works anywhere in the window but in text fields (they type it; Qt lets them have the key) and on
-a focused button (which it presses, as Space always does). The arrows seek while the Takes list or the
-waveform has the focus; elsewhere they move the cursor as usual.
+They work while the Takes list or the waveform has the focus (click either, or Tab there); elsewhere
+Space types a space or presses the focused button and the arrows move the cursor, as usual.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractButton, QApplication, QComboBox, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ..audio.playback import Player, PlayState
 from ..takes.take import Take, TakeState
@@ -32,10 +31,10 @@ class TransportController(QObject):
         self.stop = stop
         self.set_playhead = set_playhead
         self.paused_at: tuple[Take, float] | None = None  # where Space paused (the take and its position)
-        self.space = QShortcut(QKeySequence(Qt.Key.Key_Space), window, activated=self.toggle,
-                               context=Qt.ShortcutContext.WindowShortcut)
-        self.shortcuts = [self.space]
+        self.shortcuts: list[QShortcut] = []
         for area in seek_areas:
+            self.shortcuts.append(QShortcut(QKeySequence(Qt.Key.Key_Space), area, activated=self.toggle,
+                                            context=Qt.ShortcutContext.WidgetWithChildrenShortcut))
             for key, step in ((Qt.Key.Key_Left, -SEEK_SECONDS), (Qt.Key.Key_Right, SEEK_SECONDS)):
                 self.shortcuts.append(QShortcut(QKeySequence(key), area, activated=lambda s=step: self.seek(s),
                                                 context=Qt.ShortcutContext.WidgetWithChildrenShortcut))
@@ -53,13 +52,6 @@ class TransportController(QObject):
 
     def toggle(self) -> None:
         """Space: pause the take playing (remembering where), or play the shown take from there."""
-        focused = QApplication.focusWidget()
-        if isinstance(focused, QAbstractButton):
-            focused.animateClick()  # Space presses a focused button, as everywhere
-            return
-        if isinstance(focused, QComboBox):
-            focused.showPopup()  # and opens a focused list box
-            return
         take = self.shown_take()
         if self._playing():
             if take is not None:

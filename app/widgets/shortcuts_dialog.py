@@ -61,7 +61,7 @@ class ShortcutsDialog(QDialog):
         return [
             ("Ctrl+Enter", self.tr("Speak")),
             ("Esc", self.tr("Stop making and playing")),
-            (self.tr("Space"), self.tr("Play or pause the shown take (outside text fields)")),
+            (self.tr("Space"), self.tr("Play or pause the shown take (in the Takes list or the waveform)")),
             (self.tr("Left, Right"), self.tr("Seek 5 s back or on (in the Takes list or the waveform)")),
             (self.tr("Enter"), self.tr("Play the selected take (Takes list)")),
             ("F2", self.tr("Rename the selected take (Takes list)")),
