@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -32,24 +32,33 @@ from .config.resources import icon
 from .config.settings import QUALITIES, Settings
 from .controllers.autosave import EditorAutosave
 from .controllers.devices import DevicesController
+from .controllers.drops import DropController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
 from .controllers.longform import LongFormController, LongFormMenu
+from .controllers.mode_texts import ModeTexts
 from .controllers.models import ModelLabels, ModelsController
 from .controllers.performance import PerformanceMenu
 from .controllers.playback import PlaybackController
+from .controllers.recent_models import RecentModelsController
+from .controllers.remake import RemakeController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
 from .controllers.server import LocalServerDialog, ServerController
 from .controllers.speaking import SpeakingController
+from .controllers.take_tools import TakeToolsController
 from .controllers.takes import TakesController
+from .controllers.transport import TransportController
+from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
 from .session import StudioSession
 from .widgets.cast_table import CastTable
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.render_panel import RenderPanel
+from .widgets.shortcuts_dialog import ShortcutsDialog
 from .widgets.synthesis_controls import SynthesisControls
+from .widgets.tab_order import order_tabs_by_layout
 from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
 from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
@@ -76,7 +85,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.setWindowTitle(self.tr("Cosy Studio"))
         self.setWindowIcon(icon("app.svg"))
-        self.resize(1280, 800)
+        self._fit_to_screen(1280, 800)
         self.session = StudioSession(self.settings, engine=engine, player=player, parent=self)
         s = self.session
         self.server = ServerController(s.engine, s.library, s.settings, self)  # Settings › Local server
@@ -89,6 +98,7 @@ class MainWindow(QMainWindow):
         self._build_controllers()
         self._build_menus()
         self._connect()
+        self._build_keys()
         self._restore_settings()
         self._apply_mode(self.controls.mode)
         self.devices_ctl.update_audio_status()
@@ -239,10 +249,14 @@ class MainWindow(QMainWindow):
         # The platform's Quit keys; Windows (and Qt's offscreen platform) have none, so Ctrl+Q there.
         quit_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")])
         quit_action.triggered.connect(self.close)
-        for a in (self.models_action, self.open_model_action, self.export_action):
+        file_menu.addAction(self.models_action)
+        self.recent_models_ctl = RecentModelsController(self.session, menu=file_menu.addMenu(self.tr("Recent mo&dels")),
+                                                        try_model_dir=self.models_ctl.try_model_dir, parent=self)
+        for a in (self.open_model_action, self.export_action):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
+        self._build_takes_menu(bar.addMenu(self.tr("Ta&kes")))
 
         script_menu = bar.addMenu(self.tr("S&cript"))
         script_menu.addAction(self.regen_action)
@@ -291,8 +305,55 @@ class MainWindow(QMainWindow):
         self.performance_menu = PerformanceMenu(settings_menu, self.settings, self.session.engine)
 
         help_menu = bar.addMenu(self.tr("&Help"))
+        keys_action = help_menu.addAction(self.tr("&Keyboard shortcuts"))
+        keys_action.setObjectName("shortcutsAction")
+        keys_action.setShortcut(QKeySequence("Ctrl+/"))
+        keys_action.triggered.connect(lambda: ShortcutsDialog(self.menuBar(), self).show())
         about = help_menu.addAction(self.tr("&About Cosy Studio"))
         about.triggered.connect(self._on_about_triggered)
+
+    def _fit_to_screen(self, width: int, height: int) -> None:
+        """A first window of ``width`` x ``height``, or the screen's free area where that is smaller (1024x768)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        free = screen.availableGeometry() if screen is not None else None
+        if free is not None and free.isValid():
+            width, height = min(width, free.width() - 8), min(height, free.height() - 40)  # the frame
+        self.resize(width, height)
+
+    def _build_takes_menu(self, menu: QMenu) -> None:
+        """Takes: edit (trim, fades, loudness), export all, and the trash of removed takes."""
+        s = self.session
+        self.takes_menu = menu
+        self.take_tools = TakeToolsController(
+            s.store, s.takes, s.settings, menu=menu, parent=self,
+            chosen_take=lambda: next(iter(self.takes_view.selected()), None) or s.shown_take,
+            show_again=self.playback_ctl.show_again, show_status=s.show_status, show_error=s.show_error)
+        self.trash_ctl = TrashController(s.store, s.takes, menu=menu, parent=self, show_status=s.show_status,
+                                         show_error=s.show_error)
+
+    def _build_keys(self) -> None:
+        """Space and the arrows (transport), files dropped in, Script mode's re-make offer, and a tab order
+        that follows the layout."""
+        s = self.session
+        self.transport = TransportController(
+            s.player, window=self, seek_areas=[self.takes_view, self.waveform],
+            shown_take=lambda: s.shown_take, play_take=self.playback_ctl.play_take,
+            stop=self.playback_ctl.stop_playing, set_playhead=self.waveform.set_playhead)
+        self.drops = DropController(self, [self.editor.edit, self.editor.edit.viewport()],
+                                    make_voice=self.voices_ctl.voice_from_file, open_text=self.longform_ctl.open_file)
+        self.remake_ctl = RemakeController(
+            self.cast_table, s.library, refresh=self.voices_ctl.refresh, voice_refreshed=s.engine.voice_refreshed,
+            recheck=lambda: self.script_ctl.enabled and self.script_ctl.check(),
+            show_status=s.show_status, show_error=s.show_error, parent=self)
+        self.controls.mode_changed.connect(lambda _mode: QTimer.singleShot(0, self.order_tabs))
+        self.mode_texts = ModeTexts(s, editor=self.editor, controls=self.controls, parent=self)  # before the mode
+
+    def order_tabs(self) -> list[QWidget]:
+        return order_tabs_by_layout([self.voice_panel, self.controls.parentWidget(), self.takes_view])
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        QTimer.singleShot(0, self.order_tabs)  # once the layout has placed the widgets
 
     def _connect(self) -> None:
         s = self.session

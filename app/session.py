@@ -60,8 +60,7 @@ class StudioSession(QObject):
         self.library = VoiceLibrary(settings.paths.voices)
         self.takes = TakeList(self)
         # Takes saved by earlier sessions come back first; the store saves every change from then on.
-        self.store = TakeStore(settings.paths.data / "takes")
-        self.store.empty_trash()  # takes removed in an earlier session
+        self.store = TakeStore(settings.paths.data / "takes")  # removed takes stay in its trash until emptied
         restored, self.load_problems = self.store.load()
         for take in restored:
             self.takes.insert(take)

@@ -138,6 +138,9 @@ def _to_v1(store: QSettings) -> None:
 _MIGRATIONS = ((1, _to_v1),)
 
 
+MAX_RECENT_MODELS = 10
+
+
 class Settings:
     """The app's settings, one typed property per key. Owned by the application object.
 
@@ -191,6 +194,23 @@ class Settings:
             self._s.remove("model/folder")
         else:
             self._s.setValue("model/folder", str(Path(folder)))
+
+    @property
+    def recent_models(self) -> list[Path]:
+        """Model folders loaded before, the most recent first (File › Recent models, the Models dialog)."""
+        try:
+            raw = json.loads(str(self._s.value("model/recent", "[]") or "[]"))
+        except ValueError:
+            return []
+        return [Path(p) for p in raw if isinstance(p, str) and p][:MAX_RECENT_MODELS] if isinstance(raw, list) else []
+
+    @recent_models.setter
+    def recent_models(self, folders: list[Path]) -> None:
+        unique = list(dict.fromkeys(str(Path(f)) for f in folders))[:MAX_RECENT_MODELS]
+        self._s.setValue("model/recent", json.dumps(unique, ensure_ascii=False))
+
+    def add_recent_model(self, folder: Path) -> None:
+        self.recent_models = [Path(folder), *self.recent_models]
 
     @property
     def device(self) -> str:

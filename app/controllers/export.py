@@ -64,6 +64,8 @@ class ExportController(QObject):
             self.tr("WAV, 16-bit PCM (*.wav)"): "wav16",
             self.tr("WAV, 32-bit float (*.wav)"): "wav_float",
             self.tr("FLAC (*.flac)"): "flac",
+            self.tr("MP3 (*.mp3)"): "mp3",
+            self.tr("Ogg Vorbis (*.ogg)"): "ogg",
             self.tr("Subtitles, SRT (*.srt)"): "srt",
         }
         folder = self.session.settings.last_export_folder or Path.home()
@@ -83,9 +85,10 @@ class ExportController(QObject):
         spec = FORMATS[fmt]
         if path.suffix.lower() != spec.suffix:
             path = path.with_name(path.name + spec.suffix)
-        partial = take.state is not TakeState.DONE
+        partial = take.state is TakeState.STREAMING  # a take stopped on purpose is exported whole
+        complete = take.state is TakeState.DONE  # subtitles of a stopped take end where its audio does
         # Everything the worker needs, taken now on the GUI thread (the take keeps growing while streaming).
-        job = (path, fmt, take.audio(), take.sample_rate, take.sentences(), take_metadata(take), take.text, not partial)
+        job = (path, fmt, take.audio(), take.sample_rate, take.sentences(), take_metadata(take), take.text, complete)
 
         def write() -> bool:
             try:
@@ -134,7 +137,7 @@ class ExportController(QObject):
         if info is None:
             raise ValueError(f"take {take.number} is not a script take")
         plan = plan_export(path, fmt, info.speakers(), srt=srt, vtt=vtt, stems=stems)
-        partial = take.state is not TakeState.DONE
+        partial = take.state is TakeState.STREAMING
         audio = take.audio()
         cues = info.cues(take.sample_rate)
         snapshot = ScriptInfo.from_json(info.to_json())  # the take may stream on or change meanwhile

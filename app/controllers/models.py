@@ -106,7 +106,9 @@ class ModelsController(QObject):
         s = self.session
         # The test synthesis runs on the engine thread, the one owner of torch (no second model beside it).
         dialog = ModelsDialog(s.settings.paths.models, self.parent_widget, endpoint=s.settings.hub_endpoint or None,
-                              smoke_test=getattr(s.engine, "smoke_test", None))
+                              smoke_test=getattr(s.engine, "smoke_test", None), own_folders=s.settings.recent_models)
+        # Folders loaded before are listed as the user's own; forgetting one there forgets it here too.
+        dialog.own_folders_changed.connect(lambda folders: setattr(s.settings, "recent_models", list(folders)))
         dialog.model_chosen.connect(lambda folder: self.try_model_dir(Path(folder)))
         dialog.endpoint_changed.connect(self._on_dialog_endpoint_changed)
         if asr:

@@ -189,6 +189,8 @@ class LocalServerDialog(QDialog):
         self.port.setEnabled(not running)
         self.api_key.setEnabled(not running)
         self.url.setText(c.url if running else f"http://{HOST}:{self.port.value()}/v1")
+        # Wide enough for the whole URL: a read-only field would otherwise cut it off (its scroll is hidden).
+        self.url.setMinimumWidth(self.url.fontMetrics().horizontalAdvance(self.url.text() + "  ") + 16)
         self.copy_button.setEnabled(running)
         info = c.engine.model_info
         s = c.stats()

@@ -105,7 +105,7 @@ class TakesController(QObject):
         if button is None or timer is None:
             button = QPushButton(self.tr("Undo"), bar)
             button.setObjectName("undoRemoveButton")
-            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list)"))
+            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)"))
             button.clicked.connect(self.undo_remove)
             bar.addWidget(button)
             self._undo_button = button
@@ -122,7 +122,8 @@ class TakesController(QObject):
         """Put back the takes of the last removal, with their numbers."""
         if not self._undo:
             return []
-        takes = self._undo.pop()
+        in_list = {t.uid for t in self.session.takes}  # put back from the trash already, or deleted with it
+        takes = [t for t in self._undo.pop() if t.uid not in in_list and t.uid not in self.session.store.emptied]
         for take in takes:
             self.session.takes.insert(take)
         self.session.show_status(self.tr("Put back {0} take(s).").format(len(takes)), 5000)
@@ -139,7 +140,8 @@ class TakesController(QObject):
             return
         answer = QMessageBox.question(
             self.parent_widget, self.tr("Clear takes"),
-            self.tr("Remove all {0} takes? Until you quit, Undo puts them back.").format(n))
+            self.tr("Remove all {0} takes? They go to the trash: Undo (Ctrl+Z) or Takes › Trash puts them "
+                    "back until you empty it.").format(n))
         if answer == QMessageBox.StandardButton.Yes:
             self.clear_takes()
 

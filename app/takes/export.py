@@ -1,4 +1,6 @@
-"""Writing takes to disk: WAV (16-bit PCM or 32-bit float), FLAC, and SRT subtitles.
+"""Writing takes to disk: WAV (16-bit PCM or 32-bit float), FLAC, MP3, Ogg Vorbis, and SRT subtitles.
+
+MP3 and Ogg Vorbis are encoded by libsndfile (1.1 and later; soundfile's wheels bring 1.2).
 
 Every file is encoded in memory first and then written through :func:`cosycore.voices.write_atomic`
 (temporary file beside the target, fsync, rename). A full disk or a read-only folder therefore
@@ -36,6 +38,8 @@ FORMATS: dict[str, ExportFormat] = {
     "wav16": ExportFormat("wav16", ".wav", "PCM_16", "WAV"),
     "wav_float": ExportFormat("wav_float", ".wav", "FLOAT", "WAV"),
     "flac": ExportFormat("flac", ".flac", "PCM_24", "FLAC"),
+    "mp3": ExportFormat("mp3", ".mp3", "MPEG_LAYER_III", "MP3"),
+    "ogg": ExportFormat("ogg", ".ogg", "VORBIS", "OGG"),
     "srt": ExportFormat("srt", ".srt", None, None),
 }
 
@@ -65,7 +69,8 @@ def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str, metadata: Mappin
     """The bytes of an audio file holding ``audio`` (float32 [N] in [-1, 1]) and ``metadata``.
 
     ``metadata`` keys are soundfile's string fields (:data:`METADATA_FIELDS`): WAV stores them as a
-    RIFF LIST/INFO chunk (INAM, IART, ICMT, ISFT, ICRD), FLAC as Vorbis comments (TITLE, ARTIST, …).
+    RIFF LIST/INFO chunk (INAM, IART, ICMT, ISFT, ICRD), FLAC and Ogg as Vorbis comments (TITLE, ARTIST,
+    …), MP3 as ID3 tags.
     """
     spec = FORMATS[fmt]
     if spec.container is None:

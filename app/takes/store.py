@@ -13,7 +13,8 @@ Layout, under the app's data folder (``<data>/takes``)::
                       previous version's (kept for Undo); it is the commit point: a version's files are
                       written completely before ``take.json`` names them, and files neither names are
                       deleted afterwards
-    .trash/<uid>/     removed takes, kept until the next start so that a removal can be undone
+    .trash/<uid>/     removed takes, kept until the user empties the trash (Takes › Trash…); Ctrl+Z or
+                      the trash's Restore puts one back
 
 Each chunk is appended to ``audio.f32`` and flushed to the operating system *before* ``take.json``
 is replaced, so the sidecar never describes audio that is not in the file. A take whose sidecar still
@@ -82,6 +83,7 @@ class TakeStore:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._files: dict[str, BinaryIO] = {}  # uid -> open audio file of a take being made
+        self.emptied: set[str] = set()  # uids of takes deleted by emptying the trash (no undo brings them back)
 
     # -- paths -----------------------------------------------------------------------------
     def folder(self, take: Take) -> Path:
@@ -132,7 +134,7 @@ class TakeStore:
             fh.close()
 
     def remove(self, take: Take) -> None:
-        """Move a take's folder to the trash (it can be put back with :meth:`restore` until the next start)."""
+        """Move a take's folder to the trash (it can be put back with :meth:`restore` until the trash is emptied)."""
         self._close(take.uid)
         folder = self.folder(take)
         if not folder.is_dir():
@@ -154,13 +156,39 @@ class TakeStore:
             raise StorageError(f"could not put take {take.number} back: {_reason(e)}.") from e
         self.save_meta(take)
 
-    def empty_trash(self) -> None:
-        """Delete the takes removed in an earlier session (only folders this store made)."""
+    def in_trash(self, take: Take) -> bool:
+        return (self.trash / take.uid).is_dir()
+
+    def trashed(self) -> tuple[list[Take], list[str]]:
+        """The takes in the trash, the most recently removed first, and a message for each folder there
+        that could not be read (left as it is)."""
+        found: list[tuple[float, Take]] = []
+        problems: list[str] = []
+        for folder in self._folders(self.trash):
+            try:
+                take = _read(folder)
+            except _UNREADABLE as e:
+                problems.append(f"{folder.name}: {str(e) or type(e).__name__}")
+                continue
+            if take is not None:
+                with contextlib.suppress(OSError):
+                    found.append((folder.stat().st_ctime, take))  # a rename changes the folder's ctime
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        return [take for _, take in found], problems
+
+    def empty_trash(self) -> list[str]:
+        """Delete the takes in the trash (only the files this store made; the user asked for it).
+
+        Returns the folders that were kept because they hold something else."""
+        kept: list[str] = []
         if not self.trash.is_dir():
-            return
+            return kept
         for folder in self.trash.iterdir():
             if not folder.is_symlink() and folder.is_dir():
-                _remove_own_files(folder)
+                self.emptied.add(folder.name)
+                if not _remove_own_files(folder):
+                    kept.append(folder.name)
+        return kept
 
     def close(self) -> None:
         for uid in list(self._files):
@@ -269,11 +297,61 @@ class TakeStore:
             raise
         return True
 
+    # -- edits (trim, fades, loudness) ---------------------------------------------------------
+    def original_audio(self, take: Take) -> tuple[np.ndarray, list[int], list[SentenceSpan]]:
+        """The take's unedited audio, its seams and sentences (its current ones while it is not edited)."""
+        original = take.original
+        if original is None:
+            return take.audio(), take.seam_samples(), take.sentences()
+        samples = int(original["samples"])
+        path = self.folder(take) / _file_name(original["audio_file"])
+        try:
+            audio = np.fromfile(path, dtype="<f4", count=samples)
+        except OSError as e:
+            raise StorageError(f"could not read the original audio of take {take.number}: {_reason(e)}.") from e
+        if audio.shape[0] != samples:
+            raise StorageError(f"the original audio of take {take.number} in {path} is shorter than recorded.")
+        spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in original.get("sentences", [])]
+        return audio, [int(s) for s in original.get("seams", [])], spans
+
+    def apply_edit(self, take: Take, edit: dict | None, audio: np.ndarray, seams: list[int],
+                   spans: list[SentenceSpan]) -> None:
+        """Make ``audio`` (the original with ``edit`` applied; ``edit`` None: the original itself) the take's
+        audio. The original's file is kept for as long as the take is edited. Nothing changes on failure."""
+        folder = self.folder(take)
+        if not folder.is_dir():
+            raise StorageError(f"take {take.number} is not saved in {self.root}; it cannot be edited.")
+        original = take.original or {"audio_file": take.audio_file, "samples": take.samples,
+                                     "seams": take.seam_samples(),
+                                     "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()]}
+        written: Path | None = None
+        if edit is None:
+            audio_file = _file_name(original["audio_file"])
+        else:
+            audio_file = f"audio-{secrets.token_hex(4)}.f32"
+            write_atomic(folder / audio_file, np.ascontiguousarray(audio, dtype="<f4").tobytes(), within=self.root)
+            written = folder / audio_file
+        before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.edit, take.original)
+        take.audio_file, take.edit = audio_file, edit
+        take.original = None if edit is None else original
+        take.replace_audio(audio, seams, spans)
+        try:
+            self.save_meta(take)  # the commit
+        except StorageError:
+            take.audio_file, old_audio, old_seams, old_spans, take.edit, take.original = before
+            take.replace_audio(old_audio, old_seams, old_spans)
+            if written is not None:
+                written.unlink(missing_ok=True)
+            raise
+        self._clean(take)
+
     def _clean(self, take: Take) -> None:
         """Delete the version files of the take's folder that neither its current nor its previous version names."""
         keep = {take.audio_file}
         if take.script is not None:
             keep |= take.script.raw_files()
+        if take.original is not None:
+            keep.add(str(take.original.get("audio_file", "")))
         previous = take.previous_version
         if previous is not None:
             keep.add(str(previous.get("audio_file", "")))
@@ -296,10 +374,11 @@ class TakeStore:
                         total += path.stat().st_size
         return total
 
-    def _folders(self) -> Iterator[Path]:
-        if not self.root.is_dir():
+    def _folders(self, root: Path | None = None) -> Iterator[Path]:
+        root = self.root if root is None else root
+        if not root.is_dir() or root.is_symlink():
             return
-        for folder in sorted(self.root.iterdir()):
+        for folder in sorted(root.iterdir()):
             if (not folder.is_symlink() and folder.is_dir() and folder.name != TRASH_NAME
                     and os.path.lexists(folder / META_NAME)):
                 yield folder
@@ -351,6 +430,7 @@ def _meta(take: Take) -> dict[str, Any]:
         "audio_file": take.audio_file,
         "script": take.script.to_json() if take.script is not None else None,
         "previous": take.previous_version,
+        "edit": take.edit, "original": take.original,
     }
 
 
@@ -375,6 +455,7 @@ def _read(folder: Path) -> Take | None:
     if not isinstance(meta, dict) or meta.get("format") != "cosy-studio-take":
         raise ValueError("not a saved take")
     for key, kind in (("script", (dict, type(None))), ("previous", (dict, type(None))),
+                      ("edit", (dict, type(None))), ("original", (dict, type(None))),
                       ("seams", list), ("sentences", list), ("text", str), ("uid", str)):
         if key in meta and not isinstance(meta[key], kind):
             raise ValueError(f"its {key!r} has the wrong type")
@@ -384,6 +465,9 @@ def _read(folder: Path) -> Take | None:
     previous = meta.get("previous")
     if previous is not None:
         _file_name(previous["audio_file"])
+    original = meta.get("original")
+    if original is not None:
+        _file_name(original["audio_file"])
     on_disk = audio_path.stat().st_size // _SAMPLE_BYTES if audio_path.exists() else 0
     state = TakeState(meta["state"])
     recorded = int(meta["samples"])
@@ -425,4 +509,5 @@ def _read(folder: Path) -> Take | None:
         expected_seconds=float(meta.get("expected_seconds", 0.0)),
         wall_seconds=float(meta.get("wall_seconds", 0.0)), first_audio_seconds=meta.get("first_audio_seconds"),
         script=script, audio_file=audio_file, previous_version=previous,
+        edit=meta.get("edit"), original=original,
     )

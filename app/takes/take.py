@@ -90,6 +90,8 @@ class Take:
         self.script: ScriptInfo | None = None  # a dialogue script's take: its script, cast and segments
         self.audio_file = AUDIO_NAME  # the file in the take's folder that holds its audio (a new one per version)
         self.previous_version: dict | None = None  # a script take before its last line regeneration (for Undo)
+        self.edit: dict | None = None  # trim, fades, loudness (app.takes.edit.TakeEdit), applied to the original
+        self.original: dict | None = None  # the unedited audio's file, length, seams and sentences (while edited)
 
     @classmethod
     def restored(cls, *, uid: str, number: int, text: str, mode: str, voice_name: str, sample_rate: int,

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -39,6 +40,7 @@ class CastTable(QWidget):
     """Speaker → voice and default instruction. Owned by the main window's script panel; GUI thread only."""
 
     changed = Signal()  # a voice or an instruction was chosen, or a row added or removed
+    remake_requested = Signal(list)  # names of cast voices made for the other family: make them for this one
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -70,11 +72,19 @@ class CastTable(QWidget):
         self.status.setWordWrap(True)
         self.status.setToolTip(self.tr("The script checked against the cast and the loaded model; problems are "
                                        "underlined in red in the text (hover them for what to do)"))
+        self.remake_button = QPushButton(self)
+        self.remake_button.setObjectName("remakeVoicesButton")
+        self.remake_button.setToolTip(self.tr("Make the cast's voices again from their recordings for the loaded "
+                                              "model (each is saved; it takes a few seconds per voice)"))
+        self.remake_button.clicked.connect(lambda: self.remake_requested.emit(self.other_family_voices()))
+        self.remake_button.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.status)
+        layout.addWidget(self.remake_button)
+        self.changed.connect(self._update_remake)
         self._update_placeholder()
 
     # -- values --------------------------------------------------------------------------------
@@ -240,8 +250,8 @@ class CastTable(QWidget):
             if self._family and info.family != self._family:
                 combo.addItem("⚠ " + info.name, info.name)
                 combo.setItemData(combo.count() - 1, self.tr(
-                    "Made for {0}; the loaded model is {1}. Re-create the voice with this model, or load the "
-                    "other model.").format(FAMILY_TITLES.get(info.family, info.family),
+                    "Made for {0}; the loaded model is {1}. Re-make it for this model with the button under the "
+                    "cast, or load the other model.").format(FAMILY_TITLES.get(info.family, info.family),
                                            FAMILY_TITLES.get(self._family, self._family)),
                     Qt.ItemDataRole.ToolTipRole)
             else:
@@ -274,6 +284,18 @@ class CastTable(QWidget):
         for entry, row in zip(self.entries(), range(self.table.rowCount())):
             self._fill_voices(self._voice_combo(row), entry.voice)
             self._fill_presets(self._instruction_combo(row), entry.instruction)
+        self._update_remake()
+
+    def other_family_voices(self) -> list[str]:
+        """The cast's voices (each once) made for another family than the loaded one."""
+        families = {v.name: v.family for v in self._voices}
+        chosen = dict.fromkeys(e.voice for e in self.entries() if e.voice)
+        return [name for name in chosen if self._family and families.get(name, self._family) != self._family]
+
+    def _update_remake(self) -> None:
+        names = self.other_family_voices()
+        self.remake_button.setText(self.tr("Re-make %n voice(s) for the loaded model", "", len(names)))
+        self.remake_button.setVisible(bool(names))
 
     def _on_combo_changed(self) -> None:
         for row in range(self.table.rowCount()):

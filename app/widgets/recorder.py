@@ -165,6 +165,8 @@ class Recorder(QDialog):
         self.close_button = QPushButton(self.tr("Close"), self)
         self.close_button.setToolTip(self.tr("Close the recorder"))
         self.close_button.clicked.connect(self.close)
+        for field in (self.name_edit, self.transcript_edit):  # Enter saves, as in any form
+            field.returnPressed.connect(self._on_return_pressed)
 
         mic_row = QHBoxLayout()
         mic_row.addWidget(QLabel(self.tr("Microphone:"), self))
@@ -192,6 +194,10 @@ class Recorder(QDialog):
         layout.addLayout(form)
         layout.addLayout(buttons)
         self.resize(640, 420)
+        # Tab from the fields reaches Save next (the transcribe row's buttons come after it).
+        QWidget.setTabOrder(self.name_edit, self.transcript_edit)
+        QWidget.setTabOrder(self.transcript_edit, self.save_button)
+        QWidget.setTabOrder(self.save_button, self.close_button)
 
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
@@ -456,6 +462,10 @@ class Recorder(QDialog):
         audio = self.trimmed()
         if audio.size:
             self.player.play(audio, self._rate)
+
+    def _on_return_pressed(self) -> None:
+        if self.save_button.isEnabled():
+            self._on_save_clicked()
 
     def _on_save_clicked(self) -> None:
         name = self.name_edit.text().strip()

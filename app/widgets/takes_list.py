@@ -65,10 +65,10 @@ class TakesList(QWidget):
         self.rename_button.setToolTip(self.tr("Give the selected take a name (F2); exports are named after it"))
         self.rename_button.clicked.connect(self._on_rename_clicked)
         self.remove_button = QPushButton(self.tr("Remove"), self)
-        self.remove_button.setToolTip(self.tr("Remove the selected takes (Delete); Undo puts them back"))
+        self.remove_button.setToolTip(self.tr("Move the selected takes to the trash (Delete); Ctrl+Z puts them back"))
         self.remove_button.clicked.connect(self._on_remove_clicked)
         self.clear_button = QPushButton(self.tr("Clear…"), self)
-        self.clear_button.setToolTip(self.tr("Remove every take; Undo puts them back until you quit"))
+        self.clear_button.setToolTip(self.tr("Remove every take (to the trash); Undo puts them back"))
         self.clear_button.clicked.connect(self.clear_requested)
         for keys, slot in (("F2", self._on_rename_clicked), (QKeySequence.StandardKey.Delete, self._on_remove_clicked),
                            (QKeySequence.StandardKey.Undo, self.undo_requested)):

@@ -53,6 +53,15 @@ _TAG_RE = re.compile("|".join(re.escape(t) for t in sorted(PROTECTED_TAGS, key=l
 _SPAN_RE = re.compile("|".join(f"{re.escape(o)}(.*?){re.escape(c)}" for o, c in PAIRED_TAGS.items()), re.DOTALL)
 
 
+_SENTENCE_END_RE = re.compile(r"[.!?。！？…]+[\"'”’)）」』]*(?=\s|$)|[。！？]+")
+
+
+def typed_sentence_count(text: str) -> int:
+    """Sentences as the user typed them: runs of text ended by . ! ? … (or their CJK forms), or by the end."""
+    pieces = [p for p in _SENTENCE_END_RE.split(text) if any(c.isalnum() for c in p)]
+    return len(pieces)
+
+
 @dataclass(frozen=True)
 class Span:
     """A stretch of one line (text block) to format, and what its tooltip says ("": none)."""
@@ -366,8 +375,12 @@ class TextEditor(QWidget):
     def _update_count(self) -> None:
         n = len(self.text())
         parts = [self.tr("%n character(s)", "", n)]
-        if self._sentences:
-            parts.append(self.tr("%n sentence(s)", "", len(self._sentences)))
+        typed = typed_sentence_count(self.text())
+        if typed:
+            parts.append(self.tr("%n sentence(s)", "", typed))
+        if self._sentences and len(self._sentences) != typed:
+            # The engine joins short sentences (and splits long ones) into the pieces it speaks at once.
+            parts.append(self.tr("spoken in %n part(s)", "", len(self._sentences)))
         self.count_label.setText(" · ".join(parts))
         too_long = n > DEFAULT_MAX_CHARS
         self.count_label.setStyleSheet("color: #c0392b;" if too_long else "")

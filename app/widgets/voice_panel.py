@@ -52,6 +52,18 @@ FAMILY_SHORT = {"cosyvoice2": "CV2", "cosyvoice3": "CV3"}
 LANGUAGES = ("", "zh", "en", "ja", "ko", "yue", "de", "es", "fr", "it", "ru")  # offered; any code may be typed
 
 
+def guess_language(text: str) -> str:
+    """A language code for a transcript by its script (kana: ja, hangul: ko, CJK: zh, Latin letters: en); ""
+    when the text says nothing."""
+    if any("\u3040" <= c <= "\u30ff" for c in text):
+        return "ja"
+    if any("\uac00" <= c <= "\ud7af" for c in text):
+        return "ko"
+    if any("\u4e00" <= c <= "\u9fff" for c in text):
+        return "zh"
+    return "en" if any("a" <= c.lower() <= "z" for c in text) else ""
+
+
 class VoiceEditor(QDialog):
     """Edit a saved voice's transcript, language and notes (a missing transcript can be transcribed)."""
 
@@ -67,8 +79,16 @@ class VoiceEditor(QDialog):
         self.language_combo = QComboBox(self)
         self.language_combo.setEditable(True)
         self.language_combo.addItems(LANGUAGES)
-        self.language_combo.setCurrentText(voice.language)
+        # A voice saved without a language shows the one its transcript is written in (saved with Save).
+        self.language_combo.setCurrentText(voice.language or guess_language(voice.transcript))
+        line = self.language_combo.lineEdit()
+        if line is not None:
+            line.setPlaceholderText(self.tr("not known yet, e.g. en, zh"))
         self.language_combo.setToolTip(self.tr("The language spoken in the recording, e.g. zh, en, ja"))
+        self.tags_edit = QLineEdit(", ".join(voice.tags), self)
+        self.tags_edit.setObjectName("voiceTagsEdit")
+        self.tags_edit.setPlaceholderText(self.tr("e.g. calm, narrator, female"))
+        self.tags_edit.setToolTip(self.tr("Words to find the voice by in the library's search, separated by commas"))
         self.notes_edit = QPlainTextEdit(voice.notes, self)
         self.notes_edit.setObjectName("voiceNotesEdit")
         self.notes_edit.setToolTip(self.tr("Anything worth remembering about this voice"))
@@ -83,6 +103,7 @@ class VoiceEditor(QDialog):
         form.addRow(self.tr("Transcript:"), self.transcript_edit)
         form.addRow("", self.transcribe_row)
         form.addRow(self.tr("Language:"), self.language_combo)
+        form.addRow(self.tr("Tags:"), self.tags_edit)
         form.addRow(self.tr("Notes:"), self.notes_edit)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel,
                                    self)
@@ -104,7 +125,7 @@ class VoiceEditor(QDialog):
     def values(self) -> dict[str, str]:
         transcript = " ".join(self.transcript_edit.toPlainText().split())
         values = {"transcript": transcript, "language": self.language_combo.currentText().strip(),
-                  "notes": self.notes_edit.toPlainText().strip()}
+                  "notes": self.notes_edit.toPlainText().strip(), "tags": self.tags_edit.text()}
         if transcript and transcript == self._recognised:
             values["transcript_source"] = "asr"
         return values
@@ -140,6 +161,19 @@ class VoicePanel(QWidget):
         self.list.setObjectName("voiceList")
         self.list.setToolTip(self.tr("Saved voices; the selected one speaks the text"))
         self.list.currentItemChanged.connect(self._on_list_current_changed)
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setObjectName("voiceSearch")
+        self.search_edit.setPlaceholderText(self.tr("Search voices and tags…"))
+        self.search_edit.setToolTip(self.tr("Shows the voices whose name, tags, language, transcript or notes "
+                                            "hold every word typed"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.textChanged.connect(self._apply_search)
+        self.legend = QLabel(self.tr("Olive: made for the other model family; re-made from its recording when used."),
+                             self)
+        self.legend.setObjectName("voiceLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet("color: #808000;")  # Qt.darkYellow, the colour of those voices
+        self.legend.hide()
 
         self.record_button = QPushButton(self.tr("Record…"), self)
         self.record_button.setToolTip(self.tr("Record a new voice with the microphone (3-30 s)"))
@@ -206,7 +240,9 @@ class VoicePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
+        layout.addWidget(self.search_edit)
         layout.addWidget(self.list, 1)
+        layout.addWidget(self.legend)
         layout.addLayout(make_row)
         layout.addLayout(manage_row)
         layout.addWidget(self.waveform)
@@ -284,6 +320,8 @@ class VoicePanel(QWidget):
             item = QListWidgetItem(self.tr("{0}  ({1:.1f} s, {2})").format(info.name, info.duration, tag))
             item.setData(Qt.ItemDataRole.UserRole, info)
             tip = info.transcript or self.tr("(no transcript: Clone mode needs one; Edit… adds it)")
+            if info.tags:
+                tip += "\n" + self.tr("Tags: {0}").format(", ".join(info.tags))
             if self._family and info.family != self._family:
                 item.setForeground(Qt.GlobalColor.darkYellow)
                 tip += "\n" + self.tr("Made for another model; it is re-made from its recording when used.")
@@ -297,6 +335,8 @@ class VoicePanel(QWidget):
             item.setData(Qt.ItemDataRole.UserRole + 1, str(bad.path))
             self.list.addItem(item)
         self.list.blockSignals(False)
+        self.legend.setVisible(bool(self._family) and any(info.family != self._family for info in infos))
+        self._apply_search()
         row = next((i for i, info in enumerate(infos) if select and info.name.casefold() == select.casefold()), None)
         if row is None and infos:
             row = 0
@@ -306,6 +346,20 @@ class VoicePanel(QWidget):
             self.list.setCurrentRow(row)
             self._on_list_current_changed(self.list.currentItem(), None)
         self._update_buttons()
+
+    def _apply_search(self) -> None:
+        """Hide the voices that do not match the search box (broken files stay listed)."""
+        query = self.search_edit.text()
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            info = item.data(Qt.ItemDataRole.UserRole)
+            item.setHidden(info is not None and not info.matches(query))
+
+    def shown_names(self) -> list[str]:
+        """The voices the search leaves in view."""
+        return [info.name for i in range(self.list.count())
+                if not (item := self.list.item(i)).isHidden()
+                and (info := item.data(Qt.ItemDataRole.UserRole)) is not None]
 
     def names(self) -> list[str]:
         return [info.name for i in range(self.list.count())
@@ -452,7 +506,7 @@ class VoicePanel(QWidget):
         return self.update_current(transcript=text)
 
     def update_current(self, **fields: str) -> bool:
-        """Save changed transcript/language/notes into the current voice and show it again."""
+        """Save changed transcript/language/notes/tags into the current voice and show it again."""
         if self._voice is None:
             return False
         try:

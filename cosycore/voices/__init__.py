@@ -34,6 +34,7 @@ from .voice import (
     TOKEN_RATE,
     Voice,
     check_prompt_bounds,
+    clean_tags,
     utc_now,
 )
 from .voice_file import (
@@ -83,6 +84,7 @@ __all__ = [
     "VoiceLibrary",
     "VoiceScan",
     "check_prompt_bounds",
+    "clean_tags",
     "default_voices_dir",
     "encode_voice",
     "load_voice",

@@ -10,14 +10,15 @@ import os
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..atomic_write import storage_reason
 from ..errors import CosyError, InputError, StorageError
 from ..paths import ensure_legacy_moved, user_data_dir
-from .voice import MAX_NAME_CHARS, Voice
-from .voice_file import VOICE_SUFFIX, damaged_error, load_voice, open_zip, read_header, save_voice
+from .voice import MAX_NAME_CHARS, Voice, clean_tags
+from .voice_file import VOICE_SUFFIX, damaged_error, header_tags, load_voice, open_zip, read_header, save_voice
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +78,13 @@ class VoiceInfo:
     transcript: str
     created_at: str
     duration: float  # seconds
+    tags: tuple[str, ...] = ()
+    notes: str = ""
+
+    def matches(self, query: str) -> bool:
+        """Every word of ``query`` is found in the name, a tag, the language, the transcript or the notes."""
+        haystack = " ".join((self.name, " ".join(self.tags), self.language, self.transcript, self.notes)).casefold()
+        return all(word in haystack for word in query.casefold().split())
 
 
 @dataclass(frozen=True)
@@ -109,6 +117,7 @@ def _read_info(path: Path) -> VoiceInfo:
         language=header.get("language", ""), transcript=header.get("transcript", ""),
         created_at=header.get("created_at", ""),
         duration=samples / header.get("sample_rate", 24000),
+        tags=header_tags(header, path), notes=str(header.get("notes", "")),
     )
 
 
@@ -273,8 +282,10 @@ class VoiceLibrary:
             return _read_info(target)
 
     def update(self, name: str, *, transcript: str | None = None, language: str | None = None,
-               notes: str | None = None, transcript_source: str = "typed") -> VoiceInfo:
-        """Change the transcript, language or notes of the voice ``name`` (None keeps a field), in place.
+               notes: str | None = None, transcript_source: str = "typed",
+               tags: Sequence[str] | str | None = None) -> VoiceInfo:
+        """Change the transcript, language, notes or tags of the voice ``name`` (None keeps a field), in place
+        (atomically: the voice file is replaced whole).
 
         A changed transcript is marked with ``transcript_source`` ("typed" unless speech recognition made it).
         """
@@ -283,6 +294,10 @@ class VoiceLibrary:
             if info is None:
                 raise InputError(f"there is no saved voice called {name!r}.")
             voice = load_voice(info.path)
+            try:
+                new_tags = voice.tags if tags is None else clean_tags(tags)
+            except ValueError as e:
+                raise InputError(f"{e}; separate tags with commas and keep them short.") from e
             new_transcript = voice.transcript if transcript is None else transcript.strip()
             edited = replace(
                 voice,
@@ -291,6 +306,7 @@ class VoiceLibrary:
                                    else transcript_source if new_transcript else ""),
                 language=voice.language if language is None else language.strip(),
                 notes=voice.notes if notes is None else notes.strip(),
+                tags=new_tags,
             )
             if edited == voice:
                 return info

@@ -34,6 +34,25 @@ EXPECTED_ARRAYS = {  # name -> (dtype, rank)
 }
 
 
+MAX_TAGS = 32
+MAX_TAG_CHARS = 40
+
+
+def clean_tags(tags: object) -> tuple[str, ...]:
+    """Tags as stored: from a sequence of strings or one comma-separated string; trimmed, lower-case, one
+    space between words, no empty or repeated tags, sorted. Raises ValueError for too many or too long."""
+    raw = tags.split(",") if isinstance(tags, str) else list(tags)  # type: ignore[call-overload]
+    if not all(isinstance(t, str) for t in raw):
+        raise ValueError("tags must be text")
+    cleaned = sorted({" ".join(t.split()).casefold() for t in raw} - {""})
+    if len(cleaned) > MAX_TAGS:
+        raise ValueError(f"a voice has at most {MAX_TAGS} tags, not {len(cleaned)}")
+    long = [t for t in cleaned if len(t) > MAX_TAG_CHARS]
+    if long:
+        raise ValueError(f"a tag is at most {MAX_TAG_CHARS} characters long: {long[0][:60]!r}")
+    return tuple(cleaned)
+
+
 def utc_now() -> str:
     """The current time as ISO 8601 UTC, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -96,8 +115,12 @@ class Voice:
     # Where the transcript came from: "asr" (speech recognition, not edited since), "typed", or ""
     # (not recorded: voices from before transcription existed). Stored only when not empty.
     transcript_source: str = ""
+    # The user's tags for finding the voice in the library ("calm", "narrator"): lower-case words, sorted,
+    # each at most MAX_TAG_CHARS long, at most MAX_TAGS of them. Stored only when there are any.
+    tags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "tags", clean_tags(self.tags))
         presets = tuple((str(n), str(t)) for n, t in self.instruct_presets)
         object.__setattr__(self, "instruct_presets", presets)
         lexicon = tuple((str(t), str(r), bool(w), bool(c)) for t, r, w, c in self.lexicon)
@@ -140,7 +163,7 @@ class Voice:
         if not isinstance(other, Voice):
             return NotImplemented
         scalars = ("name", "transcript", "language", "family", "speech_tokenizer_sha256", "created_at",
-                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon", "transcript_source")
+                   "sample_rate", "format_version", "instruct_presets", "notes", "lexicon", "transcript_source", "tags")
         return all(getattr(self, k) == getattr(other, k) for k in scalars) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in ARRAY_NAMES
         )

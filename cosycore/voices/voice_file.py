@@ -48,6 +48,7 @@ from .voice import (
     SAMPLE_RATES,
     Voice,
     check_prompt_bounds,
+    clean_tags,
 )
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ def _header(voice: Voice) -> dict[str, Any]:
         header["notes"] = voice.notes
     if voice.transcript_source:  # likewise
         header["transcript_source"] = voice.transcript_source
+    if voice.tags:  # optional, like notes
+        header["tags"] = list(voice.tags)
     if voice.lexicon:  # optional, like instruct_presets
         header["lexicon"] = [{"term": t, "replacement": r, "whole_word": w, "case_sensitive": c}
                              for t, r, w, c in voice.lexicon]
@@ -312,6 +315,16 @@ def _header_presets(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, s
     return tuple((e["name"], e["text"]) for e in raw)
 
 
+def header_tags(header: Mapping[str, Any], path: Path) -> tuple[str, ...]:
+    raw = header.get("tags", [])
+    if not isinstance(raw, list):
+        raise damaged_error(path, "its tags are not a list of words")
+    try:
+        return clean_tags(raw)
+    except ValueError as e:
+        raise damaged_error(path, f"its tags are wrong: {e}") from e
+
+
 def _header_lexicon(header: Mapping[str, Any], path: Path) -> tuple[tuple[str, str, bool, bool], ...]:
     raw = header.get("lexicon", [])
     if not isinstance(raw, list) or not all(
@@ -363,6 +376,7 @@ def _load_voice(path: Path) -> Voice:
             notes=str(header.get("notes", "")),
             lexicon=_header_lexicon(header, path),
             transcript_source=str(header.get("transcript_source", "")),
+            tags=header_tags(header, path),
             **decoded,
         )
     except (KeyError, TypeError, ValueError) as e:

@@ -195,8 +195,8 @@ def test_tab_reaches_speak_from_the_text(qtbot, window: MainWindow) -> None:
         if w.focusWidget() is w.controls.speak_button:
             break
     assert w.controls.speak_button in seen
+    w.controls.set_mode("cross_lingual")  # each mode has its own text: the mode first
     w.editor.set_text("Keyboard only.")
-    w.controls.set_mode("cross_lingual")
     qtbot.keyClick(w.controls.speak_button, Qt.Key.Key_Space)
     assert len(w.session.engine.requests) == 1
 
