@@ -10,7 +10,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,14 @@ from cosycore.frontend.tokenizer import get_text_tokenizer
 from cosycore.lm.sampling import RasSampler
 from cosycore.model import CosyModel, SynthesisKnobs
 from cosycore.perf import FlowSettings, warm_up, warm_up_frontend
-from cosycore.threads import CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
+from cosycore.threads import (
+    CoreGovernor,
+    FirstAudioGate,
+    governor_enabled,
+    run_ahead,
+    set_torch_threads,
+    stage_threads,
+)
 from cosycore.token2wav import prompt_flow_cache, token_audio
 
 PROMPT_TEMPLATES: dict[tuple[Any, ...], Any] = {}  # the prompt frames' flow states of the last voice
@@ -189,6 +196,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         lm_times["prefill_s"] = time.perf_counter() - t0
         decoded: list[int] = []
         for i in range(n_tokens):
+            if gate is not None:
+                gate.before_decode()  # as the engine: lockstep with token2wav until the first audio
             t0 = time.perf_counter()
             scores = lm.scores(lm.logits(h[0]), ignore_eos=True, eos_rule="all_specials")
             tok = sampler(scores, decoded, gen)
@@ -202,16 +211,32 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
 
     @contextlib.contextmanager
     def lm_thread() -> Iterator[None]:
-        set_torch_threads(per_stage)
+        set_torch_threads(threads)
         with torch.inference_mode():
             yield
 
+    def handed_over(stream: Generator[int, None, None]) -> Iterator[int]:
+        assert gate is not None
+        # as the engine: until the first audio, fewer shared threads while other programs hold cores
+        lead = CoreGovernor(threads, apply=gate.set_lead) if threads > 1 and governor_enabled() else None
+        try:
+            gate.want_token()
+            for tok in stream:
+                if lead is not None and not gate.is_open:
+                    lead.tick()
+                yield tok
+                gate.want_token()
+        finally:
+            gate.close()  # a producer waiting for its turn must see the stop
+            stream.close()
+
     per_stage = stage_threads(threads, overlap=overlap)
-    set_torch_threads(per_stage)
+    gate = FirstAudioGate(threads, per_stage) if overlap else None
+    set_torch_threads(threads)
     with torch.inference_mode():
         sync(dev)
-        lm_done = threading.Event()
-        tokens = (run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done)
+        lm_done = gate.producer_done if gate is not None else threading.Event()
+        tokens = (handed_over(run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done))
                   if overlap else decode())
         boost = overlap and final_threads and per_stage < threads
         # as the engine: on the caller's thread, a core governor beside the request (cosycore.threads)
@@ -250,6 +275,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
                 chunks.append([ready, int(audio.size)])
                 if first_audio is None:
                     first_audio = ready
+                    if gate is not None:
+                        gate.open()  # as the engine: from the first audio on the stages overlap
             samples += audio.size
     total = time.perf_counter() - t_start
     audio_s = samples / cfg.sample_rate

@@ -75,7 +75,7 @@ class PerfOptions:
     warm_up: bool = False  # run warm_up() after loading
     llm_backend: LLMBackend = "torch"  # "vllm": unistream LM decoding in vLLM (CUDA, the vllm extra)
     overlap: bool = True  # CPU: the LM decodes on its own thread while token2wav runs (same numbers)
-    tail_threads: bool = False  # with overlap: token2wav takes every thread once the LM has finished
+    tail_threads: bool = True  # with overlap: token2wav takes every thread once the LM has finished
     # bound of one stream's flow cache (cosycore.token2wav: frozen past it); default_flow_cache_mb()
     flow_cache_mb: float = field(default_factory=lambda: default_flow_cache_mb())
     prompt_cache: bool = True  # with a flow cache: the prompt frames' states computed once per voice and setting

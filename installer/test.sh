@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The project's checks, exactly as CI runs them (.ci/run): ruff, mypy, the import-linter contracts,
-# then the test suite on two pytest-xdist workers with one torch thread each (tests/conftest.py),
-# the PortAudio tests in one group (tests/gui/conftest.py), and the 30 slowest tests listed.
+# The project's checks, exactly as CI runs them (.ci/run): ruff, mypy over cosycore and app (the
+# packages in pyproject.toml), the import-linter contracts, then the test suite on two pytest-xdist
+# workers with one torch thread each (tests/conftest.py), the PortAudio tests in one group
+# (tests/gui/conftest.py), and the 30 slowest tests listed.
 #
 #   bash installer/test.sh                 everything, after bash installer/setup.sh --dev
 #   bash installer/test.sh -k voices -x    extra arguments go to pytest

@@ -4,7 +4,8 @@ Every recording the project reads (a voice prompt, a voice conversion's source, 
 transcribe, a conformance fixture) goes through here:
 
 * :func:`checked_source` refuses what cannot be audio before it is decoded (missing, not a file,
-  empty, a WAV whose data chunk is cut short: libsndfile would silently read the part present);
+  empty, text or an image by its first bytes, a WAV whose data chunk is cut short: libsndfile would
+  silently read the part present);
 * :func:`probe_audio` reads only the header (rate, channels, frames);
 * :func:`audio_blocks` decodes in blocks of at most :data:`BLOCK_BYTES`, mixing each block down to
   mono at once and stopping after ``max_seconds`` (plus one frame, to tell "longer" from "exactly as
@@ -104,10 +105,64 @@ def _check_not_truncated(source: AudioSource, name: str) -> None:
         raise InputError(f"'{name}' is a truncated WAV file: {problem}. Re-export or re-download it.")
 
 
+# Files people pick by mistake, by their first bytes (no audio format starts with these).
+_NOT_AUDIO_MAGIC = (
+    (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (or a .docx/.odt document)"),
+    (b"\x7fELF", "a program"), (b"\x1f\x8b", "a gzip archive"),
+)
+_TEXT_CONTROLS = frozenset(range(32)) - frozenset(b"\t\n\r\f\v\x1b") | {127}
+SNIFF_BYTES = 2048
+
+
+def _as_text(head: bytes) -> str | None:
+    """``head`` as text when it is UTF-8 (or UTF-16 with a byte-order mark, as Windows writes
+    "Unicode" text) without control characters; no audio file's header is."""
+    utf16 = head[:2] in (b"\xff\xfe", b"\xfe\xff")
+    for cut in range(4):  # the last character may be cut off by the read
+        try:
+            text = head[: len(head) - cut].decode("utf-16" if utf16 else "utf-8")
+        except UnicodeDecodeError:
+            continue
+        return text if text and not any(ord(c) in _TEXT_CONTROLS for c in text) else None
+    return None
+
+
+def _not_audio(head: bytes, name: str) -> InputError | None:
+    """A typed error when the first bytes show a file that is not audio (text, an image, …).
+
+    Found before any decoder runs, so a text file named ``.mp3`` gets this message instead of
+    libsndfile's "File does not exist" and the MPEG decoder's notes on stderr.
+    """
+    what = next((kind for magic, kind in _NOT_AUDIO_MAGIC if head.startswith(magic)), None)
+    preview = ""
+    if what is None:
+        text = _as_text(head)
+        if text is None:
+            return None
+        what = "a text file"
+        preview = " ".join(text.split())[:40]
+        preview = f" (it starts with {preview!r})" if preview else ""
+    return InputError(f"'{name}' could not be decoded as audio: it is {what}{preview}, not a recording. "
+                      "Choose an audio file (WAV, FLAC, OGG or MP3).")
+
+
+def _head(source: AudioSource) -> bytes:
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            return fh.read(SNIFF_BYTES)
+    start = source.tell()
+    try:
+        return source.read(SNIFF_BYTES)
+    finally:
+        source.seek(start)
+
+
 def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
     """``source`` ready for libsndfile (seekable) and its name for messages.
 
-    Raises :class:`InputError` when it is missing, not a file, empty or truncated.
+    Raises :class:`InputError` when it is missing, not a file, empty, not audio (text, an image, a
+    document: told by its first bytes) or truncated.
     """
     name = _source_name(source)
     if isinstance(source, (str, os.PathLike)):
@@ -120,6 +175,8 @@ def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
         source = io.BytesIO(source.read())  # the truncation check and libsndfile both seek
     if not isinstance(source, (str, os.PathLike)) and _remaining_bytes(source) == 0:
         raise InputError(f"audio stream '{name}' is empty (0 bytes).")
+    if (error := _not_audio(_head(source), name)) is not None:
+        raise error
     _check_not_truncated(source, name)
     return source, name
 

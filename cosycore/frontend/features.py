@@ -301,7 +301,8 @@ class AudioStats:
     peak: float  # max |x|
     rms_dbfs: float  # RMS level in dB re full scale (1.0); -inf for digital silence
     clipped_fraction: float  # share of samples with |x| >= CLIP_LEVEL
-    is_silent: bool  # RMS below SILENCE_DBFS
+    is_silent: bool  # no sound: the RMS about the mean (a constant level is no sound) below SILENCE_DBFS
+    dc_offset: float = 0.0  # the mean sample value; a constant level (DC) holds no sound
 
 
 def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
@@ -312,10 +313,13 @@ def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
         return AudioStats(0.0, 0.0, -math.inf, 0.0, True)
     rms = math.sqrt(float(np.mean(x * x)))
     rms_dbfs = 20.0 * math.log10(rms) if rms > 0.0 else -math.inf
+    mean = float(np.mean(x))
+    sound = float(np.std(x))  # the RMS about the mean: what is heard of the waveform
     return AudioStats(
         duration_s=x.size / sr,
         peak=float(np.max(np.abs(x))),
         rms_dbfs=rms_dbfs,
         clipped_fraction=float(np.count_nonzero(np.abs(x) >= CLIP_LEVEL)) / x.size,
-        is_silent=rms_dbfs < SILENCE_DBFS,
+        is_silent=sound <= 0.0 or 20.0 * math.log10(sound) < SILENCE_DBFS,
+        dc_offset=mean,
     )

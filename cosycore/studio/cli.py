@@ -370,7 +370,7 @@ def add_regenerate_parser(sub: Any, model_args: Callable[[argparse.ArgumentParse
 def run_regenerate(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
     from dataclasses import replace
 
-    from ..frontend.prompt import FAMILY_TITLES
+    from ..config import FAMILY_TITLES
     from .regenerate import plan_targets, write_outputs
     from .render import SEED_LIMIT, regenerate_line
     from .take_file import find_take, load_take, save_take, update_take

@@ -34,11 +34,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ..engine import Engine, SynthesisRequest
+from ..engine import SynthesisRequest
 from ..errors import InputError, StorageError
 from ..frontend.chunking import iter_chunks
 from ..frontend.text_checks import is_speakable
@@ -48,6 +48,9 @@ from ..subtitles import Chapter, cue_sheet, m3u_playlist
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format
+
+if TYPE_CHECKING:
+    from ..engine import Engine  # annotations only: importing Engine loads torch
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@
         <translation>语音识别（用于文字稿）</translation>
     </message>
     <message>
-        <source>Writes a voice&apos;s transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
+        <source>Writes a voice's transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
         <translation>按下“识别文字”时，根据声音的录音写出其文字稿：支持中文、英语、日语、韩语和粤语，全部在本机完成。</translation>
     </message>
     <message>
@@ -135,6 +135,19 @@
     <message>
         <source>No audio device</source>
         <translation>没有音频设备</translation>
+    </message>
+</context>
+<context>
+    <name>EditorAutosave</name>
+    <message>
+        <source>Cannot save the text</source>
+        <translation>无法保存文本</translation>
+    </message>
+    <message>
+        <source>{0}
+The text is still in the editor; copy it somewhere safe.</source>
+        <translation>{0}
+文本仍在编辑器中；请把它复制到安全的地方。</translation>
     </message>
 </context>
 <context>
@@ -509,7 +522,7 @@ Saving keeps that file under another name and writes a new one.</source>
         <translation>本地服务器</translation>
     </message>
     <message>
-        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice&apos;s name).</source>
+        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice's name).</source>
         <translation>通过 OpenAI 语音 API（POST /v1/audio/speech；voice 为已保存音色的名称）把已加载的模型和你保存的音色提供给本机上的其他程序。</translation>
     </message>
     <message>
@@ -517,8 +530,8 @@ Saving keeps that file under another name and writes a new one.</source>
         <translation>可选</translation>
     </message>
     <message>
-        <source>Clients must then send the header &apos;Authorization: Bearer KEY&apos;</source>
-        <translation>客户端随后必须发送请求头 &apos;Authorization: Bearer KEY&apos;</translation>
+        <source>Clients must then send the header 'Authorization: Bearer KEY'</source>
+        <translation>客户端随后必须发送请求头 'Authorization: Bearer KEY'</translation>
     </message>
     <message>
         <source>Copy</source>
@@ -690,7 +703,7 @@ Replace them?</source>
         <translation>{0} 已不在原处（被移动或删除了？）。请把它放回去，然后按“继续”。</translation>
     </message>
     <message>
-        <source>The voice &apos;{0}&apos; is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
+        <source>The voice '{0}' is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
         <translation>声音“{0}”已不在声音库中（被删除或改名了？）。请把它放回去（导入它的 .cosyvoice 文件），然后按“继续”。</translation>
     </message>
     <message>
@@ -817,7 +830,7 @@ Replace them?</source>
         <translation>撤销重新生成(&amp;U)</translation>
     </message>
     <message>
-        <source>Put the shown take&apos;s previous version back (again: the newer one)</source>
+        <source>Put the shown take's previous version back (again: the newer one)</source>
         <translation>恢复所显示录音的上一个版本（再次执行：恢复较新的版本）</translation>
     </message>
     <message>
@@ -1025,7 +1038,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>有显卡时用精确；只用处理器时，选用本机实测能不间断播放的最佳模式（在快速或精确被测得可实时播放之前用草稿）。</translation>
     </message>
     <message>
-        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
+        <source>The original model's computation: the reference sound, and the slowest.</source>
         <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
     </message>
     <message>
@@ -1060,8 +1073,8 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>缺少 %1。请重新下载模型（“继续”会保留已有内容），或选择一个完整的文件夹。</translation>
     </message>
     <message>
-        <source>ModelScope is greyed out because the modelscope package is not installed: pip install &apos;cosy-studio[modelscope]&apos;, then restart Cosy Studio.</source>
-        <translation>ModelScope 不可用，因为未安装 modelscope 包：请运行 pip install &apos;cosy-studio[modelscope]&apos;，然后重新启动 Cosy Studio。</translation>
+        <source>ModelScope is greyed out because the modelscope package is not installed: pip install 'cosy-studio[modelscope]', then restart Cosy Studio.</source>
+        <translation>ModelScope 不可用，因为未安装 modelscope 包：请运行 pip install 'cosy-studio[modelscope]'，然后重新启动 Cosy Studio。</translation>
     </message>
     <message>
         <source>%1 (not installed)</source>
@@ -1072,7 +1085,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>huggingface.co，或镜像，例如 https://hf-mirror.com</translation>
     </message>
     <message>
-        <source>Where Hugging Face downloads come from; type a mirror&apos;s address if huggingface.co cannot be reached from here</source>
+        <source>Where Hugging Face downloads come from; type a mirror's address if huggingface.co cannot be reached from here</source>
         <translation>Hugging Face 下载的来源；如果此处无法访问 huggingface.co，请输入镜像地址</translation>
     </message>
     <message>
@@ -1116,7 +1129,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>校验</translation>
     </message>
     <message>
-        <source>Check the selected model&apos;s files against what was installed</source>
+        <source>Check the selected model's files against what was installed</source>
         <translation>按安装时的记录检查所选模型的文件</translation>
     </message>
     <message>
@@ -1257,6 +1270,25 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.</source>
         <translation>合成使用 {1} 个核心中的 {0} 个；用得越少，留给其他程序的越多。</translation>
+    </message>
+</context>
+<context>
+    <name>PlaybackController</name>
+    <message>
+        <source>no audio</source>
+        <translation>无音频</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>buffering</source>
+        <translation>缓冲中</translation>
+    </message>
+    <message>
+        <source>playing</source>
+        <translation>播放中</translation>
     </message>
 </context>
 <context>
@@ -1532,7 +1564,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>使用音频文件代替麦克风</translation>
     </message>
     <message>
-        <source>Drag the shaded area&apos;s edges to trim the recording</source>
+        <source>Drag the shaded area's edges to trim the recording</source>
         <translation>拖动阴影区域的边缘来裁剪录音</translation>
     </message>
     <message>
@@ -1736,15 +1768,15 @@ The take is unchanged.</source>
         <translation>{0}. {1}：{2}</translation>
     </message>
     <message>
-        <source>Another seed speaks the line another way; the line&apos;s own seed remakes it</source>
+        <source>Another seed speaks the line another way; the line's own seed remakes it</source>
         <translation>换一个种子会换一种说法；用这一句原来的种子会重新得到它</translation>
     </message>
     <message>
-        <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <source>Keep the line's instruction, speak it without one, or choose a preset or type another</source>
         <translation>保留这一句的指令、不用指令，或选择预设、输入其他指令</translation>
     </message>
     <message>
-        <source>(keep the line&apos;s instruction)</source>
+        <source>(keep the line's instruction)</source>
         <translation>（保留这一句的指令）</translation>
     </message>
     <message>
@@ -1916,7 +1948,7 @@ The take is unchanged.</source>
 <context>
     <name>RenderPanel</name>
     <message>
-        <source>Segments are paragraphs and headings; the time left is estimated from this session&apos;s speed</source>
+        <source>Segments are paragraphs and headings; the time left is estimated from this session's speed</source>
         <translation>段落和标题各为一段；剩余时间按本次会话的速度估算</translation>
     </message>
     <message>
@@ -1956,7 +1988,7 @@ The take is unchanged.</source>
         <translation>丢弃…</translation>
     </message>
     <message>
-        <source>Delete this unfinished render&apos;s partial audio</source>
+        <source>Delete this unfinished render's partial audio</source>
         <translation>删除这个未完成渲染的部分音频</translation>
     </message>
     <message>
@@ -2030,7 +2062,7 @@ The take is unchanged.</source>
         <translation>{0} 还没有分配音色：请在文本下方的演员表中选择一个。</translation>
     </message>
     <message>
-        <source>{0}&apos;s voice: {1}</source>
+        <source>{0}'s voice: {1}</source>
         <translation>{0} 的音色：{1}</translation>
     </message>
     <message numerus="yes">
@@ -2121,7 +2153,7 @@ The take is unchanged.</source>
         <translation>FLAC</translation>
     </message>
     <message>
-        <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
+        <source>Subtitles, SRT (one cue per line, with the speaker's name)</source>
         <translation>字幕，SRT（每句一条，带说话人名字）</translation>
     </message>
     <message>
@@ -2150,16 +2182,91 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
-    <name>SessionController</name>
+    <name>SpeakingController</name>
     <message>
-        <source>Cannot save the text</source>
-        <translation>无法保存文本</translation>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation>模型仍在加载；加载完成后再朗读。</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Type some text to speak first.</source>
+        <translation>请先输入要朗读的文本。</translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation>没有声音</translation>
+    </message>
+    <message>
+        <source>Record a voice or make one from a file first.</source>
+        <translation>请先录制一个声音，或从文件创建一个。</translation>
+    </message>
+    <message>
+        <source>No instruction</source>
+        <translation>没有指令</translation>
+    </message>
+    <message>
+        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
+        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
+    </message>
+    <message>
+        <source>No transcript</source>
+        <translation>没有文本</translation>
+    </message>
+    <message>
+        <source>Clone mode needs the transcript of the voice's recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
+        <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary</source>
+        <translation>发音词典</translation>
+    </message>
+    <message>
+        <source>Speaking take {0}…</source>
+        <translation>正在合成第 {0} 条…</translation>
+    </message>
+    <message>
+        <source>First audio {0:.2f} s</source>
+        <translation>首段音频 {0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>RTF {0:.2f}</source>
+        <translation>实时率 {0:.2f}</translation>
+    </message>
+    <message>
+        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
+        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
+    </message>
+    <message>
+        <source>Stopped take {0} after {1:.1f} s.</source>
+        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
+    </message>
+    <message>
+        <source>Cannot speak</source>
+        <translation>无法朗读</translation>
+    </message>
+    <message>
+        <source>Stopped before any audio was made.</source>
+        <translation>在生成任何音频之前已停止。</translation>
+    </message>
+</context>
+<context>
+    <name>StudioSession</name>
+    <message>
+        <source>Cannot save take {0}</source>
+        <translation>无法保存合成 {0}</translation>
     </message>
     <message>
         <source>{0}
-The text is still in the editor; copy it somewhere safe.</source>
+The take stays in this session only; export it to keep it.</source>
         <translation>{0}
-文本仍在编辑器中；请把它复制到安全的地方。</translation>
+该合成只保留在本次会话中；请导出以保存它。</translation>
     </message>
 </context>
 <context>
@@ -2169,7 +2276,7 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>克隆</translation>
     </message>
     <message>
-        <source>Speak the text in the chosen voice; uses the voice&apos;s transcript (best for the same language)</source>
+        <source>Speak the text in the chosen voice; uses the voice's transcript (best for the same language)</source>
         <translation>用所选声音朗读文本；会用到该声音的文本（同语种效果最好）</translation>
     </message>
     <message>
@@ -2177,7 +2284,7 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>跨语种</translation>
     </message>
     <message>
-        <source>Speak the text in the voice without using its transcript (for another language than the voice&apos;s)</source>
+        <source>Speak the text in the voice without using its transcript (for another language than the voice's)</source>
         <translation>用该声音朗读文本而不使用其文本（适合与声音不同的语种）</translation>
     </message>
     <message>
@@ -2225,7 +2332,7 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>以一个名称把这条指令保存到“自定义”组；它随设置保存，并随声音一起导出</translation>
     </message>
     <message>
-        <source>Exactly the prompt text the model&apos;s language model receives before the text to speak</source>
+        <source>Exactly the prompt text the model's language model receives before the text to speak</source>
         <translation>模型的语言模型在要说的文本之前收到的提示文本，一字不差</translation>
     </message>
     <message>
@@ -2277,15 +2384,15 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>来源：CosyVoice 2 论文（arXiv 2412.10117）的指令表</translation>
     </message>
     <message>
-        <source>Source: the original&apos;s example.py (CosyVoice2 instruct)</source>
+        <source>Source: the original's example.py (CosyVoice2 instruct)</source>
         <translation>来源：原版的 example.py（CosyVoice2 指令）</translation>
     </message>
     <message>
-        <source>Source: the original&apos;s instruct list (cosyvoice/utils/common.py)</source>
+        <source>Source: the original's instruct list (cosyvoice/utils/common.py)</source>
         <translation>来源：原版的指令列表（cosyvoice/utils/common.py）</translation>
     </message>
     <message>
-        <source>Worded like the paper&apos;s example for this group; the exact training sentence is not published</source>
+        <source>Worded like the paper's example for this group; the exact training sentence is not published</source>
         <translation>按论文中此组示例的句式措辞；确切的训练语句未公开</translation>
     </message>
     <message>
@@ -2342,88 +2449,6 @@ The text is still in the editor; copy it somewhere safe.</source>
 {1}</translation>
     </message>
     <message>
-        <source>The model is still loading; Speak when it is ready.</source>
-        <translation>模型仍在加载；加载完成后再朗读。</translation>
-    </message>
-    <message>
-        <source>No model</source>
-        <translation>未加载模型</translation>
-    </message>
-    <message>
-        <source>Load a model first.</source>
-        <translation>请先加载模型。</translation>
-    </message>
-    <message>
-        <source>Type some text to speak first.</source>
-        <translation>请先输入要朗读的文本。</translation>
-    </message>
-    <message>
-        <source>No voice</source>
-        <translation>没有声音</translation>
-    </message>
-    <message>
-        <source>Record a voice or make one from a file first.</source>
-        <translation>请先录制一个声音，或从文件创建一个。</translation>
-    </message>
-    <message>
-        <source>No instruction</source>
-        <translation>没有指令</translation>
-    </message>
-    <message>
-        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
-        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
-    </message>
-    <message>
-        <source>No transcript</source>
-        <translation>没有文本</translation>
-    </message>
-    <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
-        <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
-    </message>
-    <message>
-        <source>Pronunciation dictionary</source>
-        <translation>发音词典</translation>
-    </message>
-    <message>
-        <source>Speaking take {0}…</source>
-        <translation>正在合成第 {0} 条…</translation>
-    </message>
-    <message>
-        <source>First audio {0:.2f} s</source>
-        <translation>首段音频 {0:.2f} 秒</translation>
-    </message>
-    <message>
-        <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
-    </message>
-    <message>
-        <source>RTF {0:.2f}</source>
-        <translation>实时率 {0:.2f}</translation>
-    </message>
-    <message>
-        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
-    </message>
-    <message>
-        <source>Stopped before any audio was made.</source>
-        <translation>在生成任何音频之前已停止。</translation>
-    </message>
-    <message>
-        <source>Cannot speak</source>
-        <translation>无法朗读</translation>
-    </message>
-    <message>
-        <source>Cannot save take {0}</source>
-        <translation>无法保存合成 {0}</translation>
-    </message>
-    <message>
-        <source>{0}
-The take stays in this session only; export it to keep it.</source>
-        <translation>{0}
-该合成只保留在本次会话中；请导出以保存它。</translation>
-    </message>
-    <message>
         <source>Saved takes are over the storage limit</source>
         <translation>已保存的合成超过了存储上限</translation>
     </message>
@@ -2478,22 +2503,6 @@ Limit in MB:</source>
     <message>
         <source>Name (empty: the start of its text):</source>
         <translation>名称（留空则使用文本开头）：</translation>
-    </message>
-    <message>
-        <source>no audio</source>
-        <translation>无音频</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>buffering</source>
-        <translation>缓冲中</translation>
-    </message>
-    <message>
-        <source>playing</source>
-        <translation>播放中</translation>
     </message>
 </context>
 <context>
@@ -2697,16 +2706,16 @@ Limit in MB:</source>
         <translation>原版</translation>
     </message>
     <message>
-        <source>The original CosyVoice&apos;s text normalisation: the same text ids as the original, e.g. &quot;$3.50&quot; is read &quot;three point five dollars&quot;.</source>
-        <translation>原版 CosyVoice 的文本规范化：文本编号与原版相同，例如 &quot;$3.50&quot; 读作 &quot;three point five dollars&quot;。</translation>
+        <source>The original CosyVoice's text normalisation: the same text ids as the original, e.g. "$3.50" is read "three point five dollars".</source>
+        <translation>原版 CosyVoice 的文本规范化：文本编号与原版相同，例如 "$3.50" 读作 "three point five dollars"。</translation>
     </message>
     <message>
         <source>Improved English reading</source>
         <translation>改进的英文读法</translation>
     </message>
     <message>
-        <source>Money, dates, units and abbreviations read in full, e.g. &quot;$3.50&quot; is read &quot;three dollars and fifty cents&quot;; runs of marks such as &quot;?!&quot; are kept.</source>
-        <translation>金额、日期、单位和缩写完整读出，例如 &quot;$3.50&quot; 读作 &quot;three dollars and fifty cents&quot;；保留 &quot;?!&quot; 这样的连续标点。</translation>
+        <source>Money, dates, units and abbreviations read in full, e.g. "$3.50" is read "three dollars and fifty cents"; runs of marks such as "?!" are kept.</source>
+        <translation>金额、日期、单位和缩写完整读出，例如 "$3.50" 读作 "three dollars and fifty cents"；保留 "?!" 这样的连续标点。</translation>
     </message>
     <message>
         <source>&amp;Text reading</source>
@@ -2759,7 +2768,7 @@ Limit in MB:</source>
         <translation>编辑音色“{0}”</translation>
     </message>
     <message>
-        <source>Exactly what is said in the voice&apos;s recording (Clone mode reads it with the recording)</source>
+        <source>Exactly what is said in the voice's recording (Clone mode reads it with the recording)</source>
         <translation>音色录音中所说的准确内容（克隆模式会将其与录音一起读取）</translation>
     </message>
     <message>
@@ -2850,7 +2859,7 @@ Limit in MB:</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <source>Edit the selected voice&apos;s transcript, language and notes</source>
+        <source>Edit the selected voice's transcript, language and notes</source>
         <translation>编辑所选音色的文本、语言和备注</translation>
     </message>
     <message>
@@ -2858,7 +2867,7 @@ Limit in MB:</source>
         <translation>文本：</translation>
     </message>
     <message>
-        <source>Exactly what is said in the voice&apos;s recording</source>
+        <source>Exactly what is said in the voice's recording</source>
         <translation>该声音录音中所说的原文</translation>
     </message>
     <message>
@@ -2878,7 +2887,7 @@ Limit in MB:</source>
         <translation>（没有文本：克隆模式需要文本；可用“编辑…”添加）</translation>
     </message>
     <message>
-        <source>The selected voice&apos;s recording</source>
+        <source>The selected voice's recording</source>
         <translation>所选声音的录音</translation>
     </message>
     <message>
@@ -2886,7 +2895,7 @@ Limit in MB:</source>
         <translation>词典…</translation>
     </message>
     <message>
-        <source>The selected voice&apos;s own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
+        <source>The selected voice's own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
         <translation>所选音色自己的发音词典（保存在音色文件中，导出音色时一并带走）</translation>
     </message>
     <message>
@@ -2894,7 +2903,7 @@ Limit in MB:</source>
         <translation>试听</translation>
     </message>
     <message>
-        <source>Play the selected voice&apos;s recording</source>
+        <source>Play the selected voice's recording</source>
         <translation>播放所选声音的录音</translation>
     </message>
     <message>
