@@ -4,7 +4,8 @@ Every recording the project reads (a voice prompt, a voice conversion's source, 
 transcribe, a conformance fixture) goes through here:
 
 * :func:`checked_source` refuses what cannot be audio before it is decoded (missing, not a file,
-  empty, a WAV whose data chunk is cut short: libsndfile would silently read the part present);
+  empty, text or an image by its first bytes, a WAV whose data chunk is cut short: libsndfile would
+  silently read the part present);
 * :func:`probe_audio` reads only the header (rate, channels, frames);
 * :func:`audio_blocks` decodes in blocks of at most :data:`BLOCK_BYTES`, mixing each block down to
   mono at once and stopping after ``max_seconds`` (plus one frame, to tell "longer" from "exactly as
