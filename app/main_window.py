@@ -30,6 +30,7 @@ from cosycore.voices import VoiceLibrary
 from .audio.playback import Player
 from .config.resources import icon
 from .config.settings import QUALITIES, Settings
+from .controllers.convert import ConvertController
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
@@ -44,6 +45,7 @@ from .controllers.takes import TakesController, expected_seconds
 from .controllers.voices import VoicesController
 from .takes.take import Take, TakeList
 from .widgets.cast_table import CastTable
+from .widgets.convert_panel import ConvertPanel
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.recorder import Recorder
@@ -99,6 +101,11 @@ class MainWindow(QMainWindow):
         self.longform_ctl = LongFormController(self)  # File › Open, Render to file, Unfinished renders
 
         self._build_widgets()
+        self.convert_ctl = ConvertController(
+            engine=self.engine, player=self.player, panel=self.convert_panel, controls=self.controls,
+            settings=self.settings, voice=lambda: self.voice_panel.voice, model_info=lambda: self.model_info,
+            begin_take=self.takes_ctl.begin_take, refresh_voice=self.voices_ctl.refresh, show_error=self.show_error,
+            show_status=self.statusBar().showMessage, dialog_parent=self, parent=self)
         self._build_menus()
         self._build_status_bar()
         self._connect()
@@ -144,6 +151,8 @@ class MainWindow(QMainWindow):
         self.cast_table = CastTable(self.studio)
         self.cast_table.setMaximumHeight(190)
         self.controls.set_script_panel(self.cast_table)
+        self.convert_panel = ConvertPanel(self.studio)
+        self.controls.set_convert_panel(self.convert_panel)
         center_layout.addWidget(self.controls, 5)
         center_layout.addWidget(self.waveform, 4)
         self.render_panel = RenderPanel(center)  # a long-form render's progress; hidden while there is none
@@ -272,8 +281,9 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
                            self.script_ctl, self.regen_ctl, self.session_ctl, self.lexicon_ctl,
-                           self.longform_ctl):
+                           self.longform_ctl, self.convert_ctl):
             controller.connect()
+        self.voice_panel.voice_changed.connect(self.convert_ctl.voice_changed)
         self.controls.mode_changed.connect(self._apply_mode)
         self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
 
@@ -348,6 +358,7 @@ class MainWindow(QMainWindow):
 
     def stop(self) -> None:
         self.takes_ctl.stop()
+        self.convert_ctl.stop()
 
     def show_take(self, take: Take) -> None:
         self.takes_ctl.show_take(take)
@@ -408,6 +419,7 @@ class MainWindow(QMainWindow):
         self._save_settings()
         self.player.stop()
         self.voices_ctl.close()
+        self.convert_ctl.close()
         self.session_ctl.close()
         self.script_ctl.close()
         self.takes_ctl.close()

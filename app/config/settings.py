@@ -414,6 +414,15 @@ class Settings:
     def input_device(self, name: str) -> None:
         self._s.setValue("audio/input", name)
 
+    @property
+    def headphones(self) -> bool:
+        """Convert mode's "I use headphones": live conversion may play on the microphone's own device."""
+        return _as_bool(self._s.value("audio/headphones", False), False)
+
+    @headphones.setter
+    def headphones(self, on: bool) -> None:
+        self._s.setValue("audio/headphones", bool(on))
+
     # -- local speech server -------------------------------------------------------------------
     @property
     def server_port(self) -> int:

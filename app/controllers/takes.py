@@ -147,6 +147,8 @@ class TakesController(QObject):
         """Start a take from the current fields; a take still being made is cancelled."""
         if self.w.controls.mode == "script":
             return self.w.script_ctl.speak()
+        if self.w.controls.mode == "convert":
+            return self.w.convert_ctl.convert()
         request = self.build_request()
         if request is None:
             return None
@@ -304,7 +306,8 @@ class TakesController(QObject):
                 self._drop_empty(take, TakeState.FAILED)
             else:
                 self._finish_take(take, TakeState.FAILED, None, message)
-        w.show_error(self.tr("Cannot speak"), message)
+        converting = take is not None and take.mode == "convert"
+        w.show_error(self.tr("Cannot convert") if converting else self.tr("Cannot speak"), message)
 
     # -- keeping takes -----------------------------------------------------------------------------
     def _on_store_failed(self, take: Take, error: StorageError) -> None:

@@ -57,6 +57,7 @@ class Chunk(ChunkTiming):
     tokens_so_far: int = 0  # speech tokens generated so far in the take
     warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know
     script: ScriptMark | None = None  # a script take's chunk: its segment, line and speaker
+    live: Any = None  # a live conversion's chunk: its piece's times (app.worker.convert_jobs.LiveMark)
 
 
 @dataclass(frozen=True)

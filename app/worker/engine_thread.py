@@ -30,6 +30,7 @@ from PySide6.QtCore import QThread, Signal
 from cosycore.config import AUTO_QUALITY, QUALITY_MODES
 from cosycore.errors import CosyError, SynthesisError
 
+from .convert_jobs import ConvertJob, LiveJob, convert_chunks, live_chunks
 from .engine_messages import Chunk, ModelInfo, SpeakRequest, SynthesisStats, readable_error, to_chunk, to_engine_request
 from .eta import rtf_key
 from .script_jobs import run_regen, script_chunks
@@ -151,6 +152,14 @@ class EngineThread(QThread):
         """Queue regenerating a script take's line (app.worker.script_jobs.RegenJob); cancelled like a take."""
         return self._queue_speak("regen", job)
 
+    def convert(self, job: ConvertJob) -> int:
+        """Queue a voice conversion (app.worker.convert_jobs) as one take, reported like :meth:`speak`'s."""
+        return self._queue_speak("convert", job)
+
+    def convert_live(self, job: LiveJob) -> int:
+        """Queue a live conversion: one take that converts the pieces of ``job.feed`` until it is closed."""
+        return self._queue_speak("live", job)
+
     def _queue_speak(self, kind: str, request: Any) -> int:
         request_id = self._new_id()
         with self._lock:
@@ -267,7 +276,7 @@ class EngineThread(QThread):
             try:
                 if job.kind == "load":
                     self._run_load(job)
-                elif job.kind in ("speak", "script", "regen"):
+                elif job.kind in ("speak", "script", "regen", "convert", "live"):
                     self._run_speak(job)
                 elif job.kind == "voice":
                     self._run_voice(job)
@@ -359,6 +368,11 @@ class EngineThread(QThread):
             elif job.kind == "script":
                 self._synthesize(request_id, lambda t: script_chunks(
                     self._engine, request_id, request, t, started=self.script_started.emit))
+            elif job.kind == "convert":
+                self._synthesize(request_id, lambda t: convert_chunks(self._engine, request, t))
+            elif job.kind == "live":
+                self._synthesize(request_id, lambda t: live_chunks(self._engine, request, t,
+                                                                   lambda: self._is_cancelled(request_id)))
             else:
                 self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:
