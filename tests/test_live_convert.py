@@ -3,6 +3,8 @@ and converting pieces with the tiny engine."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,7 @@ def test_pieces_cover_the_input_within_bounds_and_cut_at_pauses() -> None:
     for p in pieces[:-1]:
         assert MIN_PIECE_SECONDS - 1e-9 <= p.seconds <= MAX_PIECE_SECONDS + 1e-9
     assert pieces[0].context == 0
-    for before, p in zip(pieces, pieces[1:], strict=False):
+    for before, p in itertools.pairwise(pieces):
         assert p.context == round(CONTEXT_SECONDS * SR)
         assert np.array_equal(p.samples[: p.context], before.samples[-p.context:])
     # The first pause (1.4-1.65 s) ends the first piece inside it, not at the 2 s limit.
@@ -61,6 +63,20 @@ def test_pieces_cover_the_input_within_bounds_and_cut_at_pauses() -> None:
     # When a piece's first sample was spoken: blocks arrive in real time from t0.
     for p in pieces:
         assert p.spoken_at == pytest.approx(100.0 + p.start, abs=1e-6)
+
+
+def test_the_limits_are_the_engines_and_no_torch_is_imported() -> None:
+    import subprocess
+    import sys
+
+    from cosycore.engine.convert import source
+    from cosycore.studio import live_convert
+
+    assert live_convert.MIN_SAMPLE_RATE == source.MIN_SAMPLE_RATE
+    assert live_convert.MIN_SOURCE_SECONDS == source.MIN_SOURCE_SECONDS
+    code = "import sys, cosycore.studio.live_convert; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 def test_a_low_rate_microphone_is_refused() -> None:

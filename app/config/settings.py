@@ -39,7 +39,7 @@ from .user_presets import UserPreset, parse_user_presets
 logger = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
-MODES = ("zero_shot", "cross_lingual", "instruct", "script")
+MODES = ("zero_shot", "cross_lingual", "instruct", "script", "convert")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (MIN_SPEED, MAX_SPEED)  # the engine's (cosycore.config.choices)
 QUALITIES = QUALITY_CHOICES  # auto and the engine's quality modes

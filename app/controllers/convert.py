@@ -43,6 +43,7 @@ logger = logging.getLogger(__name__)
 
 TICK_MS = 30  # how often the microphone's queue is read
 MAX_RECORD_SECONDS = 600.0  # a recording (also a live one) stops by itself after ten minutes
+MAX_SOURCE_SECONDS = 3600.0  # cosycore.engine.convert.MAX_SOURCE_SECONDS (not imported here: it pulls in torch)
 AUDIO_FILTER = "Audio (*.wav *.flac *.ogg *.mp3 *.m4a *.aiff *.aif);;All files (*)"
 
 
@@ -84,7 +85,8 @@ class ConvertController(QObject):
         self._show_error = show_error
         self._show_status = show_status
         self._dialog_parent = dialog_parent
-        self._make_mic = microphone
+        self.microphone = microphone
+        self.max_source_seconds = MAX_SOURCE_SECONDS  # longer sources are refused (the engine's limit)
         self.source: Path | np.ndarray | None = None  # a file, or recorded samples at source_rate
         self.source_rate = 0
         self.source_name = ""
@@ -141,7 +143,7 @@ class ConvertController(QObject):
         from cosycore.engine.convert import probe_source  # torch is loaded by now (a model is)
 
         try:
-            info = probe_source(str(path), None)
+            info = probe_source(str(path), None, max_seconds=self.max_source_seconds)
         except CosyError as e:
             self._show_error(self.tr("Cannot use this recording"), str(e))
             return False
@@ -179,9 +181,9 @@ class ConvertController(QObject):
         self.panel.set_recording(False)
         self._keep_recording()
 
-    def _open_mic(self) -> bool:
+    def _open_mic(self, mic: Microphone | None = None) -> bool:
         self.player.stop()
-        mic = self._make_mic(self.settings.input_device)
+        mic = mic if mic is not None else self.microphone(self.settings.input_device)
         error = mic.start()
         if error:
             self._show_error(self.tr("Cannot record"),
@@ -272,7 +274,7 @@ class ConvertController(QObject):
         speed = self.controls.speed
         rate = self.source_rate if isinstance(self.source, np.ndarray) else None
         job = ConvertJob(self.source, rate, speed=speed, seed=self.controls.seed, stream=self.controls.stream,
-                         **fields)
+                         max_source_seconds=self.max_source_seconds, **fields)
         self.player.stop()
         request_id = self.engine.convert(job)
         self._begin(request_id, info, self.source_name, self.source_seconds / speed, speed)
@@ -302,16 +304,16 @@ class ConvertController(QObject):
         if target is None:
             return False
         info, fields = target
-        mic_name = self._make_mic_name()
+        mic = self.microphone(self.settings.input_device)
         out = self.player.device
-        if out is not None and same_device(mic_name, out.name) and not self.panel.headphones_check.isChecked():
+        if out is not None and same_device(mic.device_name, out.name) and not self.panel.headphones_check.isChecked():
             self._show_error(self.tr("Headphones needed"),
                              self.tr("The microphone and the output are the same device ({0}), so the converted "
                                      "voice would play into the microphone and be converted again. Wear headphones "
                                      "and tick “I use headphones”, or choose another output in Settings › Output "
                                      "device.").format(out.name))
             return False
-        if not self._open_mic():
+        if not self._open_mic(mic):
             return False
         assert self.mic is not None
         try:
@@ -329,10 +331,6 @@ class ConvertController(QObject):
         self.panel.set_live(True)
         self.panel.show_stats(None, None, 0.0)
         return True
-
-    def _make_mic_name(self) -> str:
-        probe = self._make_mic(self.settings.input_device)
-        return probe.device_name
 
     def stop_live(self) -> None:
         """Stop listening: the pieces heard so far are converted and played out; with "Convert when I stop"

@@ -37,6 +37,7 @@ class ConvertJob:
     speed: float = 1.0
     seed: int | None = None
     stream: bool = True
+    max_source_seconds: float = 3600.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +72,7 @@ def convert_chunks(engine: Any, job: ConvertJob, start: float) -> Generator[Chun
     source = str(job.source) if isinstance(job.source, Path) else job.source
     chunks = engine.convert(source, job.voice, sample_rate=job.sample_rate, prompt_audio=job.prompt_audio,
                             prompt_sample_rate=job.prompt_sample_rate, speed=job.speed, stream=job.stream,
-                            seed=job.seed)
+                            seed=job.seed, max_source_seconds=job.max_source_seconds)
     try:
         for raw in chunks:
             yield to_chunk(raw, time.perf_counter() - start)

@@ -34,10 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.convert.source import MIN_SAMPLE_RATE, MIN_SOURCE_SECONDS
 from ..errors import InputError
-from ..frontend.features import analyse_audio
 
+# The engine's limits (cosycore.engine.convert.source; not imported: it pulls in torch, and the app's GUI
+# thread imports this module before the engine thread has loaded torch). A test keeps them equal.
+MIN_SAMPLE_RATE = 16000
+MIN_SOURCE_SECONDS = 0.5
 MIN_PIECE_SECONDS = 1.0  # a piece is never cut shorter (except the last): the tokenizer needs context
 MAX_PIECE_SECONDS = 2.0  # ... nor longer: the longer a piece, the longer the wait for its first sample
 CONTEXT_SECONDS = 0.24  # audio before a piece converted with it and dropped (6 speech tokens)
@@ -251,6 +253,9 @@ class ConvertedPiece:
 
 
 def is_silent_piece(piece: LivePiece) -> bool:
+    """The engine's test for silence, on the piece's new audio (called where the engine runs)."""
+    from ..frontend.features import analyse_audio
+
     return analyse_audio(piece.samples[piece.context:], piece.sample_rate).is_silent
 
 
