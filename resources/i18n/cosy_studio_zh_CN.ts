@@ -123,6 +123,184 @@
     </message>
 </context>
 <context>
+    <name>ConvertController</name>
+    <message>
+        <source>Recording to convert</source>
+        <translation>要转换的录音</translation>
+    </message>
+    <message>
+        <source>Cannot use this recording</source>
+        <translation>无法使用这段录音</translation>
+    </message>
+    <message>
+        <source>Recording of {0:.1f} s ({1})</source>
+        <translation>{0:.1f} 秒的录音（{1}）</translation>
+    </message>
+    <message>
+        <source>{0} · {1:.1f} s</source>
+        <translation>{0} · {1:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Recording… speak now.</source>
+        <translation>正在录音……请说话。</translation>
+    </message>
+    <message>
+        <source>Cannot record</source>
+        <translation>无法录音</translation>
+    </message>
+    <message>
+        <source>Cannot record: {0}. Plug in a microphone, or choose another one in Voice › Record a voice…, then try again.</source>
+        <translation>无法录音：{0}。请插入麦克风，或在“音色 › 录制音色…”中选择其他麦克风，然后重试。</translation>
+    </message>
+    <message>
+        <source>Recording… {0:.1f} s</source>
+        <translation>正在录音…… {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Recording stopped at the limit of {0:g} minutes.</source>
+        <translation>录音已达到 {0:g} 分钟的上限，已停止。</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>No target voice</source>
+        <translation>没有目标音色</translation>
+    </message>
+    <message>
+        <source>Choose the voice to convert into in the list of voices, or record or make one first.</source>
+        <translation>请在音色列表中选择要转换成的音色，或先录制或制作一个。</translation>
+    </message>
+    <message>
+        <source>Stop live conversion first.</source>
+        <translation>请先停止实时转换。</translation>
+    </message>
+    <message>
+        <source>No source</source>
+        <translation>没有源录音</translation>
+    </message>
+    <message>
+        <source>Open a recording or record one first, then press Convert.</source>
+        <translation>请先打开或录制一段录音，然后点击“转换”。</translation>
+    </message>
+    <message>
+        <source>Headphones needed</source>
+        <translation>需要耳机</translation>
+    </message>
+    <message>
+        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another output in Settings › Output device.</source>
+        <translation>麦克风和输出是同一设备（{0}），转换后的声音会被麦克风再次录入并转换。请戴上耳机并勾选“我在用耳机”，或在“设置 › 输出设备”中选择其他输出。</translation>
+    </message>
+    <message>
+        <source>Cannot convert live</source>
+        <translation>无法实时转换</translation>
+    </message>
+    <message>
+        <source>Live {0}</source>
+        <translation>实时 {0}</translation>
+    </message>
+    <message>
+        <source>Recording; press Stop live to convert the whole recording.</source>
+        <translation>正在录音；点击“停止实时”即可转换整段录音。</translation>
+    </message>
+</context>
+<context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Say it yourself, hear it in a saved voice: the words, timing and emphasis of the source, spoken in the target voice.</source>
+        <translation>自己说，用保存的音色听：保留源录音的内容、节奏和重音，换成目标音色说出来。</translation>
+    </message>
+    <message>
+        <source>No source yet: open a recording or record one.</source>
+        <translation>还没有源录音：请打开或录制一段。</translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation>打开文件…</translation>
+    </message>
+    <message>
+        <source>A recording to convert: WAV, FLAC, OGG or MP3, 16 kHz or more, up to an hour</source>
+        <translation>要转换的录音：WAV、FLAC、OGG 或 MP3，16 kHz 或以上，最长一小时</translation>
+    </message>
+    <message>
+        <source>Record</source>
+        <translation>录音</translation>
+    </message>
+    <message>
+        <source>Record the source from the microphone; press again to stop</source>
+        <translation>用麦克风录制源录音；再按一次停止</translation>
+    </message>
+    <message>
+        <source>The voice chosen in the list of voices</source>
+        <translation>音色列表中选中的音色</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Convert from the microphone while you speak; the converted voice plays a moment later. Press again to stop</source>
+        <translation>边说边从麦克风转换，转换后的声音稍后播放。再按一次停止</translation>
+    </message>
+    <message>
+        <source>I use headphones</source>
+        <translation>我在用耳机</translation>
+    </message>
+    <message>
+        <source>Live conversion plays what the microphone hears; through speakers it would hear itself. Wear headphones</source>
+        <translation>实时转换会播放麦克风听到的内容；用扬声器播放时麦克风会听到它自己。请戴耳机</translation>
+    </message>
+    <message>
+        <source>Latency: from your speech to its converted sound. RTF: seconds of work per second of speech (above 1 this computer cannot keep up)</source>
+        <translation>延迟：从您说话到听到转换后的声音。RTF：每秒语音所需的计算秒数（大于 1 表示这台电脑跟不上）</translation>
+    </message>
+    <message>
+        <source>Convert when I stop</source>
+        <translation>停止后再转换</translation>
+    </message>
+    <message>
+        <source>Stop converting live, keep recording, and convert the whole recording when you press Live again</source>
+        <translation>停止实时转换，继续录音，再次点击“实时”时转换整段录音</translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation>源录音：</translation>
+    </message>
+    <message>
+        <source>Target voice:</source>
+        <translation>目标音色：</translation>
+    </message>
+    <message>
+        <source>none: choose or make a voice on the left</source>
+        <translation>无：请在左侧选择或制作音色</translation>
+    </message>
+    <message>
+        <source>Stop recording</source>
+        <translation>停止录音</translation>
+    </message>
+    <message>
+        <source>Stop live</source>
+        <translation>停止实时</translation>
+    </message>
+    <message>
+        <source>Listening… {0:.1f} s</source>
+        <translation>正在聆听…… {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Latency {0:.1f} s · RTF {1}</source>
+        <translation>延迟 {0:.1f} 秒 · RTF {1}</translation>
+    </message>
+    <message>
+        <source>This computer converts slower than you speak (RTF {0}), so the converted voice falls further behind. Convert the whole recording when you stop instead?</source>
+        <translation>这台电脑转换得比您说话慢（RTF {0}），转换后的声音会越来越滞后。要改为在您停止后转换整段录音吗？</translation>
+    </message>
+</context>
+<context>
     <name>DevicesController</name>
     <message>
         <source>No audio device — export still works</source>
@@ -2209,6 +2387,14 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>对话：每一行“名字: 文本”由分配给该名字的音色朗读，可带自己的指令“名字 (whispering): 文本”；合成一个录音</translation>
     </message>
     <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
+        <source>Voice conversion: a recording of your own (a file, the microphone, or live) spoken again in the chosen voice</source>
+        <translation>声音转换：把您自己的录音（文件、麦克风或实时）用选中的音色重新说出来</translation>
+    </message>
+    <message>
         <source>Ready-made instructions of the loaded model, by group, with search; a dialect, an emotion, a speed and a volume can be combined</source>
         <translation>已加载模型的现成指令，按组排列，可搜索；方言、情感、语速和音量可以组合</translation>
     </message>
@@ -2328,6 +2514,10 @@ The text is still in the editor; copy it somewhere safe.</source>
         <source>Not usable: {0}</source>
         <translation>无法使用：{0}</translation>
     </message>
+    <message>
+        <source>Convert the source into the chosen voice as a new take (Ctrl+Enter)</source>
+        <translation>把源录音转换成选中的音色，生成新的片段（Ctrl+Enter）</translation>
+    </message>
 </context>
 <context>
     <name>TakesController</name>
@@ -2412,6 +2602,10 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>Cannot speak</source>
         <translation>无法朗读</translation>
+    </message>
+    <message>
+        <source>Cannot convert</source>
+        <translation>无法转换</translation>
     </message>
     <message>
         <source>Cannot save take {0}</source>
@@ -2559,12 +2753,28 @@ Limit in MB:</source>
         <translation>脚本</translation>
     </message>
     <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
         <source>{0:.1f} s</source>
         <translation>{0:.1f} 秒</translation>
     </message>
     <message>
+        <source>{0} → {1}</source>
+        <translation>{0} → {1}</translation>
+    </message>
+    <message>
         <source>Take {0} · {1}</source>
         <translation>合成 {0} · {1}</translation>
+    </message>
+    <message>
+        <source>Source: {0}</source>
+        <translation>源录音：{0}</translation>
+    </message>
+    <message>
+        <source>Target voice: {0}</source>
+        <translation>目标音色：{0}</translation>
     </message>
     <message>
         <source>Instruction: {0}</source>
