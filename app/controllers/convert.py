@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 TICK_MS = 30  # how often the microphone's queue is read
 MAX_RECORD_SECONDS = 600.0  # a recording (also a live one) stops by itself after ten minutes
 MAX_SOURCE_SECONDS = 3600.0  # cosycore.engine.convert.MAX_SOURCE_SECONDS (not imported here: it pulls in torch)
+DRAW_SECONDS = 600.0  # a source file's waveform is drawn up to this length (read whole, on the GUI thread)
 AUDIO_FILTER = "Audio (*.wav *.flac *.ogg *.mp3 *.m4a *.aiff *.aif);;All files (*)"
 
 
@@ -148,6 +149,7 @@ class ConvertController(QObject):
             self._show_error(self.tr("Cannot use this recording"), str(e))
             return False
         self._set_source(Path(path), info.sample_rate, Path(path).name, info.seconds or 0.0)
+        self.panel.show_source_audio(_read_for_display(Path(path), info.seconds), info.sample_rate)
         return True
 
     def set_source_audio(self, samples: np.ndarray, sample_rate: int, name: str = "") -> None:
@@ -155,6 +157,7 @@ class ConvertController(QObject):
         seconds = samples.shape[0] / sample_rate if sample_rate else 0.0
         label = name or self.tr("Recording of {0:.1f} s ({1})").format(seconds, time.strftime("%H:%M"))
         self._set_source(samples, sample_rate, label, seconds)
+        self.panel.show_source_audio(samples, sample_rate)
 
     def _set_source(self, source: Path | np.ndarray, rate: int, name: str, seconds: float) -> None:
         self.source, self.source_rate, self.source_name, self.source_seconds = source, rate, name, seconds
@@ -192,6 +195,7 @@ class ConvertController(QObject):
             return False
         self.mic = mic
         self._recorded, self._recorded_samples = [], 0
+        self.panel.begin_source(mic.sample_rate)
         self._timer.start()
         return True
 
@@ -217,6 +221,7 @@ class ConvertController(QObject):
         block = block[: max(0, room)]
         self._recorded.append(block)
         self._recorded_samples += block.shape[0]
+        self.panel.append_source(block)
         if self._live and self.cutter is not None and self.feed is not None and not self._convert_after:
             for piece in self.cutter.push(block, arrived):
                 self.feed.put(piece)
@@ -227,6 +232,7 @@ class ConvertController(QObject):
         self._take_input()
         heard = self._recorded_samples / self.mic.sample_rate
         if self._live:
+            self.panel.set_source(self.tr("Microphone, live · {0:.1f} s").format(heard))
             if self.meter is not None and self.meter.last_latency is None:
                 self.panel.show_stats(None, None, heard)
         else:
@@ -400,3 +406,18 @@ class ConvertController(QObject):
             self.feed.close()
         self._live = False
 
+
+
+def _read_for_display(path: Path, seconds: float | None) -> np.ndarray | None:
+    """A source file's samples, mono, to draw; None when it is long or cannot be read here (the engine reads
+    more formats; a file it refuses was refused already)."""
+    if seconds is None or seconds > DRAW_SECONDS:
+        return None
+    import soundfile as sf
+
+    try:
+        data, _ = sf.read(str(path), dtype="float32", always_2d=True)
+    except (sf.SoundFileError, RuntimeError, OSError) as e:
+        logger.info("not drawing %s: %s", path, e)
+        return None
+    return np.ascontiguousarray(data.mean(axis=1, dtype=np.float32))

@@ -4,6 +4,7 @@ recording when this computer cannot keep up). The controller (app.controllers.co
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -15,6 +16,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from .waveform import WaveformView
+
+SOURCE_VIEW_SECONDS = 30.0  # a recording's waveform starts with this range and grows with it
 
 
 class ConvertPanel(QWidget):
@@ -45,6 +50,12 @@ class ConvertPanel(QWidget):
         self.record_button.setObjectName("convertRecordButton")
         self.record_button.setToolTip(self.tr("Record the source from the microphone; press again to stop"))
         self.record_button.clicked.connect(self.record_clicked)
+
+        self.source_wave = WaveformView(self, show_axis=False)
+        self.source_wave.setObjectName("convertSourceWaveform")
+        self.source_wave.setToolTip(self.tr("The source recording"))
+        self.source_wave.setMinimumHeight(70)
+        self.source_wave.set_placeholder(self.tr("The source recording appears here"))
 
         self.target_label = QLabel(self)
         self.target_label.setObjectName("convertTarget")
@@ -100,13 +111,28 @@ class ConvertPanel(QWidget):
         layout.setContentsMargins(0, 4, 0, 4)
         layout.addWidget(intro)
         layout.addLayout(grid)
+        layout.addWidget(self.source_wave, 1)
         layout.addLayout(live)
         layout.addWidget(self.behind_box)
-        layout.addStretch(1)
 
     # -- state shown -----------------------------------------------------------------------------
     def set_source(self, text: str) -> None:
         self.source_label.setText(text)
+
+    def show_source_audio(self, samples: np.ndarray | None, sample_rate: int) -> None:
+        """Draw the source (None: too long to draw here)."""
+        if samples is None:
+            self.source_wave.clear()
+            self.source_wave.set_placeholder(self.tr("(too long to draw)"))
+            return
+        self.source_wave.set_audio(samples, sample_rate)
+
+    def begin_source(self, sample_rate: int) -> None:
+        """A recording starts: its waveform grows as it is made (:meth:`append_source`)."""
+        self.source_wave.begin(sample_rate, SOURCE_VIEW_SECONDS)
+
+    def append_source(self, samples: np.ndarray) -> None:
+        self.source_wave.append(samples, seam=False)
 
     def set_target(self, name: str) -> None:
         self.target_label.setText(name or self.tr("none: choose or make a voice on the left"))

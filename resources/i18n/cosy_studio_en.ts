@@ -153,6 +153,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Microphone, live · {0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Recording… {0:.1f} s</source>
         <translation type="unfinished"></translation>
     </message>
@@ -236,6 +240,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The source recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The source recording appears here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The voice chosen in the list of voices</source>
         <translation type="unfinished"></translation>
     </message>
@@ -273,6 +285,10 @@
     </message>
     <message>
         <source>Target voice:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(too long to draw)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

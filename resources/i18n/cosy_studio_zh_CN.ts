@@ -153,6 +153,10 @@
         <translation>无法录音：{0}。请插入麦克风，或在“音色 › 录制音色…”中选择其他麦克风，然后重试。</translation>
     </message>
     <message>
+        <source>Microphone, live · {0:.1f} s</source>
+        <translation>麦克风，实时 · {0:.1f} 秒</translation>
+    </message>
+    <message>
         <source>Recording… {0:.1f} s</source>
         <translation>正在录音…… {0:.1f} 秒</translation>
     </message>
@@ -236,6 +240,14 @@
         <translation>用麦克风录制源录音；再按一次停止</translation>
     </message>
     <message>
+        <source>The source recording</source>
+        <translation>源录音</translation>
+    </message>
+    <message>
+        <source>The source recording appears here</source>
+        <translation>源录音显示在这里</translation>
+    </message>
+    <message>
         <source>The voice chosen in the list of voices</source>
         <translation>音色列表中选中的音色</translation>
     </message>
@@ -276,6 +288,10 @@
         <translation>目标音色：</translation>
     </message>
     <message>
+        <source>(too long to draw)</source>
+        <translation>（太长，无法绘制）</translation>
+    </message>
+    <message>
         <source>none: choose or make a voice on the left</source>
         <translation>无：请在左侧选择或制作音色</translation>
     </message>
@@ -293,11 +309,11 @@
     </message>
     <message>
         <source>Latency {0:.1f} s · RTF {1}</source>
-        <translation>延迟 {0:.1f} 秒 · RTF {1}</translation>
+        <translation>延迟 {0:.1f} 秒 · 实时率 {1}</translation>
     </message>
     <message>
         <source>This computer converts slower than you speak (RTF {0}), so the converted voice falls further behind. Convert the whole recording when you stop instead?</source>
-        <translation>这台电脑转换得比您说话慢（RTF {0}），转换后的声音会越来越滞后。要改为在您停止后转换整段录音吗？</translation>
+        <translation>这台电脑转换得比您说话慢（实时率 {0}），转换后的声音会越来越滞后。要改为在您停止后转换整段录音吗？</translation>
     </message>
 </context>
 <context>
