@@ -1,23 +1,25 @@
-"""The main window: the layout, the menus and the status bar; its jobs are done by controllers.
+"""The main window: the layout, the menus and the status bar, and the wiring of the studio's parts.
 
-It owns one :class:`~app.worker.engine_thread.EngineThread`, one :class:`~app.audio.playback.Player`, the session's
-:class:`~app.takes.take.TakeList`, the widgets and one controller per job (:mod:`app.controllers`): takes
-and playback, export, audio devices, voices and the recorder, models, pronunciation dictionaries.
-Every slot runs on the GUI thread; the engine thread reports through queued signals, and only the
-newest take's chunks are shown and played.
+The window builds one :class:`~app.session.StudioSession` (the engine thread, the player, the takes,
+the voice library, the settings and the current model, voice and take), the widgets, and one
+controller per job (:mod:`app.controllers`), each from the session and the widgets it drives:
+speaking, playback and the takes list, export, audio devices, voices and the recorder, models,
+pronunciation dictionaries, Script mode, long-form renders. No controller sees the window. Every
+slot runs on the GUI thread; the engine thread reports through queued signals, and only the newest
+take's chunks are shown and played.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QStackedWidget,
@@ -25,30 +27,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.voices import VoiceLibrary
-
 from .audio.playback import Player
 from .config.resources import icon
 from .config.settings import QUALITIES, Settings
+from .controllers.autosave import EditorAutosave
 from .controllers.convert import ConvertController
 from .controllers.devices import DevicesController
 from .controllers.export import ExportController
 from .controllers.lexicon import LexiconController
-from .controllers.longform import LongFormController
-from .controllers.models import ModelsController
+from .controllers.longform import LongFormController, LongFormMenu
+from .controllers.models import ModelLabels, ModelsController
 from .controllers.performance import PerformanceMenu
+from .controllers.playback import PlaybackController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
 from .controllers.server import LocalServerDialog, ServerController
-from .controllers.session import SessionController
-from .controllers.takes import TakesController, expected_seconds
+from .controllers.speaking import SpeakingController
+from .controllers.takes import TakesController
 from .controllers.voices import VoicesController
-from .takes.take import Take, TakeList
+from .session import StudioSession
 from .widgets.cast_table import CastTable
 from .widgets.convert_panel import ConvertPanel
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
-from .widgets.recorder import Recorder
 from .widgets.render_panel import RenderPanel
 from .widgets.synthesis_controls import SynthesisControls
 from .widgets.takes_list import TakesList
@@ -57,14 +58,11 @@ from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
 from .widgets.voice_panel import VoicePanel
 from .widgets.warning_box import WarningBox
 from .widgets.waveform import WaveformView
-from .worker.engine_thread import EngineThread, ModelInfo, SpeakRequest
-
-if TYPE_CHECKING:
-    import numpy as np
+from .worker.engine_thread import EngineThread
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MainWindow", "expected_seconds"]
+__all__ = ["MainWindow"]
 
 CLOSE_WAIT_MS = 1000  # how long closing waits for the engine thread before hiding and closing later
 
@@ -81,33 +79,17 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Cosy Studio"))
         self.setWindowIcon(icon("app.svg"))
         self.resize(1280, 800)
-        self.engine = engine or EngineThread(self, torch_threads=self.settings.threads or None)
-        self.player = player or Player(self, device_name=self.settings.output_device)
-        self.takes = TakeList(self)
-        self.library = VoiceLibrary(self.settings.paths.voices)
-        self.server = ServerController(self.engine, self.library, self.settings, self)  # Settings › Local server
-        self.model_info: ModelInfo | None = None
+        self.session = StudioSession(self.settings, engine=engine, player=player, parent=self)
+        s = self.session
+        self.server = ServerController(s.engine, s.library, s.settings, self)  # Settings › Local server
         self._warnings = WarningBox(self)
         self._close_when_finished = False
-        self.takes_ctl = TakesController(self)
-        self.export_ctl = ExportController(self)
-        self.devices_ctl = DevicesController(self)
-        self.voices_ctl = VoicesController(self)
-        self.models_ctl = ModelsController(self)
-        self.script_ctl = ScriptController(self)
-        self.regen_ctl = RegenController(self)
-        self.session_ctl = SessionController(self)
-        self.lexicon_ctl = LexiconController(self)
-        self.longform_ctl = LongFormController(self)  # File › Open, Render to file, Unfinished renders
 
         self._build_widgets()
-        self.convert_ctl = ConvertController(
-            engine=self.engine, player=self.player, panel=self.convert_panel, controls=self.controls,
-            settings=self.settings, voice=lambda: self.voice_panel.voice, model_info=lambda: self.model_info,
-            begin_take=self.takes_ctl.begin_take, refresh_voice=self.voices_ctl.refresh, show_error=self.show_error,
-            show_status=self.statusBar().showMessage, dialog_parent=self, parent=self)
-        self._build_menus()
         self._build_status_bar()
+        self._make_actions()
+        self._build_controllers()
+        self._build_menus()
         self._connect()
         self._restore_settings()
         self._apply_mode(self.controls.mode)
@@ -115,7 +97,7 @@ class MainWindow(QMainWindow):
 
         folder = Path(model_dir) if model_dir else self.settings.model_folder
         if folder is not None:
-            QTimer.singleShot(0, lambda: self.try_model_dir(folder))
+            QTimer.singleShot(0, lambda: self.models_ctl.try_model_dir(folder))
 
     # ------------------------------------------------------------------------------------------
     # Construction
@@ -128,7 +110,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.studio)
         self.setCentralWidget(self.stack)
 
-        self.voice_panel = VoicePanel(self.library, self.studio)
+        self.voice_panel = VoicePanel(self.session.library, self.studio)
         self.voice_panel.setMinimumWidth(240)
         self.controls = SynthesisControls(self.studio)
         self.editor = TextEditor(self.studio)
@@ -140,8 +122,7 @@ class MainWindow(QMainWindow):
         self.waveform.set_placeholder(self.tr("Takes appear here while they are spoken"))
         self.hud = LiveHud(self.waveform)
         self.hud.hide()
-        self.waveform.installEventFilter(self)
-        self.takes_view = TakesList(self.takes, self.studio)
+        self.takes_view = TakesList(self.session.takes, self.studio)
         self.takes_view.setMinimumWidth(220)
 
         center = QWidget(self.studio)
@@ -173,92 +154,6 @@ class MainWindow(QMainWindow):
         layout.addWidget(splitter)
         self.stack.setCurrentWidget(self.model_screen)
 
-        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.speak)
-        QShortcut(QKeySequence("Ctrl+Enter"), self, activated=self.speak)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.stop)
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu(self.tr("&File"))
-        self.open_action = QAction(self.tr("&Open…"), self)
-        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
-        self.open_action.setToolTip(self.tr("Open a .txt or .md file into the editor"))
-        self.render_action = QAction(self.tr("&Render to file…"), self)
-        self.render_action.setToolTip(self.tr("Speak a long text or a book into a WAV or FLAC file, in the background"))
-        file_menu.addAction(self.open_action)
-        file_menu.addAction(self.render_action)
-        self.unfinished_menu = file_menu.addMenu(self.tr("&Unfinished renders"))
-        self.unfinished_menu.setToolTipsVisible(True)
-        file_menu.addSeparator()
-        self.open_model_action = QAction(self.tr("Choose &model folder…"), self)
-        self.open_model_action.triggered.connect(self.models_ctl.choose_model_folder)
-        self.models_action = QAction(self.tr("&Models…"), self)
-        self.models_action.setToolTip(self.tr("Installed models, downloads, and folders you already have"))
-        self.models_action.triggered.connect(self.models_ctl.open_models_dialog)
-        self.export_action = QAction(self.tr("&Export take…"), self)
-        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
-        quit_action = QAction(self.tr("&Quit"), self)
-        # The platform's Quit keys; Windows (and Qt's offscreen platform) have none, so Ctrl+Q there.
-        quit_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")])
-        quit_action.triggered.connect(self.close)
-        for a in (self.models_action, self.open_model_action, self.export_action):
-            file_menu.addAction(a)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-
-        script_menu = bar.addMenu(self.tr("S&cript"))
-        self.regen_action = script_menu.addAction(self.tr("&Regenerate a line…"))
-        self.regen_action.setToolTip(self.tr("Speak one line of the shown script take again (another seed or "
-                                             "instruction) and splice it in"))
-        self.regen_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
-        self.undo_regen_action = script_menu.addAction(self.tr("&Undo line regeneration"))
-        self.undo_regen_action.setToolTip(self.tr("Put the shown take's previous version back (again: the newer one)"))
-
-        voice_menu = bar.addMenu(self.tr("&Voice"))
-        record_action = voice_menu.addAction(self.tr("&Record a voice…"))
-        record_action.setShortcut(QKeySequence("Ctrl+R"))
-        record_action.triggered.connect(lambda: self.open_recorder())  # not the bool `checked`
-        file_action = voice_menu.addAction(self.tr("Voice from &file…"))
-        file_action.triggered.connect(self.voices_ctl.choose_file)
-
-        tools_menu = bar.addMenu(self.tr("&Tools"))
-        self.lexicon_action = tools_menu.addAction(self.tr("Pronunciation &dictionary…"))
-        self.lexicon_action.setToolTip(self.tr("Terms and how to say them, for every voice"))
-        self.lexicon_action.triggered.connect(lambda: self.lexicon_ctl.edit_app_lexicon())
-
-        settings_menu = bar.addMenu(self.tr("&Settings"))
-        self.output_menu = settings_menu.addMenu(self.tr("&Output device"))
-        limit_action = settings_menu.addAction(self.tr("&Take storage limit…"))
-        limit_action.triggered.connect(self.takes_ctl.limit_dialog)
-        language_menu = settings_menu.addMenu(self.tr("&Language"))
-        group = QActionGroup(self)
-        for code, label in (("", self.tr("System")), ("en", "English"), ("zh_CN", "简体中文")):
-            action = language_menu.addAction(label)
-            action.setCheckable(True)
-            action.setChecked(self.settings.language == code)
-            action.triggered.connect(lambda _=False, c=code: self._on_language_chosen(c))
-            group.addAction(action)
-        quality_menu = settings_menu.addMenu(self.tr("&Quality"))
-        quality_menu.setToolTipsVisible(True)
-        quality_group = QActionGroup(self)
-        self.quality_actions: dict[str, QAction] = {}
-        for quality in QUALITIES:
-            action = quality_menu.addAction(self.quality_name(quality))
-            action.setToolTip(self.models_ctl.quality_tooltip(quality))
-            action.setCheckable(True)
-            action.setChecked(self.settings.quality == quality)
-            action.triggered.connect(lambda _=False, q=quality: self.choose_quality(q))
-            quality_group.addAction(action)
-            self.quality_actions[quality] = action
-        self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings, self.preview_reading)
-        settings_menu.addAction(self.tr("Local &server…")).triggered.connect(
-            lambda: LocalServerDialog(self.server, self).open())
-        self.performance_menu = PerformanceMenu(settings_menu, self.settings, self.engine)
-
-        help_menu = bar.addMenu(self.tr("&Help"))
-        about = help_menu.addAction(self.tr("&About Cosy Studio"))
-        about.triggered.connect(self._on_about_triggered)
-
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.model_label = QLabel(self.tr("No model"), self)
@@ -278,14 +173,157 @@ class MainWindow(QMainWindow):
                   self.audio_label):
             bar.addPermanentWidget(w)
 
+    def _make_actions(self) -> None:
+        """The menu entries the controllers drive (placed in the menus by :meth:`_build_menus`)."""
+        self.open_action = QAction(self.tr("&Open…"), self)
+        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.open_action.setToolTip(self.tr("Open a .txt or .md file into the editor"))
+        self.render_action = QAction(self.tr("&Render to file…"), self)
+        self.render_action.setToolTip(self.tr("Speak a long text or a book into a WAV or FLAC file, in the background"))
+        self.unfinished_menu = QMenu(self.tr("&Unfinished renders"), self)
+        self.unfinished_menu.setToolTipsVisible(True)
+        self.export_action = QAction(self.tr("&Export take…"), self)
+        self.export_action.setShortcut(QKeySequence("Ctrl+E"))
+        self.regen_action = QAction(self.tr("&Regenerate a line…"), self)
+        self.regen_action.setToolTip(self.tr("Speak one line of the shown script take again (another seed or "
+                                             "instruction) and splice it in"))
+        self.regen_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.undo_regen_action = QAction(self.tr("&Undo line regeneration"), self)
+        self.undo_regen_action.setToolTip(self.tr("Put the shown take's previous version back (again: the newer one)"))
+        self.output_menu = QMenu(self.tr("&Output device"), self)
+
+    def _build_controllers(self) -> None:
+        """One controller per job, each from the session and the widgets it drives (dependencies first)."""
+        s = self.session
+        self.playback_ctl = PlaybackController(s, waveform=self.waveform, hud=self.hud, takes_view=self.takes_view,
+                                               controls=self.controls, parent=self)
+        self.takes_ctl = TakesController(s, takes_view=self.takes_view, status_bar=self.statusBar(),
+                                         playback=self.playback_ctl, parent=self)
+        self.export_ctl = ExportController(s, export_action=self.export_action, takes_view=self.takes_view,
+                                           parent=self)
+        self.devices_ctl = DevicesController(s, output_menu=self.output_menu, audio_label=self.audio_label,
+                                             parent=self)
+        self.voices_ctl = VoicesController(s, voice_panel=self.voice_panel, parent=self)
+        labels = ModelLabels(self.model_label, self.device_label, self.quality_label, self.ttfa_label,
+                             self.rtf_label)
+        self.models_ctl = ModelsController(s, stack=self.stack, model_screen=self.model_screen, studio=self.studio,
+                                           labels=labels, status_bar=self.statusBar(), editor=self.editor,
+                                           controls=self.controls, voice_panel=self.voice_panel, parent=self)
+        self.lexicon_ctl = LexiconController(s, editor=self.editor, voice_panel=self.voice_panel,
+                                             controls=self.controls, parent=self)
+        self.script_ctl = ScriptController(s, editor=self.editor, cast_table=self.cast_table, controls=self.controls,
+                                           waveform=self.waveform, lexicon=self.lexicon_ctl, parent=self)
+        self.regen_ctl = RegenController(s, regen_action=self.regen_action, undo_regen_action=self.undo_regen_action,
+                                         waveform=self.waveform, script=self.script_ctl, playback=self.playback_ctl,
+                                         parent=self)
+        self.autosave_ctl = EditorAutosave(s, editor=self.editor, controls=self.controls, cast_table=self.cast_table,
+                                           parent=self)
+        menu = LongFormMenu(self.open_action, self.render_action, self.unfinished_menu)
+        # File › Open, Render to file, Unfinished renders
+        self.longform_ctl = LongFormController(s, menu=menu, render_panel=self.render_panel, editor=self.editor,
+                                               voice_panel=self.voice_panel, controls=self.controls, parent=self)
+        self.speaking_ctl = SpeakingController(
+            s, controls=self.controls, editor=self.editor, voice_panel=self.voice_panel, ttfa_label=self.ttfa_label,
+            rtf_label=self.rtf_label, lexicon=self.lexicon_ctl, voices=self.voices_ctl, script=self.script_ctl,
+            longform=self.longform_ctl, playback=self.playback_ctl, takes=self.takes_ctl, parent=self)
+        self.convert_ctl = ConvertController(s, panel=self.convert_panel, controls=self.controls,
+                                             voices=self.voices_ctl, dialog_parent=self, parent=self)
+        self.speaking_ctl.converter = self.convert_ctl.convert  # Convert mode's Convert button (and Ctrl+Enter)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu(self.tr("&File"))
+        file_menu.addAction(self.open_action)
+        file_menu.addAction(self.render_action)
+        file_menu.addMenu(self.unfinished_menu)
+        file_menu.addSeparator()
+        self.open_model_action = QAction(self.tr("Choose &model folder…"), self)
+        self.open_model_action.triggered.connect(self.models_ctl.choose_model_folder)
+        self.models_action = QAction(self.tr("&Models…"), self)
+        self.models_action.setToolTip(self.tr("Installed models, downloads, and folders you already have"))
+        self.models_action.triggered.connect(lambda: self.models_ctl.open_models_dialog())
+        quit_action = QAction(self.tr("&Quit"), self)
+        # The platform's Quit keys; Windows (and Qt's offscreen platform) have none, so Ctrl+Q there.
+        quit_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Quit) or [QKeySequence("Ctrl+Q")])
+        quit_action.triggered.connect(self.close)
+        for a in (self.models_action, self.open_model_action, self.export_action):
+            file_menu.addAction(a)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+
+        script_menu = bar.addMenu(self.tr("S&cript"))
+        script_menu.addAction(self.regen_action)
+        script_menu.addAction(self.undo_regen_action)
+
+        voice_menu = bar.addMenu(self.tr("&Voice"))
+        record_action = voice_menu.addAction(self.tr("&Record a voice…"))
+        record_action.setShortcut(QKeySequence("Ctrl+R"))
+        record_action.triggered.connect(lambda: self.voices_ctl.open_recorder())  # not the bool `checked`
+        file_action = voice_menu.addAction(self.tr("Voice from &file…"))
+        file_action.triggered.connect(self.voices_ctl.choose_file)
+
+        tools_menu = bar.addMenu(self.tr("&Tools"))
+        self.lexicon_action = tools_menu.addAction(self.tr("Pronunciation &dictionary…"))
+        self.lexicon_action.setToolTip(self.tr("Terms and how to say them, for every voice"))
+        self.lexicon_action.triggered.connect(lambda: self.lexicon_ctl.edit_app_lexicon())
+
+        settings_menu = bar.addMenu(self.tr("&Settings"))
+        settings_menu.addMenu(self.output_menu)
+        limit_action = settings_menu.addAction(self.tr("&Take storage limit…"))
+        limit_action.triggered.connect(self.takes_ctl.limit_dialog)
+        language_menu = settings_menu.addMenu(self.tr("&Language"))
+        group = QActionGroup(self)
+        for code, label in (("", self.tr("System")), ("en", "English"), ("zh_CN", "简体中文")):
+            action = language_menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(self.settings.language == code)
+            action.triggered.connect(lambda _=False, c=code: self._on_language_chosen(c))
+            group.addAction(action)
+        quality_menu = settings_menu.addMenu(self.tr("&Quality"))
+        quality_menu.setToolTipsVisible(True)
+        quality_group = QActionGroup(self)
+        self.quality_actions: dict[str, QAction] = {}
+        for quality in QUALITIES:
+            action = quality_menu.addAction(self.models_ctl.quality_name(quality))
+            action.setToolTip(self.models_ctl.quality_tooltip(quality))
+            action.setCheckable(True)
+            action.setChecked(self.settings.quality == quality)
+            action.triggered.connect(lambda _=False, q=quality: self.models_ctl.choose_quality(q))
+            quality_group.addAction(action)
+            self.quality_actions[quality] = action
+        self.models_ctl.quality_actions = self.quality_actions
+        self.text_reading_actions = add_text_reading_menu(settings_menu, self.settings, self.preview_reading)
+        settings_menu.addAction(self.tr("Local &server…")).triggered.connect(
+            lambda: LocalServerDialog(self.server, self).open())
+        self.performance_menu = PerformanceMenu(settings_menu, self.settings, self.session.engine)
+
+        help_menu = bar.addMenu(self.tr("&Help"))
+        about = help_menu.addAction(self.tr("&About Cosy Studio"))
+        about.triggered.connect(self._on_about_triggered)
+
     def _connect(self) -> None:
-        for controller in (self.takes_ctl, self.export_ctl, self.devices_ctl, self.voices_ctl, self.models_ctl,
-                           self.script_ctl, self.regen_ctl, self.session_ctl, self.lexicon_ctl,
-                           self.longform_ctl, self.convert_ctl):
-            controller.connect()
-        self.voice_panel.voice_changed.connect(self.convert_ctl.voice_changed)
+        s = self.session
+        s.error_shown.connect(self.show_error)
+        s.status_shown.connect(self._show_status)
+        s.model_changed.connect(lambda _info: self.preview_reading())
+        s.set_voice(self.voice_panel.voice)
+        self.voice_panel.voice_changed.connect(s.set_voice)
+        self.voice_panel.play_requested.connect(self.playback_ctl.play_voice)
+        self.voices_ctl.asr_models_requested.connect(lambda: self.models_ctl.open_models_dialog(asr=True))
+        self.models_ctl.model_chosen.connect(self.model_chosen)
+        self.longform_ctl.script_opener = self.script_ctl.open_script  # File › Open offers a script to Script mode
+        for controller in (self.speaking_ctl, self.playback_ctl, self.takes_ctl, self.export_ctl, self.devices_ctl,
+                           self.voices_ctl, self.models_ctl, self.script_ctl, self.regen_ctl, self.autosave_ctl,
+                           self.lexicon_ctl, self.longform_ctl, self.convert_ctl):
+            controller.wire()
         self.controls.mode_changed.connect(self._apply_mode)
-        self.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
+        s.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
+        self.waveform.installEventFilter(self)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self.speaking_ctl.speak)
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        escape.activated.connect(self.speaking_ctl.stop)
+        escape.activated.connect(self.convert_ctl.stop)
 
     def _apply_mode(self, mode: str) -> None:
         self.voice_panel.set_transcript_visible(mode == "zero_shot")
@@ -300,7 +338,7 @@ class MainWindow(QMainWindow):
         self.controls.set_speed(s.speed)
         self.controls.set_seed(s.seed)
         self.controls.set_stream(s.stream)
-        if s.voice_name and s.voice_name in self.library:
+        if s.voice_name and s.voice_name in self.session.library:
             self.voice_panel.select(s.voice_name)
         geometry = s.window_geometry
         if geometry is not None:
@@ -325,80 +363,31 @@ class MainWindow(QMainWindow):
         logger.info("%s: %s", title, text)
         self._warnings.show(title, text)
 
+    def _show_status(self, text: str, ms: int) -> None:
+        if text:
+            self.statusBar().showMessage(text, ms)
+        else:
+            self.statusBar().clearMessage()
+
     @property
     def last_message(self) -> tuple[str, str] | None:
         """(title, text) of the last error shown."""
         return self._warnings.last
 
     # ------------------------------------------------------------------------------------------
-    # The controllers' public entry points (tests, scripts and the menus call these)
+    # Wiring
     # ------------------------------------------------------------------------------------------
-    def try_model_dir(self, path: Path) -> bool:
-        return self.models_ctl.try_model_dir(path)
-
     def preview_reading(self) -> None:
         """Preview the text as the next take will read it (Settings › Text reading, else the quality's)."""
-        quality = self.model_info.quality if self.model_info is not None else self.settings.quality
+        info = self.session.model_info
+        quality = info.quality if info is not None else self.settings.quality
         self.editor.set_text_reading(effective_reading(self.settings.text_reading, quality))
-
-    def quality_name(self, quality: str) -> str:
-        return self.models_ctl.quality_name(quality)
-
-    def choose_quality(self, quality: str) -> None:
-        self.models_ctl.choose_quality(quality)
-
-    def build_request(self) -> SpeakRequest | None:
-        return self.takes_ctl.build_request()
-
-    def speak(self) -> int | None:
-        return self.takes_ctl.speak()
-
-    def speak_request(self, request: SpeakRequest) -> int:
-        return self.takes_ctl.speak_request(request)
-
-    def stop(self) -> None:
-        self.takes_ctl.stop()
-        self.convert_ctl.stop()
-
-    def show_take(self, take: Take) -> None:
-        self.takes_ctl.show_take(take)
-
-    def play_take(self, take: Take, start: float = 0.0) -> bool:
-        return self.takes_ctl.play_take(take, start)
-
-    def compare_takes(self, first: Take, second: Take) -> None:
-        self.takes_ctl.compare_takes(first, second)
-
-    def measured_rtf(self) -> float | None:
-        return self.takes_ctl.measured_rtf()
-
-    def choose_output_device(self, name: str) -> None:
-        self.devices_ctl.choose_output_device(name)
-
-    def open_recorder(self, audio: np.ndarray | None = None, sample_rate: int = 0) -> Recorder:
-        return self.voices_ctl.open_recorder(audio, sample_rate)
-
-    def voice_from_file(self, path: Path) -> bool:
-        return self.voices_ctl.voice_from_file(path)
-
-    @property
-    def _recorder(self) -> Recorder | None:
-        return self.voices_ctl.recorder
-
-    def export_dialog(self, take: Take) -> None:
-        self.export_ctl.export_dialog(take)
-
-    def export(self, take: Take, path: Path, fmt: str = "wav16") -> bool:
-        return self.export_ctl.export(take, path, fmt)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if watched is self.waveform and event.type() == QEvent.Type.Resize:
-            self.takes_ctl.place_hud()
+            self.playback_ctl.place_hud()
         return super().eventFilter(watched, event)
 
-    # ------------------------------------------------------------------------------------------
-    # Misc
-    # ------------------------------------------------------------------------------------------
     def _on_language_chosen(self, code: str) -> None:
         self.settings.language = code
         self.settings.sync()
@@ -416,21 +405,22 @@ class MainWindow(QMainWindow):
         blocks), well within :data:`CLOSE_WAIT_MS`. Should a call still be running then, the window
         hides and closes itself when the thread has finished.
         """
+        s = self.session
         self._save_settings()
-        self.player.stop()
+        s.player.stop()
         self.voices_ctl.close()
         self.convert_ctl.close()
-        self.session_ctl.close()
+        self.autosave_ctl.close()
         self.script_ctl.close()
-        self.takes_ctl.close()
+        s.close()  # a take still being made is kept as stopped
         self.longform_ctl.close()  # a running render pauses; it is offered again at the next start
         self.server.stop()  # before the engine thread it queues to
-        if not self.engine.shutdown(CLOSE_WAIT_MS):
+        if not s.engine.shutdown(CLOSE_WAIT_MS):
             logger.warning("the engine is still finishing a call; closing when it has")
             event.ignore()
             self.hide()
             if not self._close_when_finished:
                 self._close_when_finished = True
-                self.engine.finished.connect(self.close, Qt.ConnectionType.QueuedConnection)
+                s.engine.finished.connect(self.close, Qt.ConnectionType.QueuedConnection)
             return
         super().closeEvent(event)

@@ -29,7 +29,6 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 SENTENCE = "Cosy Studio is ready to speak."
-PROMPT_RATE = 16_000
 MAX_TOKENS = 60  # the tiny model's speech, capped so the check stays quick
 
 
@@ -40,18 +39,6 @@ def _say(out: IO[str], line: str) -> None:
 
 class SelfTestError(Exception):
     """A step found the build broken; the message says which part is missing."""
-
-
-def _prompt_audio(seconds: float = 2.0) -> np.ndarray:
-    """A voiced, vowel-like test signal (harmonics of a gliding 140 Hz tone with a syllable envelope)."""
-    t = np.arange(int(seconds * PROMPT_RATE)) / PROMPT_RATE
-    f0 = 140.0 + 20.0 * np.sin(2 * np.pi * 0.7 * t)
-    phase = 2 * np.pi * np.cumsum(f0) / PROMPT_RATE
-    voice = sum(np.sin(k * phase) / k for k in range(1, 8))
-    envelope = 0.5 * (1 - np.cos(2 * np.pi * 3.0 * t))
-    rng = np.random.default_rng(0)
-    audio = 0.3 * envelope * voice / 2.6 + 0.003 * rng.standard_normal(t.size)
-    return audio.astype(np.float32)
 
 
 def _check_qt(out: IO[str]) -> Any:
@@ -82,7 +69,9 @@ def _check_text(out: IO[str]) -> None:
 
 
 def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
-    from cosycore.engine import Engine, SynthesisRequest
+    from cosycore.engine import Engine
+    from cosycore.errors import SynthesisError
+    from cosycore.hub.verification import smoke_speech
     from cosycore.testing.tiny_model import write_tiny_model
 
     start = time.perf_counter()
@@ -92,14 +81,11 @@ def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
     engine = Engine(folder, device="cpu")
     _say(out, f"engine: loaded on {engine.device} in {time.perf_counter() - start:.1f} s")
     start = time.perf_counter()
-    request = SynthesisRequest(SENTENCE, mode="cross_lingual", prompt_audio=_prompt_audio(),
-                               prompt_sample_rate=PROMPT_RATE, seed=0, stream=True, max_tokens=MAX_TOKENS)
-    chunks = [c.samples for c in engine.synthesize(request)]
-    audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
-    bad = int(audio.size - np.isfinite(audio).sum())
-    if audio.size == 0 or bad:
-        raise SelfTestError(f"synthesis produced no usable audio ({audio.size} samples, {bad} not finite)")
-    _say(out, f"speech: {audio.size / engine.sample_rate:.2f} s of audio in {len(chunks)} chunk(s), "
+    try:  # the model check's synthesis (cosycore.hub.verification), streamed as the app speaks
+        audio, chunks = smoke_speech(engine, text=SENTENCE, min_tokens=None, max_tokens=MAX_TOKENS, stream=True)
+    except SynthesisError as e:
+        raise SelfTestError(str(e)) from e
+    _say(out, f"speech: {audio.size / engine.sample_rate:.2f} s of audio in {chunks} chunk(s), "
          f"{time.perf_counter() - start:.1f} s")
     return audio, engine.sample_rate
 
@@ -107,13 +93,14 @@ def _synthesise(out: IO[str], folder: Path) -> tuple[np.ndarray, int]:
 def _transcribe(out: IO[str], folder: Path) -> None:
     """Speech recognition as the app's Transcribe does it: sherpa-onnx loads a SenseVoice folder and decodes."""
     from cosycore.asr.sensevoice import SenseVoice
+    from cosycore.hub.verification import SMOKE_PROMPT_RATE, smoke_prompt
     from cosycore.testing.tiny_sensevoice import write_tiny_sensevoice
 
     start = time.perf_counter()
     # model.onnx (float): the int8 file would need onnxruntime's quantizer, which only this check would use
     write_tiny_sensevoice(folder, seed=0, int8=False)
     recognizer = SenseVoice.load(folder, threads=1)
-    transcript = recognizer.transcribe(_prompt_audio(), PROMPT_RATE, what="the test prompt")
+    transcript = recognizer.transcribe(smoke_prompt(), SMOKE_PROMPT_RATE, what="the test prompt")
     if transcript.language != "en":  # the tiny model answers "auto" with <|en|>; anything else is a broken decode
         raise SelfTestError(f"speech recognition heard the language {transcript.language!r} instead of 'en' "
                             "(sherpa-onnx or its onnxruntime in this build is broken)")

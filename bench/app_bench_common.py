@@ -71,7 +71,7 @@ def build_window(model: Path | None, torch_threads: int):
     window = MainWindow(settings, model_dir=model, engine=EngineThread(torch_threads=torch_threads))
     window.resize(1280, 800)
     window.show()
-    wait_until(app, lambda: window.model_info is not None, 300)
+    wait_until(app, lambda: window.session.model_info is not None, 300)
     window.controls.set_mode("cross_lingual")
     return app, window, work
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from busy import Spinner
 
-from cosycore.threads import OVERLAP_MIN_THREADS
+from cosycore.threads import FLOAT_LM_OVERLAP_MIN_THREADS, OVERLAP_MIN_THREADS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -164,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                                   "--audio-seconds", str(args.audio_seconds), "--runs", str(runs)]
                         if which == "now":
                             flags = ["--quality", quality]
-                            if args.threads >= OVERLAP_MIN_THREADS:  # as the engine decides
-                                flags.append("--overlap")
+                            least = FLOAT_LM_OVERLAP_MIN_THREADS if quality == "exact" else OVERLAP_MIN_THREADS
+                            if args.threads >= least:  # as the engine decides (exact: a float32 LM)
+                                flags += ["--overlap", "--final-threads"]
                             env.pop("OMP_WAIT_POLICY", None)
                             env.pop("GOMP_SPINCOUNT", None)
                             env.pop("COSY_THREAD_GOVERNOR", None)

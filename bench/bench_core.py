@@ -33,6 +33,7 @@ from torch import nn
 
 from cosycore.config import LLMConfig, ModelConfig
 from cosycore.flow import build_flow
+from cosycore.lm.layout import use_decode_layout
 from cosycore.lm.qwen2 import RMSNorm
 from cosycore.lm.speech_lm import SpeechLM, quantize_decoder_layer
 from cosycore.model import CosyModel, SynthesisKnobs, resolve_device
@@ -88,6 +89,8 @@ def build_random_model(cfg: ModelConfig, device: torch.device, llm_quant: str | 
     fold_weight_norm(hift)
     for m in (llm, flow, hift):
         m.eval().requires_grad_(False)
+    if llm_quant is None:
+        use_decode_layout(llm)  # as cosycore.lm.load does for a float32 LM on a CPU
     return CosyModel(cfg, llm, flow, hift, device)
 
 

@@ -47,14 +47,15 @@ def main() -> int:
     from app.takes.take import TakeState
 
     done = {"finished": 0, "cancelled": 0, "replaced": 0, "failed": 0}
-    window.engine.synthesis_failed.connect(lambda rid, msg: print("failed:", msg))
+    window.session.engine.synthesis_failed.connect(lambda rid, msg: print("failed:", msg))
 
     def settle() -> None:
-        wait_until(app, lambda: not window.engine.busy and window.player.state is PlayState.STOPPED, 600)
-        for take in list(window.takes):
+        session = window.session
+        wait_until(app, lambda: not session.engine.busy and session.player.state is PlayState.STOPPED, 600)
+        for take in list(window.session.takes):
             done[{TakeState.DONE: "finished", TakeState.CANCELLED: "cancelled",
                   TakeState.FAILED: "failed"}.get(take.state, "finished")] += 1
-            window.takes.remove(take)
+            window.session.takes.remove(take)
         gc.collect()
 
     settle()
@@ -66,25 +67,25 @@ def main() -> int:
     for n in range(1, args.takes + 1):
         window.editor.set_text(TEXTS[n % len(TEXTS)])
         if n % 3 == 0:  # cancel midway: Stop after the first chunk
-            window.speak()
-            take = window.takes[-1]
+            window.speaking_ctl.speak()
+            take = window.session.takes[-1]
             wait_until(app, lambda t=take: t.chunk_count >= 1 or t.state is not TakeState.STREAMING, 300)
-            window.stop()
+            window.speaking_ctl.stop()
         elif n % 7 == 0:  # Speak again at once: the first request is replaced before it makes audio
-            window.speak()
-            window.speak()
+            window.speaking_ctl.speak()
+            window.speaking_ctl.speak()
             done["replaced"] += 1
         else:
-            window.speak()
+            window.speaking_ctl.speak()
         settle()
         if n % 10 == 0:
             rss = rss_mib()
             print(f"{n:>5} {rss:>8.1f} {rss - base[0]:>+7.1f} {threading.active_count():>6} {native_threads():>10} "
                   f"{open_fds():>5} {done['finished']:>5} {done['cancelled']:>9} {done['replaced']:>8} "
-                  f"{window.player.underruns:>9} {time.perf_counter() - t0:>6.0f}")
+                  f"{window.session.player.underruns:>9} {time.perf_counter() - t0:>6.0f}")
     window.close()
     app.processEvents()
-    print(f"after close: engine thread finished={window.engine.isFinished()}, Python threads "
+    print(f"after close: engine thread finished={window.session.engine.isFinished()}, Python threads "
           f"{threading.active_count()} ({', '.join(t.name for t in threading.enumerate())}), native threads "
           f"{native_threads()}, open fds {open_fds()}, failed takes {done['failed']}")
     return 0

@@ -86,10 +86,10 @@ def main() -> int:
     for _ in range(args.takes):
         stamps.clear()
         probe.start()
-        window.speak()
-        take = window.takes[-1]
-        wait_until(app, lambda t=take: t.state.value != "streaming" and window.player.state is PlayState.STOPPED,
-                   600)
+        window.speaking_ctl.speak()
+        take = window.session.takes[-1]
+        player = window.session.player
+        wait_until(app, lambda t=take, p=player: t.state.value != "streaming" and p.state is PlayState.STOPPED, 600)
         probe.stop()
         gaps, cpu = gaps_of()
         worst = max(range(len(gaps)), key=gaps.__getitem__)

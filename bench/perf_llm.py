@@ -1,4 +1,5 @@
-"""``bench_perf.py llm-accuracy`` (int8 against float32) and ``llm-speed`` (decode tokens/s side by side)."""
+"""``bench_perf.py llm-accuracy`` (int8 against float32) and ``llm-speed`` (decode tokens/s side by side:
+float32 as ``nn.Linear`` keeps it, float32 in the CPU decode layout of :mod:`cosycore.lm.layout`, int8)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from perf_common import (
 )
 
 from cosycore.config import load_model_config
+from cosycore.lm.layout import use_decode_layout
 from cosycore.lm.load import load_llm
 from cosycore.lm.quant import LLM_QUANT_MODES, logit_agreement
 from cosycore.lm.speech_lm import SpeechLM
@@ -75,6 +77,9 @@ def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str,
     base.eval().requires_grad_(False)
     variants: dict[str, SpeechLM] = {"float32": base}
     if dev.type == "cpu":  # the int8 kernels are CPU-only
+        laid_out = copy.deepcopy(base)
+        use_decode_layout(laid_out)  # what cosycore.lm.load gives a float32 LM on a CPU
+        variants["float32-decode-layout"] = laid_out
         for mode in ("int8-dynamic", "int8-weight-only"):
             q = copy.deepcopy(base)
             q.quantize_int8(mode)

@@ -10,7 +10,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,10 +33,17 @@ from cosycore.frontend.features import prompt_mel, speaker_fbank, whisper_log_me
 from cosycore.frontend.text import normalize_text
 from cosycore.frontend.tokenizer import get_text_tokenizer
 from cosycore.lm.sampling import RasSampler
-from cosycore.model import CosyModel
+from cosycore.model import CosyModel, SynthesisKnobs
 from cosycore.perf import FlowSettings, warm_up, warm_up_frontend
-from cosycore.threads import CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
-from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
+from cosycore.threads import (
+    CoreGovernor,
+    FirstAudioGate,
+    governor_enabled,
+    run_ahead,
+    set_torch_threads,
+    stage_threads,
+)
+from cosycore.token2wav import prompt_flow_cache, token_audio
 
 PROMPT_TEMPLATES: dict[tuple[Any, ...], Any] = {}  # the prompt frames' flow states of the last voice
 
@@ -155,18 +162,16 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         feat = torch.nn.functional.pad(feat, (0, 0, 0, 2 * n_prompt - feat.shape[1]))
     t_front = time.perf_counter() - t_start
 
+    # The engine's stream (CosyModel.token2wav_stream) with its flow and vocoder timed.
+    knobs = SynthesisKnobs(stream=stream, seed=seed, n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
+                           flow_cache=flow_cache, flow_autocast=flow.autocast)  # type: ignore[arg-type]
+    t2w = model.token2wav_stream(inputs.prompt_speech, feat, inputs.embedding, knobs=knobs,
+                                 generator=torch.Generator(device=dev).manual_seed(seed))
+    t2w.drop_silent_runs = False  # random tokens: every one of the n_tokens reaches the flow
+    t2w.cache_limit_bytes = None if cache_mb is None else int(cache_mb * 1e6)
     timed_flow = TimedFlow(model.flow, dev)
-    timed_voc = TimedVocoder(model.vocoder_stream(torch.Generator(device=dev).manual_seed(seed)), dev)
-    t2w = Token2WavStream(
-        flow=timed_flow, vocoder=timed_voc,
-        prompt_token=torch.tensor([inputs.prompt_speech], dtype=torch.int32, device=dev),
-        prompt_feat=feat, embedding=inputs.embedding.to(dev), token_mel_ratio=cfg.token_mel_ratio,
-        schedule=StreamSchedule(chunk=cfg.chunk_size, lookahead=cfg.flow.pre_lookahead_len),
-        drop_silent_runs=False, n_steps=flow.n_steps, cfg_rate=flow.cfg_rate,
-        flow_cache=flow_cache,  # type: ignore[arg-type]
-        flow_autocast=flow.autocast,
-        cache_limit_bytes=None if cache_mb is None else int(cache_mb * 1e6),
-    )
+    timed_voc = TimedVocoder(t2w.vocoder, dev)
+    t2w.flow, t2w.vocoder = timed_flow, timed_voc
     template_key = (id(model), tuple(inputs.prompt_speech), flow.n_steps, flow.cfg_rate, flow.autocast)
     want_template = prompt_cache and stream and flow_cache != "off"
     template_s = 0.0
@@ -191,6 +196,8 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         lm_times["prefill_s"] = time.perf_counter() - t0
         decoded: list[int] = []
         for i in range(n_tokens):
+            if gate is not None:
+                gate.before_decode()  # as the engine: lockstep with token2wav until the first audio
             t0 = time.perf_counter()
             scores = lm.scores(lm.logits(h[0]), ignore_eos=True, eos_rule="all_specials")
             tok = sampler(scores, decoded, gen)
@@ -204,16 +211,32 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
 
     @contextlib.contextmanager
     def lm_thread() -> Iterator[None]:
-        set_torch_threads(per_stage)
+        set_torch_threads(threads)
         with torch.inference_mode():
             yield
 
+    def handed_over(stream: Generator[int, None, None]) -> Iterator[int]:
+        assert gate is not None
+        # as the engine: until the first audio, fewer shared threads while other programs hold cores
+        lead = CoreGovernor(threads, apply=gate.set_lead) if threads > 1 and governor_enabled() else None
+        try:
+            gate.want_token()
+            for tok in stream:
+                if lead is not None and not gate.is_open:
+                    lead.tick()
+                yield tok
+                gate.want_token()
+        finally:
+            gate.close()  # a producer waiting for its turn must see the stop
+            stream.close()
+
     per_stage = stage_threads(threads, overlap=overlap)
-    set_torch_threads(per_stage)
+    gate = FirstAudioGate(threads, per_stage) if overlap else None
+    set_torch_threads(threads)
     with torch.inference_mode():
         sync(dev)
-        lm_done = threading.Event()
-        tokens = (run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done)
+        lm_done = gate.producer_done if gate is not None else threading.Event()
+        tokens = (handed_over(run_ahead(decode, capacity=1024, name="bench-lm", context=lm_thread, done=lm_done))
                   if overlap else decode())
         boost = overlap and final_threads and per_stage < threads
         # as the engine: on the caller's thread, a core governor beside the request (cosycore.threads)
@@ -221,43 +244,40 @@ def run_request(model: CosyModel, inputs: RequestInputs, tokenizer: Any, *, n_to
         governor = CoreGovernor(threads) if governed else None
         if governor is not None:
             tokens = governor.follow(tokens)
-        for tok in tokens:
-            if want_template:  # as the engine: on the first token, while the LM goes on (kept per voice)
-                want_template = False
-                if template_key not in PROMPT_TEMPLATES:
-                    c0 = time.perf_counter()
-                    PROMPT_TEMPLATES.clear()
-                    PROMPT_TEMPLATES[template_key] = prompt_flow_cache(
-                        model.flow, t2w.prompt_token, t2w.prompt_feat, t2w.embedding, schedule=t2w.schedule,
-                        n_steps=flow.n_steps, cfg_rate=flow.cfg_rate, autocast=flow.autocast)
-                    template_s = time.perf_counter() - c0
-                t2w.prompt_cache = PROMPT_TEMPLATES[template_key]
-            if boost and lm_done.is_set():
-                set_torch_threads(threads)  # the LM has finished: token2wav gets every thread (as the engine)
-                boost = False
-            if stream:
-                for audio in t2w.push(tok):
-                    if audio.size:
-                        ready = time.perf_counter() - t_start
-                        chunks.append([ready, int(audio.size)])
-                        if first_audio is None:
-                            first_audio = ready
-                    samples += audio.size
+        def fed() -> Iterator[int]:
+            """The LM's tokens on their way to token2wav, with the engine's per-token steps."""
+            nonlocal want_template, template_s, boost, cache_peak
+            for tok in tokens:
+                if want_template:  # as the engine: on the first token, while the LM goes on (kept per voice)
+                    want_template = False
+                    if template_key not in PROMPT_TEMPLATES:
+                        c0 = time.perf_counter()
+                        PROMPT_TEMPLATES.clear()
+                        PROMPT_TEMPLATES[template_key] = prompt_flow_cache(
+                            model.flow, t2w.prompt_token, t2w.prompt_feat, t2w.embedding, schedule=t2w.schedule,
+                            n_steps=flow.n_steps, cfg_rate=flow.cfg_rate, autocast=flow.autocast)
+                        template_s = time.perf_counter() - c0
+                    t2w.prompt_cache = PROMPT_TEMPLATES[template_key]
+                if boost and lm_done.is_set():
+                    set_torch_threads(threads)  # the LM has finished: token2wav gets every thread (as the engine)
+                    boost = False
                 if t2w.cache is not None:
                     cache_peak = max(cache_peak, t2w.cache.nbytes())
-            else:
-                t2w.accept(tok)
-        if t2w.cache is not None:
-            cache_peak = max(cache_peak, t2w.cache.nbytes())
-        if boost:
-            set_torch_threads(threads)
-        tail = t2w.finish()
-        if tail.size:
-            ready = time.perf_counter() - t_start
-            chunks.append([ready, int(tail.size)])
-            if first_audio is None:
-                first_audio = ready
-        samples += tail.size
+                yield tok
+            if t2w.cache is not None:
+                cache_peak = max(cache_peak, t2w.cache.nbytes())
+            if boost:
+                set_torch_threads(threads)
+
+        for audio, _end in token_audio(fed(), t2w):  # the engine's driver (cosycore.token2wav)
+            if audio.size:
+                ready = time.perf_counter() - t_start
+                chunks.append([ready, int(audio.size)])
+                if first_audio is None:
+                    first_audio = ready
+                    if gate is not None:
+                        gate.open()  # as the engine: from the first audio on the stages overlap
+            samples += audio.size
     total = time.perf_counter() - t_start
     audio_s = samples / cfg.sample_rate
     if governor is not None:

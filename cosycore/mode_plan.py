@@ -16,7 +16,7 @@ from .frontend import text_reading as readings
 from .frontend.chunking import iter_chunks
 from .frontend.instruct_prompts import cv2_instruct_prompt, cv3_instruct_prompt, cv3_system_prefix
 from .frontend.prompt import PromptFeatures
-from .frontend.segment_bound import bound_segments
+from .frontend.segment_bound import bound_segments, shorten_mark_runs
 from .frontend.text import normalize_text
 from .frontend.text_checks import check_spoken_text, is_speakable
 from .frontend.tokenizer import TextTokenizer
@@ -59,6 +59,7 @@ def prepare_transcript(transcript: str, *, text_frontend: bool = True, reading: 
     text = check_spoken_text(transcript)
     if not text_frontend:
         return text.strip()
+    text = shorten_mark_runs(text)
     if reading == "improved":
         return normalize_text(text)
     return readings.transcript(reading, text, family=family)
@@ -113,9 +114,11 @@ def spoken_sentences(text: str, *, reading: TextReading, family: Family, mode: s
     text is normalised and split in ``reading`` (:func:`cosycore.frontend.text_reading.sentences`,
     lengths measured with the model's ``tokenizer``; without one English lengths are estimated from
     the word count); without it the text is cut only at sentence ends past :data:`RAW_CHUNK_CHARS`
-    characters.
+    characters. With the text frontend, runs of more than
+    :data:`~cosycore.frontend.segment_bound.MAX_MARK_RUN` marks are first cut to that length.
     """
     if text_frontend:  # in the given text reading (cosycore.frontend.text_reading), as a request of ``mode``
+        text = shorten_mark_runs(text)  # bounded cost for "!" * 100_000 (issue 27)
         sentences = readings.sentences(reading, text, language=language, tokenizer=tokenizer, family=family, mode=mode)
     else:
         sentences = (c.strip() for c in iter_chunks(text, RAW_CHUNK_CHARS) if is_speakable(c))

@@ -21,8 +21,7 @@ from .flow import FlowSettings, load_flow
 from .flow.base import FlowModel
 from .lm.load import load_llm
 from .lm.speech_lm import EosRule, SpeechLM
-from .speed import MelStretchStream, check_speed
-from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderStream, token_audio
 from .vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from .vocoder.load import load_hift
 from .vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStreamV2
@@ -103,7 +102,6 @@ class CosyModel:
         dev = self.device
         ptok = _as_row(prompt_token, dev)
         feat = (torch.zeros(1, 0, self.cfg.flow.output_size) if prompt_feat is None else prompt_feat)
-        speed = check_speed(knobs.speed)
         return Token2WavStream(
             flow=self.flow,
             vocoder=self.vocoder_stream(generator, exact=knobs.exact_vocoder),
@@ -117,7 +115,8 @@ class CosyModel:
             cfg_rate=knobs.cfg_rate,
             flow_cache=knobs.flow_cache,
             flow_autocast=knobs.flow_autocast,
-            stretch=MelStretchStream(speed) if knobs.stream and speed != 1.0 else None,
+            speed=knobs.speed,
+            streaming=knobs.stream,
         )
 
     def generators(self, seed: int | None) -> tuple[torch.Generator, torch.Generator]:
@@ -164,13 +163,14 @@ class CosyModel:
             min_len=knobs.min_len,
             max_len=knobs.max_len,
         )
-        for tok in tokens:
-            if on_token is not None:
-                on_token(tok)
-            if knobs.stream:
-                yield from stream.push(tok)
-            else:
-                stream.accept(tok)
-        tail = stream.finish(speed=1.0 if knobs.stream else knobs.speed)
-        if tail.size:
-            yield tail
+        if on_token is not None:
+            tokens = _reporting(tokens, on_token)
+        for audio, is_end in token_audio(tokens, stream):
+            if audio.size or not is_end:
+                yield audio
+
+
+def _reporting(tokens: Iterator[int], on_token: Callable[[int], None]) -> Iterator[int]:
+    for tok in tokens:
+        on_token(tok)
+        yield tok

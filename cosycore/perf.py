@@ -32,7 +32,7 @@ import torch
 
 from .config import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, MelConfig
 from .flow.cfm import FlowSettings
-from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream
+from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, token_audio
 
 if TYPE_CHECKING:
     from .model import CosyModel
@@ -75,7 +75,7 @@ class PerfOptions:
     warm_up: bool = False  # run warm_up() after loading
     llm_backend: LLMBackend = "torch"  # "vllm": unistream LM decoding in vLLM (CUDA, the vllm extra)
     overlap: bool = True  # CPU: the LM decodes on its own thread while token2wav runs (same numbers)
-    tail_threads: bool = False  # with overlap: token2wav takes every thread once the LM has finished
+    tail_threads: bool = True  # with overlap: token2wav takes every thread once the LM has finished
     # bound of one stream's flow cache (cosycore.token2wav: frozen past it); default_flow_cache_mb()
     flow_cache_mb: float = field(default_factory=lambda: default_flow_cache_mb())
     prompt_cache: bool = True  # with a flow cache: the prompt frames' states computed once per voice and setting
@@ -254,10 +254,8 @@ def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: Fl
         flow_cache=flow_cache,
         flow_autocast=flow.autocast,
     )
-    for tok in speech:
-        for _ in stream.push(tok):
-            pass
-    stream.finish()
+    for _audio, _end in token_audio(speech, stream):
+        pass
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     seconds = time.perf_counter() - t0

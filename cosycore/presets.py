@@ -20,7 +20,9 @@ exactly the prompt text the LM receives.
 Combining (:func:`combine`) is our rule, not the original's: neither model documents combined
 instructions. At most one preset per group, joined in the order dialect, emotion, speed, volume
 (a dialect first, then how to feel, how fast, how loud); a role-play preset stands alone, because
-a role sets the whole manner of speaking.
+a role sets the whole manner of speaking. CosyVoice2's presets combine into one Chinese sentence
+built from their ``clause`` s (``请用四川话，用高兴的情感，用快速的语速说这句话。``), so a combination
+reads as one instruction in one language; Fun-CosyVoice3's are its instruction sentences in a row.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class InstructPreset:
     language: str  # language of ``text``: "zh" or "en"
     source: str  # key into :func:`preset_sources`
     verbatim: bool  # ``text`` appears word for word in the source
+    clause: str = ""  # CosyVoice2: how it reads inside a combined instruction (see combine)
 
     def prompt(self) -> str:
         """The full instruct string for this preset's family (system sentence and marker added)."""
@@ -112,6 +115,7 @@ def parse_presets(data: Any, where: str = PRESETS_RESOURCE) -> list[InstructPres
                 language=str(_field(entry, "language", where)),
                 source=source,
                 verbatim=bool(_field(entry, "verbatim", where)),
+                clause=str(entry.get("clause", "")),
             )
         )
     keys = [(p.family, p.id) for p in presets]
@@ -207,7 +211,10 @@ def combine(presets: Sequence[InstructPreset]) -> str:
             raise InputError(f"'{by_group[p.category].label}' and '{p.label}' are both {GROUP_TITLES[p.category]} "
                              "presets; choose one per group.")
         by_group[p.category] = p
-    return join_instructions(by_group[c].text for c in COMBINE_ORDER if c in by_group)
+    chosen = [by_group[c] for c in COMBINE_ORDER if c in by_group]
+    if all(p.clause for p in chosen):
+        return "请" + "，".join(p.clause for p in chosen) + "说这句话。"
+    return join_instructions(p.text for p in chosen)
 
 
 def can_combine(chosen: Sequence[InstructPreset], extra: InstructPreset) -> bool:

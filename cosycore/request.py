@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, TypeAlias, get_args
 
 import numpy as np
-import torch
 
 from .config import MAX_SPEED, MIN_SPEED
 from .errors import InputError
@@ -21,9 +21,14 @@ from .frontend.segment_bound import MAX_SEGMENT_TOKENS
 from .frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text
 from .voices import Voice
 
+if TYPE_CHECKING:
+    import torch
+
+# No torch at import: a program can build requests and name chunks before it loads the engine (the
+# desktop app paints its window first). A torch.Tensor prompt exists only once torch is loaded.
 Mode = Literal["zero_shot", "cross_lingual", "instruct"]
 MODES: tuple[str, ...] = get_args(Mode)
-AudioInput = str | os.PathLike | np.ndarray | torch.Tensor
+AudioInput: TypeAlias = "str | os.PathLike | np.ndarray | torch.Tensor"
 LANGUAGES = (None, "auto", "zh", "en")
 CHARS_PER_SECOND = 15  # rough speaking rate, for the size estimate in the length message
 
@@ -90,6 +95,14 @@ class AudioChunk(ChunkTiming):
     warnings: tuple[str, ...] = ()  # on the first chunk: things the user should know (prompt trimmed, …)
 
 
+def is_waveform(audio: object) -> bool:
+    """``audio`` is samples (a numpy array or a torch tensor), not a file path."""
+    if isinstance(audio, np.ndarray):
+        return True
+    torch_module = sys.modules.get("torch")  # a tensor can only exist once torch is imported
+    return torch_module is not None and isinstance(audio, torch_module.Tensor)
+
+
 def too_long(length: int, limit: int, what: str) -> InputError:
     hours = limit / CHARS_PER_SECOND / 3600
     return InputError(
@@ -141,7 +154,7 @@ def _check_prompt_fields(req: SynthesisRequest) -> None:
             f"{req.mode} mode needs a voice to imitate: give a short recording of it (prompt audio, "
             "3-10 s of clear speech) or choose a saved voice."
         )
-    if isinstance(req.prompt_audio, (np.ndarray, torch.Tensor)) and not req.prompt_sample_rate:
+    if is_waveform(req.prompt_audio) and not req.prompt_sample_rate:
         raise InputError("The prompt audio is a waveform without a sample rate; pass prompt_sample_rate too.")
 
 

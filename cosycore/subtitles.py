@@ -10,11 +10,15 @@ among its typed sentences in proportion to that length. A stopped take's last se
 sentences are timed at the rate measured on the take so far and the cues end where the audio ends, so
 the subtitles cover everything that was spoken.
 
-Pure Python (the text normaliser has no torch). Used by the app's export and ``cosy synth --srt``.
+The files are written here too, for every caller: SubRip (:func:`srt`) and WebVTT (:func:`vtt`), with
+the speaker of a script's line (:attr:`Cue.speaker`), and the chapters of a long-form render as a CD
+cue sheet and an M3U playlist. Pure Python (the text normaliser has no torch). Used by the app's
+export, ``cosycore synth --srt`` and the studio's scripts and long-form renders.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
@@ -64,9 +68,12 @@ def spoken_segments(chunks: Iterable[tuple[int, str, int, int]]) -> list[SpokenS
 
 @dataclass(frozen=True)
 class Cue:
-    start: float
-    end: float
+    """One subtitle: a time span, what is said (as written) and who says it (may be empty)."""
+
+    start: float  # seconds
+    end: float  # seconds
     text: str
+    speaker: str = ""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -171,12 +178,12 @@ def _sentence_cues(sentence: str, start: float, end: float, normalise: Callable[
     return out
 
 
-def _srt_time(seconds: float) -> str:
+def _clock(seconds: float, sep: str) -> str:
     ms = max(0, round(seconds * 1000))
     h, rest = divmod(ms, 3_600_000)
     m, rest = divmod(rest, 60_000)
     s, ms = divmod(rest, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
+    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
 # Terminal escape sequences (CSI ``ESC [ … m``, OSC ``ESC ] … BEL``, two-character ones) in typed text.
@@ -194,10 +201,73 @@ def cue_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def srt(cue_list: Sequence[Cue]) -> str:
-    """SubRip text, one numbered block per cue."""
+def srt(cue_list: Iterable[Cue]) -> str:
+    """SubRip text, one numbered block per cue; a cue's speaker before its line (``Anna: …``)."""
     blocks = []
     for n, cue in enumerate((c for c in cue_list if c.end > c.start), 1):
-        text = cue_line(cue.text) or "…"
-        blocks.append(f"{n}\n{_srt_time(cue.start)} --> {_srt_time(cue.end)}\n{text}\n")
+        text = cue_line(f"{cue.speaker}: {cue_line(cue.text)}" if cue.speaker else cue.text) or "…"
+        blocks.append(f"{n}\n{_clock(cue.start, ',')} --> {_clock(cue.end, ',')}\n{text}\n")
     return "\n".join(blocks)
+
+
+def _vtt_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def vtt(cue_list: Iterable[Cue]) -> str:
+    """WebVTT: ``HH:MM:SS.mmm`` cues; the speaker in a voice span (``<v Anna>…``), which players show."""
+    blocks = ["WEBVTT\n"]
+    for cue in cue_list:
+        text = _vtt_escape(cue_line(cue.text))
+        if cue.speaker:
+            text = f"<v {_vtt_escape(cue_line(cue.speaker))}>{text}"
+        blocks.append(f"{_clock(cue.start, '.')} --> {_clock(cue.end, '.')}\n{text}\n")
+    return "\n".join(blocks)
+
+
+# --------------------------------------------------------------------------------------------
+# Chapters of a long-form render: a CD cue sheet and an M3U playlist
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """A chapter of a long-form render: its title and where it starts."""
+
+    title: str
+    start: float  # seconds
+
+
+def _cue_index(seconds: float) -> str:
+    frames = max(0, math.floor(seconds * 75 + 1e-6))  # 75 frames per second; never after the start
+    m, rest = divmod(frames, 75 * 60)
+    s, f = divmod(rest, 75)
+    return f"{m:02d}:{s:02d}:{f:02d}"
+
+
+def _cue_quote(text: str) -> str:
+    return cue_line(text).replace('"', "'")
+
+
+def cue_sheet(audio_file: str, chapters: Sequence[Chapter], *, title: str = "", performer: str = "") -> str:
+    """A CD cue sheet with one track per chapter in ``audio_file`` (WAVE: WAV and FLAC alike)."""
+    lines = []
+    if performer:
+        lines.append(f'PERFORMER "{_cue_quote(performer)}"')
+    if title:
+        lines.append(f'TITLE "{_cue_quote(title)}"')
+    lines.append(f'FILE "{_cue_quote(audio_file)}" WAVE')
+    for n, chapter in enumerate(chapters, start=1):
+        lines.append(f"  TRACK {n:02d} AUDIO")
+        lines.append(f'    TITLE "{_cue_quote(chapter.title) or f"Chapter {n}"}"')
+        lines.append(f"    INDEX 01 {_cue_index(0.0 if n == 1 else chapter.start)}")
+    return "\n".join(lines) + "\n"
+
+
+def m3u_playlist(files: Sequence[tuple[str, str, float]]) -> str:
+    """An extended M3U playlist of ``(file name, title, seconds)``."""
+    lines = ["#EXTM3U"]
+    for name, title, seconds in files:
+        lines.append(f"#EXTINF:{round(seconds)},{cue_line(title)}")
+        lines.append(name)
+    return "\n".join(lines) + "\n"

@@ -14,10 +14,12 @@ The policy chosen here (measured with ``bench/bench_compare.py``, docs/performan
   :class:`CoreGovernor` beside each request (below); elsewhere ``OMP_WAIT_POLICY=PASSIVE``
   (:func:`prefer_passive_wait`: waiting threads sleep at once). A value the user set is never
   overridden;
-* from :data:`OVERLAP_MIN_THREADS` threads on, the speech LM and token2wav (flow + vocoder) run on
+* from :data:`OVERLAP_MIN_THREADS` threads on (:data:`FLOAT_LM_OVERLAP_MIN_THREADS` for a float32
+  LM, whose decode is bound by memory), the speech LM and token2wav (flow + vocoder) run on
   two threads of their own, each with ``threads // 2`` torch threads (:func:`stage_threads`), so
-  that a request costs its slower stage instead of the sum of both; below that they take turns on
-  every thread, as before;
+  that a request costs its slower stage instead of the sum of both; until the first audio they
+  take turns on every thread (:class:`FirstAudioGate`), and token2wav takes every thread once the
+  LM has finished; on one thread they always take turns;
 * :func:`run_ahead` is the hand-over between the two: a bounded queue, no polling, and a stop that
   reaches the producer when the consumer goes away (cancel, an error, or an early close).
 
@@ -50,9 +52,13 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # The LM and token2wav overlap from this many threads on: each stage then keeps at least two. On two
-# cores a stage on one thread lost more than the overlap won (the int8 LM decodes 1.4-1.6x slower on
-# one thread; README "Performance"), so there both run one after the other on every thread.
+# cores a stage on one thread loses what the overlap wins for the int8 LM (it decodes 1.4-1.6x slower
+# on one thread; docs/performance.md), so there both take turns on every thread; the float32 LM
+# decodes as fast on one thread as on two (its matrix-vector products are bound by memory), so it
+# overlaps from FLOAT_LM_OVERLAP_MIN_THREADS on, with a FirstAudioGate keeping the first audio as
+# early as without the overlap.
 OVERLAP_MIN_THREADS = 4
+FLOAT_LM_OVERLAP_MIN_THREADS = 2
 WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 PASSIVE = "PASSIVE"
 SPINCOUNT_ENV = "GOMP_SPINCOUNT"
@@ -365,3 +371,61 @@ def run_ahead(make: Callable[[], Iterable[T]], *, capacity: int = 256, name: str
             worker.join()
 
     return consume()
+
+
+class FirstAudioGate:
+    """Lockstep until a request's first audio, then the overlap (:func:`run_ahead`'s two stages).
+
+    On a two-core machine the overlap (the LM on one core, token2wav on the other) shortens a
+    request, but running the first flow call on one thread instead of two delays the first audio.
+    So until :meth:`open` the producer (the LM) decodes a token only when the consumer asks for one
+    (:meth:`want_token`), and both use ``lead_threads``: the stages take turns on every thread, as
+    without the overlap. From :meth:`open` (the consumer has its first audio) on, each stage runs
+    freely on ``stage_threads`` threads. :meth:`close` releases a waiting producer for good.
+    """
+
+    def __init__(self, lead_threads: int, stage_threads: int) -> None:
+        self.lead_threads = lead_threads
+        self.stage_threads = stage_threads
+        self._credits = threading.Semaphore(0)
+        self._open = threading.Event()
+        self._producer_threads = lead_threads  # what the producer's context set
+        self.producer_done = threading.Event()  # the LM has made its last token (run_ahead's ``done``)
+
+    @property
+    def is_open(self) -> bool:
+        return self._open.is_set()
+
+    def before_decode(self) -> None:
+        """Producer thread, before each token: wait for the consumer's turn, and follow the thread
+        count of the phase (``lead_threads`` before :meth:`open`, ``stage_threads`` after)."""
+        if not self._open.is_set():
+            self._credits.acquire()
+        want = self.stage_threads if self._open.is_set() else self.lead_threads
+        if want != self._producer_threads:
+            set_torch_threads(want)
+            self._producer_threads = want
+
+    def set_lead(self, threads: int) -> None:
+        """Consumer thread, before :meth:`open`: both stages take ``threads`` from now on (a
+        :class:`CoreGovernor`'s ``apply``: fewer threads while other programs hold cores)."""
+        if not self._open.is_set():
+            self.lead_threads = threads
+            set_torch_threads(threads)
+
+    def want_token(self) -> None:
+        """Consumer thread, each time it asks for the next token."""
+        if not self._open.is_set():
+            self._credits.release()
+
+    def open(self) -> None:
+        """Consumer thread, after its first audio: both stages from now on run freely."""
+        if not self._open.is_set():
+            if not self.producer_done.is_set():  # else the consumer keeps every thread for the rest
+                set_torch_threads(self.stage_threads)
+            self.close()
+
+    def close(self) -> None:
+        """Release the producer for good (also when the request ends or is cancelled)."""
+        self._open.set()
+        self._credits.release()

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -56,7 +56,7 @@ import torch.nn.functional as F
 from .cancel import cancel_point
 from .config import MAX_SPEED, MIN_SPEED
 from .flow.cache import FlowCache
-from .speed import MelStretchStream
+from .speed import MelStretchStream, check_speed
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +150,8 @@ class Token2WavStream:
     drop_silent_runs: bool = False  # CosyVoice3 rule
     n_steps: int | None = None  # flow Euler steps (None = the release's 10)
     cfg_rate: float | None = None  # CFG strength (None = the release's 0.7)
-    stretch: MelStretchStream | None = None  # speed change while streaming (cosycore.speed)
+    speed: float = 1.0  # speaking speed (0.5-2.0): streamed through cosycore.speed, offline as the original
+    streaming: bool = True  # token_audio() emits audio per hop; False: once, from finish()
     flow_cache: FlowCacheMode = "off"  # "off" = exact; see the module docstring
     flow_autocast: torch.dtype | None = None  # e.g. torch.bfloat16: approximate, faster estimator
     prompt_cache: FlowCache | None = None  # the prompt's frames, cached (prompt_flow_cache); cloned, never changed
@@ -169,6 +170,9 @@ class Token2WavStream:
         if self.flow_cache not in FLOW_CACHE_MODES:
             raise ValueError(f"flow_cache must be one of {', '.join(FLOW_CACHE_MODES)}, got {self.flow_cache!r}")
         self.cache: FlowCache | None = None  # created by the first cached call, dropped at the end
+        self.speed = check_speed(self.speed)
+        # A streamed request stretches as it goes; an offline one stretches the final mel (stretch_mel).
+        self.stretch = MelStretchStream(self.speed) if self.streaming and self.speed != 1.0 else None
         self.cache_overflowed = False  # the cache outgrew cache_limit_bytes: frozen there (FlowCache.freeze)
 
     # -- input --------------------------------------------------------------------------------
@@ -283,12 +287,12 @@ class Token2WavStream:
         self.hop = self.schedule.next_hop(self.hop)
         return audio
 
-    def finish(self, *, speed: float = 1.0) -> np.ndarray:
+    def finish(self) -> np.ndarray:
         """Flush: the final flow call over all tokens (``streaming=False, finalize=True``).
 
-        ``speed`` resamples the final mel in time (linear), as the original does in non-streaming
-        mode; it is only allowed when nothing has been streamed yet. A stream built with
-        ``stretch`` applies its own (streaming) speed change instead and needs ``speed == 1``.
+        A streaming stream's :attr:`speed` went through its :class:`~cosycore.speed.MelStretchStream`
+        and finishes there; an offline one (``streaming=False``) resamples the final mel in time
+        (linear), as the original does in non-streaming mode, which needs a stream that emitted nothing.
         """
         if self.finished:
             raise RuntimeError("this stream has already finished")
@@ -300,14 +304,33 @@ class Token2WavStream:
         mel = self._run_flow(len(self.tokens), streaming=fast_final, finalize=True)
         self.cache = None
         if self.stretch is not None:
-            if speed != 1.0:
-                raise ValueError("this stream stretches while streaming; call finish() with speed 1")
             mel = self.stretch.finish(mel)
-        elif speed != 1.0:
+        elif self.speed != 1.0:
             if self.token_offset != 0:
                 raise ValueError("speed != 1 on the final flow call needs a stream that emitted nothing yet")
-            mel = stretch_mel(mel, speed)
+            mel = stretch_mel(mel, self.speed)
         return self.vocoder.push(mel, finalize=True)
+
+
+def token_audio(tokens: Iterable[int], stream: Token2WavStream, *,
+                cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[np.ndarray, bool]]:
+    """The one driver from speech tokens to audio: ``(audio, is_end)`` pairs, the last one from
+    :meth:`Token2WavStream.finish` (``is_end`` True). A streaming stream yields per hop, an offline one
+    only at the end; the stream's own :attr:`~Token2WavStream.speed` applies either way. Stops without
+    the final call when ``cancelled()`` says so once the tokens end.
+
+    Every path from tokens to audio runs this: the engine's requests and conversions
+    (:mod:`cosycore.engine`), :meth:`cosycore.model.CosyModel.tts`, the conformance checks and the benches.
+    """
+    for tok in tokens:
+        if stream.streaming:
+            for audio in stream.push(tok):
+                yield audio, False
+        else:
+            stream.accept(tok)
+    if cancelled is not None and cancelled():
+        return
+    yield stream.finish(), True
 
 
 def prompt_flow_cache(flow: CachedFlowLike, prompt_token: torch.Tensor, prompt_feat: torch.Tensor,

@@ -39,8 +39,27 @@ def _detail(e: BaseException) -> str:
     return f" Detail: {text}" if text else ""
 
 
+def _compressed_records(path: Path) -> list[str]:
+    """The records of a zip checkpoint stored compressed (``torch.save`` stores them uncompressed).
+
+    A memory-mapped load reads each tensor's bytes in place, at its record's offset in the file, so
+    a compressed record (a checkpoint re-zipped with DEFLATE) would load its compressed bytes as
+    weights: garbage found only at the first synthesis, or torch's "Trying to resize storage".
+    Only the zip's central directory is read. A legacy (non-zip) file has none.
+    """
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return [i.filename for i in zf.infolist() if i.compress_type != zipfile.ZIP_STORED]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return []  # not a zip (legacy format) or damaged: torch.load says which
+
+
 def load_checkpoint(path: Path | str) -> StateDict:
-    """Open a ``.pt`` state dict safely (``weights_only=True``, memory-mapped where possible)."""
+    """Open a ``.pt`` state dict safely (``weights_only=True``, memory-mapped where possible).
+
+    A zip checkpoint whose records are compressed (re-zipped with DEFLATE) is read without the
+    memory map, which would take the compressed bytes for weights (:func:`_compressed_records`).
+    """
     path = Path(path)
     if not path.exists():
         raise ModelNotFoundError(
@@ -49,12 +68,16 @@ def load_checkpoint(path: Path | str) -> StateDict:
         )
     if path.stat().st_size == 0:
         raise CheckpointError(f"{path} is empty (0 bytes); the download was interrupted. Download it again.")
+    compressed = _compressed_records(path)
+    if compressed:
+        logger.warning("%s holds %d compressed record(s) (%s, ...), as a re-zipped checkpoint does; it is "
+                       "read into memory instead of memory-mapped", path, len(compressed), compressed[0])
     try:
         try:
-            sd = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+            sd = torch.load(path, map_location="cpu", weights_only=True, mmap=not compressed)
         except RuntimeError as e:
             # Legacy (non-zip) files cannot be memory-mapped; fall back to a normal safe load.
-            if "mmap" not in str(e):
+            if "mmap" not in str(e) or compressed:
                 raise
             sd = torch.load(path, map_location="cpu", weights_only=True)
     except UnpicklingError as e:

@@ -32,7 +32,7 @@ def test_window_without_model(qtbot, settings: Settings) -> None:
 
 
 def test_download_button_opens_the_models_dialog(qtbot, settings: Settings, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch, cv2_dir: Path) -> None:
+                                                 monkeypatch: pytest.MonkeyPatch, tiny_cv2_model: Path) -> None:
     from PySide6.QtCore import Qt
 
     from app.widgets.models_dialog import ModelsDialog
@@ -41,7 +41,7 @@ def test_download_button_opens_the_models_dialog(qtbot, settings: Settings, tmp_
 
     def fake_exec(dialog: ModelsDialog) -> int:
         opened.append(dialog)
-        dialog.model_chosen.emit(cv2_dir)  # the user picks a model in the dialog
+        dialog.model_chosen.emit(tiny_cv2_model)  # the user picks a model in the dialog
         return 0
 
     monkeypatch.setattr(ModelsDialog, "exec", fake_exec)
@@ -51,9 +51,10 @@ def test_download_button_opens_the_models_dialog(qtbot, settings: Settings, tmp_
     qtbot.mouseClick(w.model_screen.download_button, Qt.MouseButton.LeftButton)
     assert len(opened) == 1
     assert opened[0].models_dir == tmp_path / "data" / "models"
-    qtbot.waitUntil(lambda: settings.model_folder == cv2_dir, timeout=10_000)
+    qtbot.waitUntil(lambda: settings.model_folder == tiny_cv2_model, timeout=10_000)
     # the window loads the chosen model; let it finish so no load runs on into the next test
-    qtbot.waitUntil(lambda: w.model_info is not None or not w.model_screen.error_label.isHidden(), timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None or not w.model_screen.error_label.isHidden(),
+                    timeout=120_000)
 
 
 def test_closing_while_a_model_loads_never_destroys_the_running_thread(qtbot, settings: Settings,
@@ -65,7 +66,7 @@ def test_closing_while_a_model_loads_never_destroys_the_running_thread(qtbot, se
     import app.worker.engine_thread as engine_thread
 
     w = MainWindow(settings)
-    engine = w.engine
+    engine = w.session.engine
     gate = threading.Event()
     engine.run_on_engine(lambda _engine: gate.wait())  # a call that does not end at a cancel, like a model load
     qtbot.waitUntil(engine.isRunning, timeout=10_000)
@@ -84,7 +85,7 @@ def test_bad_folder_shows_message(qtbot, settings: Settings, tmp_path: Path) -> 
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.show()
-    assert not w.try_model_dir(tmp_path / "missing")
+    assert not w.models_ctl.try_model_dir(tmp_path / "missing")
     assert w.model_screen.error_label.isVisible()
     assert "does not exist" in w.model_screen.error_label.text()
     assert settings.model_folder is None
@@ -94,23 +95,27 @@ def test_good_folder_is_loaded_and_remembered(qtbot, settings: Settings, tiny_cv
     w = MainWindow(settings)
     qtbot.addWidget(w)
     with qtbot.waitSignal(w.model_chosen, timeout=5000) as sig:
-        assert w.try_model_dir(tiny_cv2_model)
+        assert w.models_ctl.try_model_dir(tiny_cv2_model)
     assert sig.args[0].family == "cosyvoice2"
     assert settings.model_folder == tiny_cv2_model
-    qtbot.waitUntil(lambda: w.model_info is not None or not w.model_screen.error_label.isHidden(), timeout=120_000)
-    assert w.model_info is not None and w.model_info.family == "cosyvoice2"
+    qtbot.waitUntil(lambda: w.session.model_info is not None or not w.model_screen.error_label.isHidden(),
+                    timeout=120_000)
+    assert w.session.model_info is not None and w.session.model_info.family == "cosyvoice2"
     assert w.stack.currentWidget() is w.studio
     assert "CosyVoice2" in w.model_label.text()
     w.close()
 
 
 def test_incomplete_folder_fails_to_load_with_a_readable_message(qtbot, settings: Settings, cv2_dir: Path) -> None:
-    # The conformance folder has the yaml and weights but no tokenizer files: the yaml check passes,
-    # loading on the engine thread fails, and the model screen says which file is missing.
+    # The conformance folder has the yaml and weights but neither ONNX model nor tokenizer files: the
+    # folder check refuses it at once, before any loading, and names every missing file (issue 25 item 7).
     w = MainWindow(settings)
     qtbot.addWidget(w)
-    assert w.try_model_dir(cv2_dir)
-    qtbot.waitUntil(lambda: not w.model_screen.error_label.isHidden(), timeout=120_000)
-    assert w.model_info is None and w.stack.currentWidget() is w.model_screen
-    assert "is missing" in w.model_screen.error_label.text()
+    assert not w.models_ctl.try_model_dir(cv2_dir)
+    assert w.session.model_info is None and w.stack.currentWidget() is w.model_screen
+    text = w.model_screen.error_label.text()
+    for missing in ("campplus.onnx", "speech_tokenizer_v2.onnx", "CosyVoice-BlankEN/vocab.json",
+                    "CosyVoice-BlankEN/merges.txt"):
+        assert f"{missing} is missing" in text
+    assert settings.model_folder is None
     w.close()

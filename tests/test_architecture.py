@@ -5,6 +5,7 @@ step of their own in installer/test.sh, as are ruff and mypy."""
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -159,3 +160,72 @@ def test_the_circle_scan_sees_a_circle_through_type_checking(tmp_path: Path, mon
     (pkg / "d.py").write_text("from . import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert import_circles("circles_demo") == [["circles_demo.a", "circles_demo.b", "circles_demo.c"]]
+
+
+def test_the_app_has_no_import_circle() -> None:
+    assert import_circles("app") == []
+
+
+def _app_modules_imported_by(source: str, package: str) -> set[str]:
+    """Every app module ``source`` (a module of ``package``) imports: relative imports resolved, those
+    under TYPE_CHECKING and inside functions included."""
+    parts = package.split(".")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = parts[: len(parts) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            found.update(f"{module}.{a.name}" for a in node.names)
+    return {m for m in found if m == "app" or m.startswith("app.")}
+
+
+def _sees_the_window(source: str) -> bool:
+    return any(m == "app.main_window" or m.startswith("app.main_window.")
+               for m in _app_modules_imported_by(source, "app.controllers"))
+
+
+def test_no_controller_sees_the_main_window() -> None:
+    files = sorted((REPO / "app" / "controllers").glob("*.py"))
+    assert len(files) > 8, "app/controllers not found"
+    assert [str(f.relative_to(REPO)) for f in files if _sees_the_window(f.read_text(encoding="utf-8"))] == []
+
+
+def test_the_controller_scan_sees_the_window_however_imported() -> None:
+    assert _sees_the_window("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..main_window import W\n")
+    assert _sees_the_window("def f():\n    from .. import main_window\n")
+    assert _sees_the_window("import app.main_window\n")
+    assert not _sees_the_window("from ..session import StudioSession\nfrom .playback import PlaybackController\n")
+
+
+# Builds the window as app.main does, paints it once, and lists the heavy modules then loaded.
+_FIRST_PAINT = """
+import sys, tempfile
+from pathlib import Path
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+import app.main
+from app.config.settings import AppPaths, Settings
+from app.main_window import MainWindow
+qapp = QApplication([])
+root = Path(tempfile.mkdtemp())
+settings = Settings(QSettings(str(root / "settings.ini"), QSettings.Format.IniFormat),
+                    AppPaths(data=root / "data", cache=root / "cache", logs=root / "logs"))
+window = MainWindow(settings)
+window.show()
+window.repaint()
+qapp.processEvents()
+print(",".join(sorted(m for m in ("torch", "cosycore.engine.core", "transformers") if m in sys.modules)))
+window.close()
+"""
+
+
+def test_the_window_paints_before_torch_is_imported() -> None:
+    """torch (seconds to import) loads on the engine thread with the first model, after the window is up."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
+    out = subprocess.run([sys.executable, "-c", _FIRST_PAINT], cwd=REPO, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1:] == [""], out.stdout

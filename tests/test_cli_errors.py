@@ -30,7 +30,7 @@ import cosycore.__main__ as cli
 from cosycore.__main__ import CliIO, main
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.errors import EngineError, InputError, ModelLoadError, StorageError, UnsafeCheckpointError
-from cosycore.frontend.audio_head import read_audio_head
+from cosycore.frontend.audio_file import read_audio
 
 REPO = Path(__file__).resolve().parents[1]
 SR = 24000
@@ -426,7 +426,7 @@ def test_three_minute_192khz_six_channel_prompt(tmp_path: Path) -> None:
             fh.write(block)
     whole = seconds * rate * channels * 4  # what decoding it all at once as float32 would take: 829 MB
     tracemalloc.start()
-    mono, sr, total = read_audio_head(path, 30.0)
+    mono, sr, total = read_audio(path, 30.0)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert sr == rate and total == pytest.approx(seconds) and mono.shape == (30 * rate + 1,)
@@ -442,7 +442,7 @@ def test_audio_header_claiming_absurd_channels_or_rate(tmp_path: Path) -> None:
     path = tmp_path / "odd.wav"
     sf.write(str(path), np.zeros((1000, 70), np.float32), 16000, subtype="PCM_16")
     with pytest.raises(InputError, match="70 channels"):
-        read_audio_head(path, 30.0)
+        read_audio(path, 30.0)
 
 
 # -- item 14: invalid UTF-8 ---------------------------------------------------------------------------

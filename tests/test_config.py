@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cosycore.config import Tagged, load_model_config, load_plain_yaml
+from cosycore.config.folder import check_model_folder, folder_problems
 from cosycore.errors import (
     ConfigError,
     ModelNotFoundError,
@@ -121,3 +122,60 @@ def test_broken_yaml(cv2_dir: Path, tmp_path: Path) -> None:
     (d / "cosyvoice2.yaml").write_text("llm: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid yaml"):
         load_model_config(d)
+
+
+# -- issue 25 item 7: a folder check that names every missing file before loading anything ------------
+
+def _incomplete(tiny: Path, tmp_path: Path) -> Path:
+    d = copy_release(tiny, tmp_path / "m")
+    for rel in ("flow.pt", "campplus.onnx", "CosyVoice-BlankEN/merges.txt"):
+        (d / rel).unlink()
+    (d / "hift.pt").unlink()
+    (d / "hift.pt").write_bytes(b"")
+    return d
+
+
+def test_folder_missing_three_files_names_every_one(tiny_cv2_model: Path, tmp_path: Path) -> None:
+    d = _incomplete(tiny_cv2_model, tmp_path)
+    assert folder_problems(d, "cosyvoice2") == ["flow.pt is missing", "hift.pt is empty (0 bytes)",
+                                                "campplus.onnx is missing", "CosyVoice-BlankEN/merges.txt is missing"]
+    with pytest.raises(ModelNotFoundError, match=r"incomplete: flow\.pt is missing; hift\.pt is empty.*; campplus"
+                                                 r"\.onnx is missing; CosyVoice-BlankEN/merges\.txt is missing\. "
+                                                 r"Download the model again"):
+        check_model_folder(d)
+    assert check_model_folder(tiny_cv2_model) == "cosyvoice2"
+
+
+def test_engine_on_a_folder_missing_three_files_loads_nothing(tiny_cv2_model: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from cosycore import model as model_module
+    from cosycore.engine import Engine
+
+    def no_loading(*_a, **_k):
+        raise AssertionError("the folder was loaded before it was checked")
+
+    monkeypatch.setattr(model_module.CosyModel, "load", no_loading)
+    with pytest.raises(ModelNotFoundError, match=r"flow\.pt is missing.*campplus\.onnx is missing.*merges\.txt"):
+        Engine(_incomplete(tiny_cv2_model, tmp_path), device="cpu")
+
+
+def test_folder_with_tokenizer_json_instead_of_vocab_and_merges(tiny_cv2_model: Path, tmp_path: Path) -> None:
+    d = copy_release(tiny_cv2_model, tmp_path / "m")
+    (d / "CosyVoice-BlankEN/vocab.json").unlink()
+    (d / "CosyVoice-BlankEN/merges.txt").unlink()
+    assert folder_problems(d, "cosyvoice2") == ["CosyVoice-BlankEN/vocab.json is missing",
+                                                "CosyVoice-BlankEN/merges.txt is missing"]
+    (d / "CosyVoice-BlankEN/tokenizer.json").write_text("{}")
+    assert folder_problems(d, "cosyvoice2") == []
+    (d / "llm.pt").unlink()
+    (d / "llm.pt").mkdir()
+    assert folder_problems(d, "cosyvoice2") == ["llm.pt is a folder"]
+
+
+@pytest.mark.parametrize("family", ["cosyvoice2", "cosyvoice3"])
+def test_folder_check_asks_for_the_catalogues_required_files(family: str) -> None:
+    from cosycore.config.folder import release_files
+    from cosycore.hub.catalog import required_files_for
+
+    tokenizer = ("CosyVoice-BlankEN/vocab.json", "CosyVoice-BlankEN/merges.txt")
+    assert set(release_files(family)) | set(tokenizer) == set(required_files_for(family))  # type: ignore[arg-type]

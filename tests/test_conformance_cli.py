@@ -1,4 +1,11 @@
-"""``python -m cosycore.conformance`` on the shipped folders, and on a doctored one (must fail)."""
+"""``python -m cosycore.conformance`` on the shipped folders, and on doctored ones (must fail).
+
+The command runs in two subprocesses for the whole module (one that must pass, one that must fail)
+plus one for an exit status that needs a fresh process; the argument errors go through the same
+``main`` in this process. Every section is also checked in-process by the tests of its stage
+(test_llm, test_flow_v2/v3, test_hift, test_features, test_resample), so these runs test the command:
+its sections, its report and its exit status.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +22,7 @@ import pytest
 import torch
 
 from cosycore.conformance.device import strict_float32
-from cosycore.conformance.runner import run
+from cosycore.conformance.runner import main, run
 from cosycore.errors import InputError, ModelLoadError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,15 +42,12 @@ def _without_timings(out: str) -> str:
     return re.sub(r"\(\d+\.\d s\)", "(s)", out)
 
 
-@pytest.fixture(scope="module")
-def shipped_run(cv3_dir: Path, features_dir: Path) -> subprocess.CompletedProcess[str]:
-    """The CLI once over a model folder and the features folder: the module's one whole-model pass.
-
-    Fun-CosyVoice3's tiny folder is the smaller model folder; every section is also checked in-process
-    by the tests of its stage (test_llm, test_flow_v3, test_hift, test_features), so this run tests
-    the command: its sections, its report and its exit status.
-    """
-    return _run(cv3_dir, features_dir)
+def _block(out: str, folder: Path) -> str:
+    """The lines the command printed for one folder (from its ``== folder`` header to the next)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"== {folder}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("== ")), len(lines) - 1)
+    return "\n".join(lines[start:end])
 
 
 def _llm_only_copy(cv3_dir: Path, dst: Path) -> Path:
@@ -58,40 +62,6 @@ def _llm_only_copy(cv3_dir: Path, dst: Path) -> Path:
     return dst
 
 
-def test_cli_passes_on_shipped_folders(shipped_run: subprocess.CompletedProcess[str]) -> None:
-    res = shipped_run
-    assert res.returncode == 0, res.stdout + res.stderr
-    out = res.stdout
-    for section in ("[llm]", "[flow]", "[stream]", "[hift]", "[features]"):
-        assert section in out
-    assert "FAIL" not in out.replace("FAILURES", "")
-    assert out.strip().endswith("PASS")
-    assert "greedy_tokens" in out and "tf_logits" in out
-
-
-def test_cli_fails_on_doctored_reference(cv3_dir: Path, tmp_path: Path) -> None:
-    d = _llm_only_copy(cv3_dir, tmp_path / "cv3")
-    ref = d / "reference"
-    arrays = dict(np.load(ref / "llm.npz"))
-    arrays["tf_logits"] = arrays["tf_logits"] + np.float32(1e-2)
-    arrays["greedy_tokens"] = arrays["greedy_tokens"].copy()
-    arrays["greedy_tokens"][5] += 1
-    np.savez(ref / "llm.npz", **arrays)
-    res = _run(d)
-    assert res.returncode == 1, res.stdout + res.stderr
-    assert "[llm]" in res.stdout and "[flow]" not in res.stdout  # only the listed reference is checked
-    fails = [line for line in res.stdout.splitlines() if line.strip().startswith("FAIL ")]
-    names = " ".join(fails)
-    assert "tf_logits" in names and "greedy_tokens" in names
-    assert res.stdout.strip().endswith("FAIL")
-
-
-def test_cli_rejects_a_non_conformance_folder(tmp_path: Path) -> None:
-    res = _run(tmp_path)
-    assert res.returncode == 2
-    assert "not a conformance folder" in res.stderr
-
-
 def _resample_dir() -> Path:
     from tests.conftest import conformance_root
 
@@ -101,27 +71,95 @@ def _resample_dir() -> Path:
     return path
 
 
-def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
-    src = _resample_dir()
-    res = _run(src)
+class Folders:
+    """The module's folders: the shipped ones, a quick llm-only copy and doctored copies."""
+
+    def __init__(self, cv3_dir: Path, features_dir: Path, root: Path) -> None:
+        self.cv3, self.features, self.resample = cv3_dir, features_dir, _resample_dir()
+        self.llm = _llm_only_copy(cv3_dir, root / "llm-only")
+        self.doctored = _llm_only_copy(cv3_dir, root / "doctored")
+        ref = self.doctored / "reference"
+        arrays = dict(np.load(ref / "llm.npz"))
+        arrays["tf_logits"] = arrays["tf_logits"] + np.float32(1e-2)
+        arrays["greedy_tokens"] = arrays["greedy_tokens"].copy()
+        arrays["greedy_tokens"][5] += 1
+        np.savez(ref / "llm.npz", **arrays)
+        # the resample format under another name, with a case whose output is one sample short and one
+        # whose samples are off by 1e-4: both must fail
+        self.cases = json.loads((self.resample / "manifest.json").read_text(encoding="utf-8"))["cases"]
+        self.resample_other = root / "resample-other"
+        self.resample_other.mkdir()
+        (self.resample_other / "manifest.json").write_text(
+            (self.resample / "manifest.json").read_text(encoding="utf-8"), encoding="utf-8")
+        arrays = dict(np.load(self.resample / "resample.npz"))
+        first, second = self.cases[0]["name"], self.cases[1]["name"]
+        arrays[f"{first}.to24000"] = arrays[f"{first}.to24000"][:, :-1]
+        arrays[f"{second}.to16000"] = arrays[f"{second}.to16000"] + np.float32(1e-4)
+        np.savez(self.resample_other / "data.npz", **arrays)
+
+
+@pytest.fixture(scope="module")
+def folders(cv3_dir: Path, features_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Folders:
+    return Folders(cv3_dir, features_dir, tmp_path_factory.mktemp("conformance-cli"))
+
+
+@pytest.fixture(scope="module")
+def passing_run(folders: Folders) -> subprocess.CompletedProcess[str]:
+    """The command once, with ``--device cpu``, over every shipped kind of folder (a whole model, the
+    features, the resample cases) and the llm-only copy: the module's one whole-model pass."""
+    return _run("--device", "cpu", folders.cv3, folders.features, folders.resample, folders.llm)
+
+
+@pytest.fixture(scope="module")
+def failing_run(folders: Folders) -> subprocess.CompletedProcess[str]:
+    """The command once, on the default device, over the doctored folders and the llm-only copy."""
+    return _run(folders.doctored, folders.resample_other, folders.llm)
+
+
+def test_cli_passes_on_shipped_folders(passing_run: subprocess.CompletedProcess[str], folders: Folders) -> None:
+    res = passing_run
     assert res.returncode == 0, res.stdout + res.stderr
-    cases = json.loads((src / "manifest.json").read_text(encoding="utf-8"))["cases"]
-    for case in cases:
-        for target in (16000, 24000):
-            assert f"ok   {case['name']}.to{target}" in res.stdout
-    # the same format under another name, with a case whose output is one sample short and one
-    # whose samples are off by 1e-4: both must fail
-    d = tmp_path / "resample-other"
-    d.mkdir()
-    (d / "manifest.json").write_text((src / "manifest.json").read_text(encoding="utf-8"), encoding="utf-8")
-    arrays = dict(np.load(src / "resample.npz"))
-    first, second = cases[0]["name"], cases[1]["name"]
-    arrays[f"{first}.to24000"] = arrays[f"{first}.to24000"][:, :-1]
-    arrays[f"{second}.to16000"] = arrays[f"{second}.to16000"] + np.float32(1e-4)
-    np.savez(d / "data.npz", **arrays)
-    res = _run(tmp_path)
+    out = res.stdout
+    model = _block(out, folders.cv3)
+    for section in ("[llm]", "[flow]", "[stream]", "[hift]"):
+        assert section in model
+    assert "[features]" in _block(out, folders.features)
+    assert "FAIL" not in out.replace("FAILURES", "")
+    assert out.strip().endswith("PASS")
+    assert "greedy_tokens" in out and "tf_logits" in out
+
+
+def test_cli_fails_on_doctored_reference(failing_run: subprocess.CompletedProcess[str], folders: Folders) -> None:
+    res = failing_run
     assert res.returncode == 1, res.stdout + res.stderr
-    fails = " ".join(line for line in res.stdout.splitlines() if line.strip().startswith("FAIL "))
+    block = _block(res.stdout, folders.doctored)
+    assert "[llm]" in block and "[flow]" not in block  # only the listed reference is checked
+    names = " ".join(line for line in block.splitlines() if line.strip().startswith("FAIL "))
+    assert "tf_logits" in names and "greedy_tokens" in names
+    assert res.stdout.strip().endswith("FAIL")
+
+
+@pytest.fixture
+def in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``main`` here sets MKL_CBWR for MKL's later calls; it is put back for the tests that follow."""
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
+
+
+@pytest.mark.usefixtures("in_process")
+def test_cli_rejects_a_non_conformance_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path)]) == 2
+    assert "not a conformance folder" in capsys.readouterr().err
+
+
+def test_cli_checks_every_resample_case(passing_run: subprocess.CompletedProcess[str],
+                                        failing_run: subprocess.CompletedProcess[str], folders: Folders) -> None:
+    block = _block(passing_run.stdout, folders.resample)
+    for case in folders.cases:
+        for target in (16000, 24000):
+            assert f"ok   {case['name']}.to{target}" in block
+    block = _block(failing_run.stdout, folders.resample_other)
+    fails = " ".join(line for line in block.splitlines() if line.strip().startswith("FAIL "))
+    first, second = folders.cases[0]["name"], folders.cases[1]["name"]
     assert f"{first}.to24000" in fails and f"{second}.to16000" in fails
     assert f"{first}.to16000" not in fails
 
@@ -129,15 +167,14 @@ def test_cli_checks_every_resample_case(tmp_path: Path) -> None:
 # -- --device ---------------------------------------------------------------------------------
 
 
-def test_cli_device_cpu_prints_what_the_default_prints(cv3_dir: Path, tmp_path: Path) -> None:
-    d = _llm_only_copy(cv3_dir, tmp_path / "cv3")  # a model section, kept short
-    default = _run(d)
-    cpu = _run("--device", "cpu", d)
-    assert cpu.returncode == default.returncode == 0, cpu.stdout + cpu.stderr
-    assert _without_timings(cpu.stdout) == _without_timings(default.stdout)  # same checks, same errors
-    assert f"== {d}\n" in cpu.stdout  # the header names no device on the CPU, as before
-    assert "note:" not in cpu.stdout
-    assert cpu.stdout.strip().endswith("PASS")
+def test_cli_device_cpu_prints_what_the_default_prints(passing_run: subprocess.CompletedProcess[str],
+                                                       failing_run: subprocess.CompletedProcess[str],
+                                                       folders: Folders) -> None:
+    cpu, default = _block(passing_run.stdout, folders.llm), _block(failing_run.stdout, folders.llm)
+    assert _without_timings(cpu) == _without_timings(default)  # same checks, same errors
+    assert cpu.startswith(f"== {folders.llm}\n")  # the header names no device on the CPU, as before
+    assert "note:" not in passing_run.stdout
+    assert "all pass" in cpu and "FAIL" not in cpu.replace("FAILURES", "")
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA GPU")
@@ -150,12 +187,15 @@ def test_cli_device_cuda_without_a_gpu_exits_2(tmp_path: Path) -> None:
     assert "no usable CUDA GPU" in lines[0] and "--device cpu" in lines[0]
 
 
+@pytest.mark.usefixtures("in_process")
 @pytest.mark.parametrize("device", ["meta", "tpu:7", "cuda:x"])
-def test_cli_rejects_a_name_that_is_not_a_usable_device(device: str, tmp_path: Path) -> None:
-    res = _run("--device", device, tmp_path)
-    assert res.returncode == 2
-    assert res.stderr.strip() == (f"error: {device!r} is not a device Cosy Studio can use; "
-                                  "use auto, cpu, cuda, cuda:N or mps.")
+def test_cli_rejects_a_name_that_is_not_a_usable_device(device: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--device", device, str(tmp_path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.strip() == (f"error: {device!r} is not a device Cosy Studio can use; "
+                               "use auto, cpu, cuda, cuda:N or mps.")
 
 
 def test_run_raises_typed_errors_for_bad_devices(tmp_path: Path) -> None:

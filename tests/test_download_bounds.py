@@ -146,3 +146,16 @@ def test_download_with_endpoint(tmp_path: Path, endpoint: str) -> None:
                            stdout=out, stderr=err)
     assert code == 2 and "is not a web address" in err.getvalue() and "internet" not in err.getvalue()
     assert list(tmp_path.iterdir()) == []
+
+
+# -- issue 27: listings that never end, nest 100k deep or hold fields of the wrong kind -------------
+
+@pytest.mark.parametrize(("fault", "why"), [("endless", "longer than 8 MiB"), ("deep", "nests deeper than 32 levels"),
+                                            ("malformed", "its fields are not a model listing's")])
+def test_model_listing_that_is(hub: FakeHub, tmp_path: Path, fault: str, why: str) -> None:
+    """Typed errors (not "unexpected failure"), and an endless listing is read no further than the cap."""
+    hub.listing_fault = fault
+    code, _out, err = cli("download", "cosyvoice2-0.5b", "--dir", str(tmp_path), "--endpoint", hub.url)
+    assert code == 1 and "Traceback" not in err and "unexpected" not in err
+    assert "did not answer like a model hub" in err and why in err and "HF_ENDPOINT" in err
+    assert sum(hub.body_bytes_sent.values()) < 64 << 20  # stopped reading soon after the 8 MiB cap

@@ -181,7 +181,7 @@ def _bad_prompt(kind: str, tmp: Path, clip) -> tuple[object, int | None]:
 
 
 @pytest.mark.parametrize(("kind", "message"), [
-    ("not audio", "not a readable audio file"),
+    ("not audio", "could not be decoded as audio"),
     ("truncated", "truncated WAV"),
     ("silent", "silent"),
     ("0.3 s", "at least 1 s"),

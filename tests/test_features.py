@@ -27,12 +27,12 @@ from cosycore.config import MelConfig
 from cosycore.conformance.checks import compare
 from cosycore.conformance.features import FEATURE_ATOL, FEATURE_RTOL, check_features_reference, resolved_mask
 from cosycore.errors import ConformanceError, InputError
+from cosycore.frontend.audio_file import load_audio, read_audio
 from cosycore.frontend.features import (
     align_prompt,
     analyse_audio,
     kaldi_fbank,
     kaldi_mel_banks,
-    load_audio,
     prompt_mel,
     resample,
     speaker_fbank,
@@ -321,6 +321,24 @@ def test_load_audio_mixes_stereo_and_resamples(tmp_path: Path) -> None:
     assert resample(wav, sr, sr) is not None and resample(wav, sr, sr).shape == wav.shape
 
 
+def test_one_block_reader_for_files_heads_and_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_audio, read_audio (a head) and audio_blocks (a conversion's source) are one block reader."""
+    from cosycore.frontend import audio_file
+
+    monkeypatch.setattr(audio_file, "BLOCK_BYTES", 4 * 2 * 10_000)  # 10,000 stereo frames a block
+    path = tmp_path / "prompt.wav"
+    stereo = _stereo_48k()
+    sf.write(path, stereo, 48000, subtype="FLOAT")
+    blocks = list(audio_file.audio_blocks(path))
+    assert [b.shape[0] for b in blocks] == [10_000] * 9 + [6_000]
+    whole, sr = load_audio(path)
+    np.testing.assert_array_equal(np.concatenate(blocks), whole)
+    np.testing.assert_allclose(whole, stereo.mean(axis=1), atol=1e-7)
+    head, sr, total = audio_file.read_audio(path, 0.5)
+    assert sr == 48000 and total == 2.0 and head.shape == (24_001,)  # the limit plus one frame
+    np.testing.assert_array_equal(head, whole[:24_001])
+
+
 def test_load_audio_reads_file_objects_and_pcm16(tmp_path: Path) -> None:
     buf = io.BytesIO()
     sf.write(buf, _stereo_48k(), 48000, format="WAV", subtype="PCM_16")
@@ -349,8 +367,12 @@ def test_truncated_wav_is_an_input_error(tmp_path: Path) -> None:
 def test_non_audio_empty_missing_and_nan_files_are_input_errors(tmp_path: Path) -> None:
     text = tmp_path / "notes.wav"
     text.write_text("this is a text file, not a recording\n" * 20)
-    with pytest.raises(InputError, match=r"notes\.wav.*not a readable audio file"):
+    with pytest.raises(InputError, match=r"notes\.wav.*could not be decoded as audio: it is a text file"):
         load_audio(text)
+    noise = tmp_path / "noise.wav"
+    noise.write_bytes(bytes(range(256)) * 8)  # binary, but no audio format's header
+    with pytest.raises(InputError, match=r"noise\.wav.*not a readable audio file"):
+        load_audio(noise)
     empty = tmp_path / "empty.wav"
     empty.write_bytes(b"")
     with pytest.raises(InputError, match=r"empty\.wav.*empty"):
@@ -388,5 +410,43 @@ def test_analyse_audio_levels() -> None:
     # |2 sin| >= 1 for a third of each period
     assert clipped.peak == 1.0 and clipped.clipped_fraction == pytest.approx(2 / 3, abs=0.01)
 
+    dc = analyse_audio(np.full(sr, 0.5, np.float32), sr)  # a constant level is no sound
+    assert dc.is_silent and dc.dc_offset == pytest.approx(0.5) and dc.rms_dbfs == pytest.approx(-6.02, abs=0.01)
+    offset = analyse_audio(sine(440.0, sr, 1.0) + np.float32(0.3), sr)
+    assert not offset.is_silent and offset.dc_offset == pytest.approx(0.3, abs=1e-3)
+
     empty = analyse_audio(np.zeros(0, np.float32), sr)
     assert empty.duration_s == 0.0 and empty.is_silent
+
+
+@pytest.mark.parametrize("suffix", [".mp3", ".wav", ".flac", ".ogg", ".m4a"])
+def test_text_file_named_mp3_is_not_audio(tmp_path: Path, capfd, suffix: str) -> None:
+    """Issue 27: a text file with an audio extension is told apart by its first bytes, before any
+    decoder runs: a typed error that says so, and no decoder notes on stderr."""
+    path = tmp_path / f"notes{suffix}"
+    path.write_text("Meeting notes: buy milk, call Anna.\n" * 50, encoding="utf-8")
+    for source in (path, io.BytesIO(path.read_bytes())):
+        with pytest.raises(InputError, match=r"could not be decoded as audio: it is a text file "
+                                             r"\(it starts with 'Meeting notes: buy milk"):
+            read_audio(source, 30.0)
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("head", "what"), [(b"\x89PNG\r\n\x1a\n", "a PNG image"),
+                                            (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", "a PDF document")])
+def test_image_or_document_named_wav_is_not_audio(tmp_path: Path, head: bytes, what: str) -> None:
+    path = tmp_path / "take.wav"
+    path.write_bytes(head + bytes(500))
+    with pytest.raises(InputError, match=f"could not be decoded as audio: it is {what}"):
+        load_audio(path)
+
+
+def test_utf8_text_cut_mid_character_is_still_text() -> None:
+    from cosycore.frontend.features import SNIFF_BYTES, _not_audio
+
+    head = ("é" * SNIFF_BYTES).encode()[: SNIFF_BYTES - 1]  # the read ends inside a character
+    assert "a text file" in str(_not_audio(head, "x.wav"))
+    assert "it starts with 'Notes from Notepad'" in str(_not_audio("Notes from Notepad".encode("utf-16"), "x.mp3"))
+    for real in (b"RIFF\x24\x08\x00\x00WAVEfmt ", b"fLaC\x00\x00\x00\x22", b"OggS\x00\x02", b"ID3\x04\x00",
+                 b"\xff\xfb\x90\x64"):
+        assert _not_audio(real + bytes(64), "x") is None  # every real audio header passes to the decoders

@@ -118,3 +118,43 @@ def test_out_of_vocabulary_token_is_refused(flow: FlowModel, reference: dict[str
     with pytest.raises(ValueError, match="outside the flow vocabulary"):
         flow.inference(bad, inp["prompt_token"], inp["prompt_feat"], inp["embedding"],
                        streaming=False, finalize=True)
+
+
+def test_full_attention_bias_is_one_row_with_the_same_result() -> None:
+    """Issue 27 (the zalgo peak): the final call's all-allowed bias is held as one row, not B x T x T
+    values, and attention gives bit for bit what the dense bias gave."""
+    from cosycore.flow.unet import MASK_BIAS, SelfAttention, attention_bias
+
+    t, heads = 300, 2
+    mask = torch.ones(2, 1, t)
+    row = attention_bias(mask, heads, 0, torch.float32)
+    dense = ((1.0 - mask.bool().expand(2, t, t).float()) * MASK_BIAS).unsqueeze(1).expand(2, heads, t, t)
+    assert row.shape == dense.shape and torch.equal(row, dense)
+    assert row.untyped_storage().nbytes() == 4 * t  # one row of -0.0, shared by every query
+    attn = SelfAttention(32, heads, 16).eval()
+    x = torch.randn(2, t, 32, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        assert torch.equal(attn(x, row), attn(x, dense.contiguous()))
+    padded = mask.clone()
+    padded[1, 0, -10:] = 0  # padding or a chunk mask: the dense bias as before
+    assert attention_bias(padded, heads, 0, torch.float32)[1, 0, 0, -1] == MASK_BIAS
+    assert attention_bias(mask, heads, 25, torch.float32)[0, 0, 0, -1] == MASK_BIAS
+
+
+def _rel_shift_by_padding(x: torch.Tensor) -> torch.Tensor:
+    """The original's shift (pad a zero column, reshape, slice), as the reference."""
+    b, h, l_q, n_pos = x.shape
+    padded = torch.cat([x.new_zeros(b, h, l_q, 1), x], dim=-1).view(b, h, n_pos + 1, l_q)
+    return padded[:, :, 1:].view_as(x)[:, :, :, : n_pos // 2 + 1]
+
+
+@pytest.mark.parametrize("length", [1, 2, 5, 64])
+def test_rel_shift_is_a_view_with_the_originals_values(length: int) -> None:
+    """Issue 27 (the zalgo peak): the encoder's relative-position shift copies nothing."""
+    from cosycore.flow.conformer import rel_shift
+
+    x = torch.randn(2, 3, length, 2 * length - 1, generator=torch.Generator().manual_seed(length))
+    shifted = rel_shift(x)
+    assert torch.equal(shifted, _rel_shift_by_padding(x))
+    assert shifted.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    assert torch.equal(rel_shift(x[1:]), _rel_shift_by_padding(x[1:]))  # a view with an offset too

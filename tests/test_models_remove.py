@@ -216,3 +216,30 @@ def test_models_list_with_a_damaged_manifest(installed: Path, manifest: str) -> 
     assert "unreadable" in out + err
     code, _out, err = cli("remove", "cosyvoice2-0.5b", "--dir", str(installed.parent))
     assert code == 1 and "unreadable" in err and (installed / "llm.pt").exists()
+
+
+def _read_only(monkeypatch: pytest.MonkeyPatch, *calls: str) -> None:
+    """``os.<call>`` fails as on a disk mounted read-only."""
+    import errno
+    import os
+
+    def refuse(*args, **_kw):
+        raise OSError(errno.EROFS, "Read-only file system", str(args[0]))
+
+    for call in calls:
+        monkeypatch.setattr(os, call, refuse)
+
+
+def test_download_into_a_read_only_folder(hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: a read-only models folder is named as such, not "check the folder's permissions"."""
+    _read_only(monkeypatch, "mkdir")
+    code, _out, err = cli("download", "cosyvoice2-0.5b", "--dir", str(tmp_path / "models"), "--endpoint", hub.url)
+    assert code == 1 and "read-only disk" in err and "choose a models folder on a writable one (--dir)" in err
+    assert "permissions" not in err
+
+
+def test_remove_an_installed_model_on_a_read_only_disk(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _read_only(monkeypatch, "rename", "unlink")
+    code, _out, err = cli("remove", "cosyvoice2-0.5b", "--dir", str(installed.parent))
+    assert code == 1 and "the folder is on a read-only disk" in err and "mount the disk writable" in err
+    assert "permission" not in err and (installed / "llm.pt").exists()

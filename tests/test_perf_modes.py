@@ -7,6 +7,7 @@ All run on the tiny conformance models with one torch thread.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -211,10 +212,21 @@ def _run_stream(flow: FlowModel, mode: str, prompt: int, generated: int, **optio
     return stream
 
 
-def test_stream_cache_modes_against_the_exact_stream(flow: FlowModel) -> None:
-    exact = _run_stream(flow, "off", 23, 200)
-    chunks = _run_stream(flow, "chunks", 23, 200)
-    full = _run_stream(flow, "full", 23, 200)
+@pytest.fixture(scope="module")
+def stream_of(flow: FlowModel) -> Callable[[str], Token2WavStream]:
+    """The 23 + 200-token stream in each cache mode, run once per flow for the tests that only read it."""
+    made: dict[str, Token2WavStream] = {}
+
+    def get(mode: str) -> Token2WavStream:
+        if mode not in made:
+            made[mode] = _run_stream(flow, mode, 23, 200)
+        return made[mode]
+
+    return get
+
+
+def test_stream_cache_modes_against_the_exact_stream(stream_of: Callable[[str], Token2WavStream]) -> None:
+    exact, chunks, full = stream_of("off"), stream_of("chunks"), stream_of("full")
     assert exact.cache is None and chunks.cache is None and full.cache is None
     for a, b, c in zip(exact.calls[:-1], chunks.calls[:-1], full.calls[:-1]):
         assert a.token_end == b.token_end == c.token_end and a.streaming and b.streaming and c.streaming
@@ -283,9 +295,9 @@ def test_a_prompt_template_keeps_no_spare_capacity(flow: FlowModel) -> None:
     assert max(buf.length for buf in bufs) == 2 * 50  # the estimators' frames of the first 50 prompt tokens
 
 
-def test_flow_cache_past_its_bound_stops_growing_and_stays_on(flow: FlowModel) -> None:
-    exact = _run_stream(flow, "off", 23, 200)
-    full = _run_stream(flow, "full", 23, 200)
+def test_flow_cache_past_its_bound_stops_growing_and_stays_on(flow: FlowModel,
+                                                             stream_of: Callable[[str], Token2WavStream]) -> None:
+    exact, full = stream_of("off"), stream_of("full")
     # a bound the first streamed call passes: the estimator states freeze there, later calls re-run
     # only the frames after them, and every call still equals the exact one up to float rounding
     bounded = _run_stream(flow, "chunks", 23, 200, cache_limit_bytes=1)

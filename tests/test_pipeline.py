@@ -58,9 +58,9 @@ def test_seed_reproduces_audio(loaded) -> None:
     model, inputs = loaded
     a = np.concatenate(_run(model, inputs, stream=True, seed=3)[0])
     b = np.concatenate(_run(model, inputs, stream=True, seed=3)[0])
-    c_tokens = _run(model, inputs, stream=False, seed=4)[1]
     assert np.array_equal(a, b)
-    assert c_tokens != _run(model, inputs, stream=False, seed=3)[1]
+    short = {"stream": False, "min_len": 40, "max_len": 40}  # another seed, other tokens: 40 show it
+    assert _run(model, inputs, seed=4, **short)[1] != _run(model, inputs, seed=3, **short)[1]
 
 
 def test_every_request_starts_at_the_first_hop(loaded) -> None:

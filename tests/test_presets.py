@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from importlib import resources
 
 import pytest
@@ -54,10 +56,11 @@ CV2_TABLE = [
     ("emotion.disgusted", "你能用厌恶的情感说吗？", False),
     ("emotion.calm", "你能用冷静的情感说吗？", False),
     ("emotion.serious", "你能用严肃的情感说吗？", False),
-    ("speed.fast", "Please speaking fast.", False),
-    ("speed.very_fast", "Please speaking very fast.", True),  # paper example, as published
-    ("speed.slow", "Please speaking slowly.", False),
-    ("speed.very_slow", "Please speaking very slowly.", False),
+    # the paper's rate terms in its emotion example's wording (its "Please speaking very fast." is not grammatical)
+    ("speed.fast", "你能用快速的语速说吗？", False),
+    ("speed.very_fast", "你能用非常快速的语速说吗？", False),
+    ("speed.slow", "你能用慢速的语速说吗？", False),
+    ("speed.very_slow", "你能用非常慢速的语速说吗？", False),
     ("role.mysterious", "尝试一下以神秘的角色和我交流。", False),
     ("role.fierce", "尝试一下以凶猛的角色和我交流。", False),
     ("role.curious", "尝试一下以好奇的角色和我交流。", False),
@@ -139,10 +142,17 @@ def test_combination_order_and_joining() -> None:
                    "Please say a sentence in a very soft voice.")
     assert combine(cv("cosyvoice3", "volume.loud", "speed.fast")) == (
         "请用尽可能快地语速说一句话。Please say a sentence as loudly as possible.")
-    # CV2: the sentence without final punctuation gets a full stop; Latin punctuation is followed by a space
-    assert combine(cv("cosyvoice2", "emotion.sad", "dialect.sichuanese")) == "用四川话说这句话。你能用悲伤的情感说吗？"
-    assert combine(cv("cosyvoice2", "speed.very_fast", "dialect.sichuanese")) == (
-        "用四川话说这句话。Please speaking very fast.")
+    # CV2 (issue 25 item 10): one instruction in one language, one sentence, whatever was picked
+    assert combine(cv("cosyvoice2", "emotion.sad", "dialect.sichuanese")) == "请用四川话，用悲伤的情感说这句话。"
+    # was 用四川话说这句话。你能用高兴的情感说吗？Please speaking fast.
+    assert combine(cv("cosyvoice2", "speed.fast", "emotion.happy", "dialect.sichuanese")) == (
+        "请用四川话，用高兴的情感，用快速的语速说这句话。")
+    assert combine(cv("cosyvoice2", "speed.very_slow", "dialect.cantonese")) == (
+        "请模仿粤语的口音，用非常慢速的语速说这句话。")
+    for a, b in itertools.combinations([p for p in load_instruct_presets("cosyvoice2") if p.category != "role"], 2):
+        if a.category != b.category:
+            joined = combine([a, b])
+            assert joined.count("。") == 1 and joined.endswith("说这句话。") and not re.search(r"[A-Za-z?？]", joined)
     # one preset: its text unchanged (no punctuation added)
     assert combine(cv("cosyvoice2", "dialect.sichuanese")) == "用四川话说这句话"
     assert join_instructions(["Speak softly", "请快一点"]) == "Speak softly. 请快一点。"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -162,6 +163,22 @@ def test_silent_clip(cv2: Frontend, tmp_path: Path) -> None:
     hiss = (1e-5 * np.random.default_rng(0).standard_normal(3 * 16000)).astype(np.float32)
     with pytest.raises(InputError, match=r"silent"):
         cv2.extract(hiss, 16000)
+
+
+@pytest.mark.parametrize("level", [0.5, -0.25])
+def test_three_seconds_of_dc(cv2: Frontend, tmp_path: Path, level: float) -> None:
+    """Issue 27: a constant level holds no sound: refused as silence is, and the message says what it is."""
+    dc = np.full(3 * 16000, level, np.float32)
+    for audio in (_write(tmp_path / "dc.wav", dc, 16000), dc):
+        with pytest.raises(InputError, match=re.escape(f"silent (a constant level of {level:+.2f}, a DC offset "
+                                                       "with no sound in it); record or choose a clip with speech")):
+            cv2.extract(audio, 16000)
+
+
+def test_speech_with_a_dc_offset_warns(cv2: Frontend, speech: np.ndarray) -> None:
+    p = cv2.extract(speech * 0.5 + 0.2, ESPEAK_RATE)
+    assert len(p.warnings) == 1 and "DC offset of +0.20" in p.warnings[0]
+    assert "Remove the offset in an audio editor" in p.warnings[0]
 
 
 def test_too_short(cv2: Frontend, tmp_path: Path, speech: np.ndarray) -> None:

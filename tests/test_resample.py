@@ -13,7 +13,8 @@ import torch
 
 import cosycore.frontend.resample as rs
 from cosycore.config import load_model_config
-from cosycore.frontend.features import load_audio, speaker_fbank
+from cosycore.frontend.audio_file import load_audio
+from cosycore.frontend.features import speaker_fbank
 from cosycore.frontend.prompt import extract_prompt
 from cosycore.frontend.resample import output_length, reduced_rates, resample_original, resample_sinc, sinc_kernel
 from tests.conftest import conformance_root

@@ -22,7 +22,6 @@ from cosycore.studio import take_file, take_manifest
 from cosycore.studio.cast import Cast, CastMember
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, regenerate_line
 from cosycore.studio.script import parse_script
-from cosycore.studio.subtitles import srt_text
 from cosycore.studio.take_file import (
     TakeFileError,
     TakeModel,
@@ -35,6 +34,7 @@ from cosycore.studio.take_file import (
     update_take,
 )
 from cosycore.studio.take_manifest import TakeRecord
+from cosycore.subtitles import srt
 from cosycore.voices import VoiceLibrary
 
 pytestmark = pytest.mark.usefixtures("single_thread", "no_app_lexicon")
@@ -351,7 +351,7 @@ def test_regenerate_cli(tiny_cv2_model: Path, script_voices, tmp_path: Path) -> 
     assert np.array_equal(after[spans[3][0] + fade:], before[old_end + fade:])  # and after it
     assert not np.array_equal(after[spans[2][0]: spans[3][0]], before[spans[2][0]: spans[3][0]])  # the new line
     # the subtitles and stems the take wrote follow the new audio; the take records them again
-    assert out.with_suffix(".srt").read_text(encoding="utf-8") == srt_text(record.take.cues())
+    assert out.with_suffix(".srt").read_text(encoding="utf-8") == srt(record.take.cues())
     anna, ben = (sf.read(str(tmp_path / "out" / "stems" / n), dtype="float32")[0] for n in ("anna.wav", "ben.wav"))
     np.testing.assert_allclose(anna + ben, sf.read(str(out), dtype="float32")[0], atol=2 / 32768)
     assert record.outputs.audio_sha256 == file_sha256(out)

@@ -25,7 +25,7 @@ from cosycore.studio.lexicon import (
 )
 from cosycore.studio.longform import parse_document
 from cosycore.studio.script import Pause, ScriptError, SpeechLine, parse_script
-from cosycore.studio.subtitles import Chapter, Cue, cue_sheet, srt_text, vtt_text
+from cosycore.subtitles import Chapter, Cue, cue_sheet, srt, vtt
 from cosycore.voices import Voice, load_voice, save_voice
 
 
@@ -250,9 +250,9 @@ def test_csv_extra_columns_defaults_and_errors() -> None:
 
 def test_srt_and_vtt() -> None:
     cues = [Cue(0.0, 1.25, "Hello <there> & you", "Anna"), Cue(3661.5, 3662.0, "Bye.", "Ben")]
-    assert srt_text(cues) == ("1\n00:00:00,000 --> 00:00:01,250\nAnna: Hello <there> & you\n\n"
+    assert srt(cues) == ("1\n00:00:00,000 --> 00:00:01,250\nAnna: Hello <there> & you\n\n"
                               "2\n01:01:01,500 --> 01:01:02,000\nBen: Bye.\n")
-    assert vtt_text(cues) == ("WEBVTT\n\n00:00:00.000 --> 00:00:01.250\n<v Anna>Hello &lt;there&gt; &amp; you\n\n"
+    assert vtt(cues) == ("WEBVTT\n\n00:00:00.000 --> 00:00:01.250\n<v Anna>Hello &lt;there&gt; &amp; you\n\n"
                               "01:01:01.500 --> 01:01:02.000\n<v Ben>Bye.\n")
 
 

@@ -99,13 +99,10 @@ def _prompt(tmp_path: Path) -> Path:
 
 def test_text_with_raw_esc_sequences() -> None:
     """Terminal escapes, bidi overrides and NUL in the typed text never reach a subtitle file."""
-    from cosycore.studio.subtitles import Cue as StudioCue
-    from cosycore.studio.subtitles import srt_text, vtt_text
-    from cosycore.subtitles import Cue as BaseCue
-    from cosycore.subtitles import srt
+    from cosycore.subtitles import vtt
 
     text = "Hi \x1b[31mred\x1b[0m \x1b]0;pwned\x07there\u202e\x00."
-    for out in (srt([BaseCue(0.0, 1.0, text)]), srt_text([StudioCue(0.0, 1.0, text, "A\x1b[2J")]),
-                vtt_text([StudioCue(0.0, 1.0, text, "A")])):
+    for out in (srt([Cue(0.0, 1.0, text)]), srt([Cue(0.0, 1.0, text, "A\x1b[2J")]),
+                vtt([Cue(0.0, 1.0, text, "A")])):
         assert "\x1b" not in out and "\u202e" not in out and "\x00" not in out and "pwned" not in out
         assert "Hi red there." in out

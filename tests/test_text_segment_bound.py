@@ -16,7 +16,7 @@ import pytest
 
 from cosycore.engine import Engine, SynthesisRequest
 from cosycore.engine.segments import StreamedText
-from cosycore.frontend.segment_bound import MAX_SEGMENT_TOKENS, bound_segments
+from cosycore.frontend.segment_bound import MAX_MARK_RUN, MAX_SEGMENT_TOKENS, bound_segments, shorten_mark_runs
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -108,3 +108,49 @@ def test_streamed_text_ends_at_sentence_marks_past_the_soft_bound() -> None:
     while text.has_more():
         sizes.append(sum(1 for _ in text.segment()))
     assert sum(sizes) == 400 and max(sizes) <= MAX_SEGMENT_TOKENS and sizes[0] == MAX_SEGMENT_TOKENS * 4 // 5
+
+
+def _record_normaliser_input(monkeypatch) -> list[str]:
+    """Every text the two readings' normalisers (wetext, the improved rules) are given, in order."""
+    from cosycore.frontend import text as text_improved
+    from cosycore.frontend import text_original
+
+    seen: list[str] = []
+    for module, name in ((text_original, "wetext_normalize"), (text_improved, "normalize_piece")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda text, *a, _real=real, **k: seen.append(text) or _real(text, *a, **k))
+    return seen
+
+
+@pytest.mark.parametrize("reading", ["original", "improved"])
+def test_exclamation_marks_x100k(cv2_engine: Engine, monkeypatch, reading: str) -> None:
+    """Issue 27: a run of marks is cut to MAX_MARK_RUN before any rule or wetext reads it, so its cost
+    is that of the short run: the normaliser never sees more than MAX_MARK_RUN marks in a row."""
+    seen = _record_normaliser_input(monkeypatch)
+    text = "Hi" + "!" * 100_000
+    segments = list(cv2_engine.spoken_sentences(text, reading=reading))
+    assert seen and max(len(t) for t in seen) <= 2 + MAX_MARK_RUN
+    assert segments == list(cv2_engine.spoken_sentences("Hi" + "!" * MAX_MARK_RUN, reading=reading))
+    assert shorten_mark_runs("Wait?!" + "?!" * 50_000 + " what") == "Wait?!" + "?!" * 14 + " what"
+
+
+def test_mark_runs_of_thirty_are_read_as_written() -> None:
+    for text in ("Really?!", "Wait... what?", "a " + "-" * 30 + " b", "e" + "\u0301" * 30, "[laughter] Ha!!!"):
+        assert shorten_mark_runs(text) == text
+    assert shorten_mark_runs("e" + "\u0301" * 5000) == "e" + "\u0301" * MAX_MARK_RUN  # UAX #15's stream-safe bound
+
+
+@pytest.mark.parametrize("reading", ["original", "improved"])
+def test_text_of_200000_characters_is_read_one_segment_at_a_time(cv2_engine: Engine, monkeypatch, reading: str) -> None:
+    """Issue 27: a text's segments are not capped in number; they are made one at a time as the LM
+    asks for them, so the first is ready after one piece of the text was read, whatever its length
+    (memory holds a piece, not the text's segments). The text cap bounds the total."""
+    seen = _record_normaliser_input(monkeypatch)
+    text = "This is one sentence of a long book, read aloud. " * 4000  # 200,000 characters
+    segments = cv2_engine.spoken_sentences(text, reading=reading)
+    first = next(segments)
+    assert first.strip().startswith("This is one sentence") and 1 <= len(seen) <= 2
+    assert sum(map(len, seen)) <= 4_000
+    for _ in range(5):
+        next(segments)
+    assert sum(map(len, seen)) <= 8_000  # five segments later, still only the first pieces were read

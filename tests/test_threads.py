@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
+import torch
 
 from cosycore.threads import (
     GOVERNOR_ENV,
@@ -12,6 +14,7 @@ from cosycore.threads import (
     THREADS_ENV,
     WAIT_POLICY_ENV,
     CoreGovernor,
+    FirstAudioGate,
     choose_wait_policy,
     default_threads,
     governor_enabled,
@@ -181,3 +184,39 @@ def test_the_governor_keeps_its_threads_without_readings() -> None:
     gov = CoreGovernor(2, cores=2, interval=0.3, sample=lambda: None, clock=lambda: float(next(clock)),
                        apply=applied.append)
     assert [gov.tick() for _ in range(3)] == [2, 2, 2] and applied == []
+
+
+def test_first_audio_gate_keeps_the_producer_in_lockstep_until_open() -> None:
+    """Before open() the producer decodes a token only when the consumer asks for one; after open()
+    it runs freely; close() releases a producer that waits for its turn (no hang at a cancel)."""
+    n = torch.get_num_threads()  # open() sets the caller's thread count: keep this process's
+    gate = FirstAudioGate(lead_threads=n, stage_threads=n)
+    decoded: list[int] = []
+    released = threading.Event()
+
+    def producer() -> None:
+        for i in range(6):
+            gate.before_decode()
+            decoded.append(i)
+            if i == 1:
+                released.set()
+
+    worker = threading.Thread(target=producer, daemon=True)
+    worker.start()
+    time.sleep(0.05)
+    assert decoded == []  # nobody asked yet
+    gate.want_token()
+    gate.want_token()
+    assert released.wait(2.0)
+    time.sleep(0.05)
+    assert decoded == [0, 1]  # exactly the two tokens asked for
+    gate.open()
+    worker.join(2.0)
+    assert not worker.is_alive() and decoded == list(range(6))
+
+    stuck = FirstAudioGate(lead_threads=n, stage_threads=n)
+    waiter = threading.Thread(target=stuck.before_decode, daemon=True)
+    waiter.start()
+    stuck.close()
+    waiter.join(2.0)
+    assert not waiter.is_alive()

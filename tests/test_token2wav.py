@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from cosycore.frontend.text_checks import japanese_note
-from cosycore.token2wav import CV3_SILENT_TOKENS, StreamSchedule, Token2WavStream, stretch_mel
+from cosycore.token2wav import CV3_SILENT_TOKENS, StreamSchedule, Token2WavStream, stretch_mel, token_audio
 
 
 class _FakeFlow:
@@ -32,11 +32,12 @@ class _Collect:
         return np.zeros(mel.shape[2], dtype=np.float32)
 
 
-def _stream(prompt_len: int, *, drop: bool = False) -> tuple[Token2WavStream, _FakeFlow, _Collect]:
+def _stream(prompt_len: int, *, drop: bool = False, speed: float = 1.0,
+            streaming: bool = True) -> tuple[Token2WavStream, _FakeFlow, _Collect]:
     flow, voc = _FakeFlow(), _Collect()
     s = Token2WavStream(flow=flow, vocoder=voc, prompt_token=torch.zeros(1, prompt_len, dtype=torch.int32),
                         prompt_feat=torch.zeros(1, 2 * prompt_len, 80), embedding=torch.zeros(1, 192),
-                        drop_silent_runs=drop)
+                        drop_silent_runs=drop, speed=speed, streaming=streaming)
     return s, flow, voc
 
 
@@ -75,6 +76,25 @@ def test_speed_stretch_length_and_limits() -> None:
     assert stretch_mel(mel, 0.5).shape[2] == 200
     with pytest.raises(ValueError, match=r"between 0\.5 and 2\.0"):
         stretch_mel(mel, 3.0)
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+@pytest.mark.parametrize("speed", [1.0, 2.0, 0.5])
+def test_one_driver_owns_the_speed(streaming: bool, speed: float) -> None:
+    """token_audio: per hop when streaming, once at the end offline; the stream's speed applied once."""
+    s, flow, voc = _stream(10, speed=speed, streaming=streaming)
+    out = list(token_audio(range(100, 400), s))
+    assert [end for _, end in out] == [False] * (len(out) - 1) + [True]
+    assert (len(out) > 1) == streaming and len(flow.calls) == (len(out) if streaming else 1)
+    assert sum(a.shape[0] for a, _ in out) == len(voc.frames) == int(600 / speed)  # 2 frames a token
+
+
+def test_the_driver_skips_the_final_call_when_cancelled() -> None:
+    s, flow, _ = _stream(0)
+    out = list(token_audio(range(100, 200), s, cancelled=lambda: True))
+    assert all(not end for _, end in out) and not s.finished and all(c[1] for c in flow.calls)
+    with pytest.raises(ValueError, match="speed must be between"):
+        _stream(0, speed=2.5)
 
 
 def test_japanese_note() -> None:

@@ -225,8 +225,28 @@ def test_duplicate_name_with_a_damaged_copy(tmp_path: Path) -> None:
     data = bytearray(damaged.read_bytes())
     data[bytes(data).find(_npy(copy.prompt_mel)) + 500] ^= 0xFF  # inside an array: the header still reads
     damaged.write_bytes(bytes(data))
-    assert [i.path for i in lib.list()] == [damaged, good]  # both listed, the damaged one first
+    assert [i.path for i in lib.list()] == [good]  # the name once: the copy that works
+    [twin] = lib.broken()  # the damaged copy is marked, with why
+    assert twin.path == damaged
+    assert "a second file for the voice 'Anna' (b-good.cosyvoice is the one used)" in twin.reason
+    assert "Rename or remove this file" in twin.reason
     assert lib.get("anna") == load_voice(good)  # the name resolves to the copy that works
+
+
+def test_voice_list_with_a_broken_twin(tmp_path: Path) -> None:
+    """Issue 27: `voice list` shows a voice whose name a damaged copy shares once, and marks the copy."""
+    save_voice(tmp_path / "b-good.cosyvoice", make_voice("Anna", seed=1))
+    copy = make_voice("Anna", seed=2)
+    damaged = save_voice(tmp_path / "a-copy.cosyvoice", copy)
+    data = bytearray(damaged.read_bytes())
+    data[bytes(data).find(_npy(copy.prompt_mel)) + 500] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    save_voice(tmp_path / "c-twin.cosyvoice", make_voice("anna", seed=3))  # a second usable copy
+    code, out, err = _cli(["voice", "list", "--voices-dir", str(tmp_path)])
+    assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["Anna"]
+    assert "a-copy.cosyvoice is not usable: a second file for the voice 'Anna'" in err
+    assert "c-twin.cosyvoice is not usable: a second file for the voice 'anna'" in err
+    assert "usable, but the name resolves to the other file" in err
 
 
 def test_speech_tokens_beyond_the_codebook(tmp_path: Path) -> None:

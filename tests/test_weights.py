@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,42 @@ def test_strict_assign_lists_keys() -> None:
             "1.bias": torch.zeros(2)}
     assign_state_dict(m, good, "flow.pt")
     assert m(torch.ones(1, 3)).tolist() == [[12.0, 12.0]]
+
+
+def _deflate(src: Path, dst: Path) -> None:
+    """``src`` re-zipped with every record DEFLATE-compressed (as a zip tool's default does)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info.filename), compress_type=zipfile.ZIP_DEFLATED)
+
+
+def test_hift_pt_with_deflate_records(tiny_cv2_model: Path, tmp_path: Path) -> None:
+    """Issue 27: a re-zipped hift.pt loads as the same weights, or nothing: never compressed bytes."""
+    rezipped = tmp_path / "hift.pt"
+    _deflate(tiny_cv2_model / "hift.pt", rezipped)
+    with zipfile.ZipFile(rezipped) as zf:
+        assert any(i.compress_type == zipfile.ZIP_DEFLATED and i.compress_size != i.file_size
+                   for i in zf.infolist() if "/data/" in i.filename)
+    expected = load_checkpoint(tiny_cv2_model / "hift.pt")
+    got = load_checkpoint(rezipped)
+    assert got.keys() == expected.keys()
+    assert all(torch.equal(got[k], expected[k]) for k in expected)
+
+
+def test_incompressible_deflate_record_is_not_read_in_place(tmp_path: Path) -> None:
+    """A record DEFLATE cannot shrink keeps its size, so an in-place (memory-mapped) read would take its
+    compressed bytes for the tensor without any error."""
+    weights = {"w": torch.randint(0, 256, (50_000,), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))}
+    torch.save(weights, tmp_path / "stored.pt")
+    _deflate(tmp_path / "stored.pt", tmp_path / "flow.pt")
+    assert torch.equal(load_checkpoint(tmp_path / "flow.pt")["w"], weights["w"])
+
+
+def test_damaged_zip_is_still_a_typed_error(tmp_path: Path) -> None:
+    p = tmp_path / "llm.pt"
+    torch.save({"a": torch.randn(64, 64)}, p)
+    data = bytearray(p.read_bytes())
+    data[-22:] = b"\0" * 22  # no end-of-central-directory record
+    p.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        load_checkpoint(p)

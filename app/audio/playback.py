@@ -138,7 +138,7 @@ def _make_callback(sd: Any, feed: Feed):
 
 
 class Player(QObject):
-    """Plays takes on the chosen output device. Owned by the main window; GUI thread only.
+    """Plays takes on the chosen output device. Owned by the studio session; GUI thread only.
 
     Use :meth:`begin` / :meth:`feed` / :meth:`end_input` to play a take while it is synthesised, or
     :meth:`play` for finished audio.

@@ -1,10 +1,11 @@
 """Convert mode: a recording (a file, or one recorded here) spoken again in the chosen voice, and live
 conversion from the microphone.
 
-The controller is given its collaborators, not the window: the engine thread, the player, the panel
-and the synthesis controls, how to read the chosen voice and the loaded model, how to begin a take
-(the takes controller lists, shows, plays and keeps it like any other), and how to tell the user
-things. A conversion is a take of mode ``"convert"``: its text names the source, its voice the target.
+The controller is built from the session (:class:`~app.session.StudioSession`: the engine thread, the
+player, the settings, the chosen voice and the loaded model, the takes, the messages), the panel and the
+synthesis controls it drives, and the voices controller (a voice of the other model family is made again).
+A conversion is a take of mode ``"convert"``, begun through the session, so the speaking and playback
+controllers list, show, play and keep it like any other: its text names the source, its voice the target.
 
 Live: the microphone's blocks go through :class:`cosycore.studio.live_convert.PieceCutter` into a
 :class:`~cosycore.studio.live_convert.LiveFeed` that one engine-thread job converts piece by piece
@@ -19,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer
@@ -30,14 +31,19 @@ from cosycore.studio.live_convert import LatencyMeter, LiveFeed, PieceCutter, sa
 from cosycore.voices import Voice
 
 from ..audio.mic_input import MicInput
-from ..audio.playback import Player
 from ..audio.playback_feed import MIN_PREROLL
-from ..config.settings import Settings
+from ..session import StudioSession
 from ..takes.take import Take
 from ..widgets.convert_panel import ConvertPanel
 from ..widgets.synthesis_controls import SynthesisControls
 from ..worker.convert_jobs import ConvertJob, LiveJob
-from ..worker.engine_messages import Chunk, ModelInfo, SynthesisStats
+from ..worker.engine_messages import SynthesisStats
+
+if TYPE_CHECKING:
+    from cosycore.engine.info import EngineInfo
+    from cosycore.request import AudioChunk
+
+    from .voices import VoicesController
 
 logger = logging.getLogger(__name__)
 
@@ -65,26 +71,21 @@ class Microphone(Protocol):
 
 
 class ConvertController(QObject):
-    """Convert mode's work. Created by the main window with explicit collaborators; GUI thread only."""
+    """Convert mode's work. Built by the main window from the session and the widgets; GUI thread only."""
 
-    def __init__(self, *, engine: Any, player: Player, panel: ConvertPanel, controls: SynthesisControls,
-                 settings: Settings, voice: Callable[[], Voice | None], model_info: Callable[[], ModelInfo | None],
-                 begin_take: Callable[[Take], None], refresh_voice: Callable[[Voice], None],
-                 show_error: Callable[[str, str], None], show_status: Callable[[str, int], None],
-                 dialog_parent: QWidget | None = None,
+    def __init__(self, session: StudioSession, *, panel: ConvertPanel, controls: SynthesisControls,
+                 voices: VoicesController, dialog_parent: QWidget | None = None,
                  microphone: Callable[[str], Microphone] = MicInput, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.engine = engine
-        self.player = player
+        self.session = session
+        self.engine = session.engine
+        self.player = session.player
+        self.settings = session.settings
         self.panel = panel
         self.controls = controls
-        self.settings = settings
-        self._voice = voice
-        self._model_info = model_info
-        self._begin_take = begin_take
-        self._refresh_voice = refresh_voice
-        self._show_error = show_error
-        self._show_status = show_status
+        self.voices = voices
+        self._show_error = session.show_error
+        self._show_status = session.show_status
         self._dialog_parent = dialog_parent
         self.microphone = microphone
         self.max_source_seconds = MAX_SOURCE_SECONDS  # longer sources are refused (the engine's limit)
@@ -105,7 +106,7 @@ class ConvertController(QObject):
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._on_timer_tick)
 
-    def connect(self) -> None:
+    def wire(self) -> None:
         p = self.panel
         p.open_file_requested.connect(self.choose_file)
         p.record_clicked.connect(self.toggle_recording)
@@ -118,7 +119,8 @@ class ConvertController(QObject):
         for signal in (self.engine.synthesis_finished, self.engine.synthesis_cancelled):
             signal.connect(self._on_engine_take_ended)
         self.engine.synthesis_failed.connect(lambda rid, _msg: self._on_live_ended(rid))
-        self.voice_changed(self._voice())
+        self.session.voice_changed.connect(self.voice_changed)
+        self.voice_changed(self.session.voice)
 
     def voice_changed(self, voice: Voice | None) -> None:
         self.panel.set_target(voice.name if voice is not None else "")
@@ -243,13 +245,13 @@ class ConvertController(QObject):
             self.stop_live() if self._live else self.stop_recording()
 
     # -- converting --------------------------------------------------------------------------------
-    def _target(self) -> tuple[ModelInfo, dict[str, Any]] | None:
+    def _target(self) -> tuple[EngineInfo, dict[str, Any]] | None:
         """The loaded model and the target's fields of a job, or None after telling the user what is missing."""
-        info = self._model_info()
+        info = self.session.model_info
         if info is None:
             self._show_error(self.tr("No model"), self.tr("Load a model first."))
             return None
-        voice = self._voice()
+        voice = self.session.voice
         if voice is None:
             self._show_error(self.tr("No target voice"),
                              self.tr("Choose the voice to convert into in the list of voices, or record or "
@@ -258,7 +260,7 @@ class ConvertController(QObject):
         if voice.family != info.family:
             # Made for the other family: this conversion uses its recording, and the voice is made again
             # for the loaded model and saved (as Speak does).
-            self._refresh_voice(voice)
+            self.voices.refresh(voice)
             return info, {"prompt_audio": voice.audio_24k, "prompt_sample_rate": voice.sample_rate}
         return info, {"voice": voice}
 
@@ -286,12 +288,12 @@ class ConvertController(QObject):
         self._begin(request_id, info, self.source_name, self.source_seconds / speed, speed)
         return request_id
 
-    def _begin(self, request_id: int, info: ModelInfo, text: str, expected: float, speed: float) -> None:
-        voice = self._voice()
+    def _begin(self, request_id: int, info: EngineInfo, text: str, expected: float, speed: float) -> None:
+        voice = self.session.voice
         take = Take(request_id, text, mode="convert", voice_name=voice.name if voice is not None else "",
                     sample_rate=info.sample_rate, seed=self.controls.seed, speed=speed, expected_seconds=expected,
                     model=f"{info.title} · {Path(info.model_dir).name}", quality=info.quality)
-        self._begin_take(take)
+        self.session.begin_take(take)
 
     # -- live ----------------------------------------------------------------------------------------
     def toggle_live(self) -> None:
@@ -368,10 +370,11 @@ class ConvertController(QObject):
         self.panel.hide_behind()
         self.panel.stats_label.setText(self.tr("Recording; press Stop live to convert the whole recording."))
 
-    def _on_engine_chunk_ready(self, request_id: int, chunk: Chunk) -> None:
-        if request_id != self.live_request or chunk.live is None or self.meter is None:
+    def _on_engine_chunk_ready(self, request_id: int, chunk: AudioChunk) -> None:
+        mark = getattr(chunk, "live", None)  # a LiveChunk's
+        if request_id != self.live_request or mark is None or self.meter is None:
             return
-        self.meter.add(chunk.live.converted(chunk.samples))
+        self.meter.add(mark.converted(chunk.samples))
         if self._convert_after:
             return
         self.panel.show_stats(self.meter.last_latency, self.meter.rtf)

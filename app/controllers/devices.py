@@ -2,36 +2,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QActionGroup
+from PySide6.QtWidgets import QLabel, QMenu
 
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
+from ..session import StudioSession
 
 
 class DevicesController(QObject):
-    """Chooses the player's output device and says which one is in use. Created by the main window."""
+    """Chooses the player's output device and says which one is in use. Built by the main window from the
+    session, the Output device menu and the status bar's audio label."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, session: StudioSession, *, output_menu: QMenu, audio_label: QLabel,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.output_menu = output_menu
+        self.audio_label = audio_label
 
-    def connect(self) -> None:
-        self.w.output_menu.aboutToShow.connect(self._fill_output_menu)
+    def wire(self) -> None:
+        self.output_menu.aboutToShow.connect(self._fill_output_menu)
+        self.session.player.state_changed.connect(lambda _state: self.update_audio_status())
 
     def update_audio_status(self) -> None:
-        w = self.w
-        device = w.player.device
+        device = self.session.player.device
         if device is None:
-            w.audio_label.setText(self.tr("No audio device — export still works"))
+            self.audio_label.setText(self.tr("No audio device — export still works"))
         else:
-            w.audio_label.setText(self.tr("Output: {0}").format(device.name))
+            self.audio_label.setText(self.tr("Output: {0}").format(device.name))
 
     def _fill_output_menu(self) -> None:
-        menu = self.w.output_menu
-        player = self.w.player
+        menu = self.output_menu
+        player = self.session.player
         menu.clear()
         devices = player.refresh_devices()
         if not devices:
@@ -48,6 +50,6 @@ class DevicesController(QObject):
         self.update_audio_status()
 
     def choose_output_device(self, name: str) -> None:
-        self.w.player.set_device(name)
-        self.w.settings.output_device = name
+        self.session.player.set_device(name)
+        self.session.settings.output_device = name
         self.update_audio_status()

@@ -6,25 +6,25 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from cosycore.errors import CosyError
 
+from ..session import StudioSession
 from ..takes.export import FORMATS, export_take, format_for_path, take_metadata
 from ..takes.script_export import plan_export, write_script_export
 from ..takes.script_take import ScriptInfo
 from ..takes.take import Take, TakeState
 from ..widgets.script_export_dialog import ScriptExportDialog
-
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
+from ..widgets.takes_list import TakesList
 
 
 class ExportController(QObject):
-    """Writes takes to files chosen by the user. Created by the main window.
+    """Writes takes to files chosen by the user. Built by the main window from the session, the File ›
+    Export action and the takes list.
 
     Exports asked for in the dialog are encoded and written on a worker thread, so a long take never
     freezes the window; :meth:`export` itself (scripts, tests) writes before it returns.
@@ -34,22 +34,25 @@ class ExportController(QObject):
     _failed = Signal(str)  # message (from the worker thread, queued)
     finished = Signal(bool)  # an export ended: True when the file was written
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, session: StudioSession, *, export_action: QAction, takes_view: TakesList,
+                 parent: QWidget) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.export_action = export_action
+        self.takes_view = takes_view
+        self.parent_widget = parent  # dialogs open over it
         self._written.connect(self._on_written)
         self._failed.connect(self._on_failed)
         self.running = 0  # background exports not finished yet
 
-    def connect(self) -> None:
-        self.w.export_action.triggered.connect(self._on_export_action_triggered)
-        self.w.takes_view.export_requested.connect(self.export_dialog)
+    def wire(self) -> None:
+        self.export_action.triggered.connect(self._on_export_action_triggered)
+        self.takes_view.export_requested.connect(self.export_dialog)
 
     def _on_export_action_triggered(self) -> None:
-        w = self.w
-        take = w.takes_ctl.shown or w.takes_ctl.current
+        take = self.session.shown_take or self.session.current_take
         if take is None:
-            w.statusBar().showMessage(self.tr("There is no take to export yet."), 5000)
+            self.session.show_status(self.tr("There is no take to export yet."), 5000)
             return
         self.export_dialog(take)
 
@@ -63,10 +66,10 @@ class ExportController(QObject):
             self.tr("FLAC (*.flac)"): "flac",
             self.tr("Subtitles, SRT (*.srt)"): "srt",
         }
-        folder = self.w.settings.last_export_folder or Path.home()
+        folder = self.session.settings.last_export_folder or Path.home()
         suggested = str(folder / f"{take.file_stem()}.wav")
-        path, chosen = QFileDialog.getSaveFileName(self.w, self.tr("Export take {0}").format(take.number), suggested,
-                                                   ";;".join(filters))
+        path, chosen = QFileDialog.getSaveFileName(self.parent_widget, self.tr("Export take {0}").format(take.number),
+                                                   suggested, ";;".join(filters))
         if path:
             fmt = filters.get(chosen, "wav16")
             self.export(take, Path(path), format_for_path(Path(path), fmt), background=True)
@@ -98,15 +101,15 @@ class ExportController(QObject):
         if not background:
             return write()
         self.running += 1
-        self.w.statusBar().showMessage(self.tr("Exporting {0}…").format(path.name))
+        self.session.show_status(self.tr("Exporting {0}…").format(path.name))
         threading.Thread(target=write, name="export", daemon=False).start()
         return True
 
     def script_export_dialog(self, take: Take) -> None:
         """A script take: the audio, and (asked) SRT/VTT subtitles with the speakers and one file per speaker."""
         assert take.script is not None
-        folder = self.w.settings.last_export_folder or Path.home()
-        dialog = ScriptExportDialog(folder / f"{take.file_stem()}.wav", self.w)
+        folder = self.session.settings.last_export_folder or Path.home()
+        dialog = ScriptExportDialog(folder / f"{take.file_stem()}.wav", self.parent_widget)
         if not dialog.exec():
             return
         path, fmt = dialog.path, dialog.fmt
@@ -115,7 +118,7 @@ class ExportController(QObject):
         existing = [p for p in plan.paths() if p.exists()]
         if existing:
             shown = "\n".join(str(p) for p in existing[:10])
-            answer = QMessageBox.question(self.w, self.tr("Replace files?"),
+            answer = QMessageBox.question(self.parent_widget, self.tr("Replace files?"),
                                           self.tr("These files exist already and would be replaced:\n{0}")
                                           .format(shown))
             if answer != QMessageBox.StandardButton.Yes:
@@ -152,22 +155,22 @@ class ExportController(QObject):
         if not background:
             return write()
         self.running += 1
-        self.w.statusBar().showMessage(self.tr("Exporting {0}…").format(plan.audio.name))
+        self.session.show_status(self.tr("Exporting {0}…").format(plan.audio.name))
         threading.Thread(target=write, name="export", daemon=False).start()
         return True
 
     def _on_failed(self, message: str) -> None:
         self.running = max(0, self.running - 1)
-        self.w.show_error(self.tr("Export failed"), message)
+        self.session.show_error(self.tr("Export failed"), message)
         self.finished.emit(False)
 
     def _on_written(self, take: Take, path: Path, partial: bool) -> None:
-        w = self.w
+        s = self.session
         self.running = max(0, self.running - 1)
         if partial:
             take.exported_partial = True
-            w.takes.changed(take)
-        w.settings.last_export_folder = path.parent
+            s.takes.changed(take)
+        s.settings.last_export_folder = path.parent
         note = self.tr(" (partial: the take was not complete)") if partial else ""
-        w.statusBar().showMessage(self.tr("Exported {0}").format(path.name) + note, 8000)
+        s.show_status(self.tr("Exported {0}").format(path.name) + note, 8000)
         self.finished.emit(True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QWidget
 
 from cosycore.config import load_model_config
 from cosycore.errors import CosyError, StorageError
@@ -29,12 +29,13 @@ from cosycore.studio.lexicon import (
 )
 from cosycore.voices import Voice
 
+from ..session import StudioSession
 from ..widgets.lexicon_dialog import LexiconDialog
 from ..widgets.lexicon_highlight import LexiconSpans
+from ..widgets.synthesis_controls import SynthesisControls
+from ..widgets.text_editor import TextEditor
+from ..widgets.voice_panel import VoicePanel
 from ..worker.lexicon_preview import PreviewSetup
-
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
 
 logger = logging.getLogger(__name__)
 
@@ -44,12 +45,18 @@ APP_LEXICON_NAME = "the app dictionary"  # in cosycore's (English) messages, as 
 
 class LexiconController(QObject):
     """Owns the app-wide dictionary as loaded, the editor's dictionary spans and the dictionary dialogs.
-    Created by the main window; GUI thread only."""
+    Built by the main window from the session, the editor, the voice panel and the mode buttons; GUI
+    thread only."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
-        self.path = window.settings.paths.lexicon
+    def __init__(self, session: StudioSession, *, editor: TextEditor, voice_panel: VoicePanel,
+                 controls: SynthesisControls, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.editor = editor
+        self.voice_panel = voice_panel
+        self.controls = controls
+        self.parent_widget = parent  # the dialogs open over it
+        self.path = session.settings.paths.lexicon
         self.spans = LexiconSpans()
         self.dialog: LexiconDialog | None = None  # the dictionary editor while it is open
         self._app: Lexicon | None = None
@@ -57,12 +64,11 @@ class LexiconController(QObject):
         self._app_stamp: tuple[int, int] | None = None  # (mtime_ns, size) of the file when it was read
         self._reload_app()
 
-    def connect(self) -> None:
-        w = self.w
-        w.editor.add_span_provider(self.spans)
-        w.voice_panel.voice_changed.connect(lambda _voice: self.refresh())
-        w.voice_panel.lexicon_requested.connect(self.edit_voice_lexicon)
-        w.engine.model_loaded.connect(lambda _info: self.refresh())
+    def wire(self) -> None:
+        self.editor.add_span_provider(self.spans)
+        self.session.voice_changed.connect(lambda _voice: self.refresh())
+        self.voice_panel.lexicon_requested.connect(self.edit_voice_lexicon)
+        self.session.model_changed.connect(lambda info: self.refresh() if info is not None else None)
         self.refresh()
 
     # -- the app-wide dictionary ---------------------------------------------------------------
@@ -103,14 +109,15 @@ class LexiconController(QObject):
         """What a take with ``voice`` applies: the app's dictionary, then the voice's; checked against the
         loaded family. Raises :class:`LexiconError` with the reason when it cannot be used."""
         layers = (self.app_lexicon(), voice_lexicon(voice) if voice is not None else None)
-        if self.w.model_info is not None:
+        info = self.session.model_info
+        if info is not None:
             for lexicon in layers:  # one by one, so that the message names the dictionary
                 if lexicon is not None:
-                    lexicon.check(self.w.model_info.family)
+                    lexicon.check(info.family)
         return combine(*layers)
 
     def _voice_layer(self) -> tuple[str, Lexicon | None]:
-        voice = self.w.voice_panel.voice
+        voice = self.session.voice
         if voice is None:
             return ("", None)
         try:
@@ -124,24 +131,23 @@ class LexiconController(QObject):
         self._reload_app()
         layers = [(self.tr("app"), self._app), self._voice_layer()]
         self.spans.set_layers(layers)
-        self.w.editor.refresh_spans()
+        self.editor.refresh_spans()
         combined = self.spans.lexicon
-        self.w.editor.set_spoken_text(combined.apply if combined is not None else None)
+        self.editor.set_spoken_text(combined.apply if combined is not None else None)
 
     # -- editing ---------------------------------------------------------------------------------
     def _setup(self) -> PreviewSetup:
         """The loaded model (family, tokenizer, text reading, mode) for the editor's checks and Test."""
-        w = self.w
-        info = w.model_info
-        mode = w.controls.mode if w.controls.mode in SPEAK_MODES else "zero_shot"  # a script's lines: per line
+        info = self.session.model_info
+        mode = self.controls.mode if self.controls.mode in SPEAK_MODES else "zero_shot"  # a script's lines: per line
         if info is None:
-            return PreviewSetup(None, reading=w.editor.text_reading, mode=mode)
+            return PreviewSetup(None, reading=self.editor.text_reading, mode=mode)
         qwen: str | None = None
         try:
             qwen = str(load_model_config(info.model_dir).qwen_dir)
         except CosyError as e:
             logger.warning("the dictionary test estimates English lengths: %s", e)
-        return PreviewSetup(info.family, qwen, w.editor.text_reading, mode)
+        return PreviewSetup(info.family, qwen, self.editor.text_reading, mode)
 
     def _open(self, dialog: LexiconDialog) -> LexiconDialog:
         if self.dialog is not None:
@@ -166,12 +172,12 @@ class LexiconController(QObject):
         voice = self._voice_layer()[1]
         dialog = LexiconDialog(self.tr("Pronunciation dictionary: app"), self._app, save=self.save_app_lexicon,
                                setup=self._setup(), layers=lambda edited: combine(edited, voice),
-                               name=APP_LEXICON_NAME, note=note, parent=self.w)
+                               name=APP_LEXICON_NAME, note=note, parent=self.parent_widget)
         return self._open(dialog)
 
     def edit_voice_lexicon(self) -> LexiconDialog | None:
         """Open the editor on the current voice's own dictionary (Voices › Dictionary…)."""
-        voice = self.w.voice_panel.voice
+        voice = self.session.voice
         if voice is None:
             return None
         note = ""
@@ -188,7 +194,7 @@ class LexiconController(QObject):
         dialog = LexiconDialog(self.tr("Pronunciation dictionary: voice {0}").format(name), voice.lexicon,
                                save=lambda lexicon: self.save_voice_lexicon(name, lexicon), setup=self._setup(),
                                layers=lambda edited: combine(app, edited),
-                               name=f"the voice {name!r}", note=note, parent=self.w)
+                               name=f"the voice {name!r}", note=note, parent=self.parent_widget)
         return self._open(dialog)
 
     def save_app_lexicon(self, lexicon: Lexicon) -> None:
@@ -201,21 +207,20 @@ class LexiconController(QObject):
                 raise StorageError(f"could not keep the unreadable {self.path.name} as {aside.name}: "
                                    f"{e.strerror or e}. Nothing was changed.") from e
             logger.info("kept the unreadable app dictionary as %s", aside)
-            self.w.statusBar().showMessage(self.tr("The unreadable dictionary was kept as {0}.").format(aside), 10000)
+            self.session.show_status(self.tr("The unreadable dictionary was kept as {0}.").format(aside), 10000)
         save_csv(self.path, lexicon)
         self._app_stamp = None
         self.refresh()
-        self.w.statusBar().showMessage(self.tr("Saved the app dictionary ({0}).").format(self.path), 8000)
+        self.session.show_status(self.tr("Saved the app dictionary ({0}).").format(self.path), 8000)
 
     def save_voice_lexicon(self, name: str, lexicon: Lexicon) -> None:
         """Write ``lexicon`` into the voice file ``name`` (read afresh, so nothing else in it changes)."""
-        w = self.w
-        library = w.library
+        library = self.session.library
         voice = library.get(name)
         info = library.replace(with_voice_lexicon(voice, lexicon))
-        w.voice_panel.reload(select=info.name)  # the panel's voice now carries the entries
+        self.voice_panel.reload(select=info.name)  # the panel's voice now carries the entries
         self.refresh()
-        w.statusBar().showMessage(self.tr("Saved the dictionary of the voice “{0}”.").format(info.name), 8000)
+        self.session.show_status(self.tr("Saved the dictionary of the voice “{0}”.").format(info.name), 8000)
 
 
 def _free_name(path: Path) -> Path:

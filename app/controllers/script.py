@@ -30,16 +30,21 @@ from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.script import Script, ScriptError, ScriptProblem, SpeechLine, parse_script, speaker_key
 from cosycore.voices import Voice, VoiceInfo, load_voice
 
-from ..takes.script_take import CastEntry, RenderValues, ScriptInfo
-from ..takes.take import Take
+from ..session import StudioSession
+from ..takes.script_take import CastEntry, RenderValues, ScriptChunk, ScriptInfo
+from ..takes.take import Take, expected_seconds
+from ..widgets.cast_table import CastTable
 from ..widgets.script_highlight import ScriptSpans, speaker_color
-from ..widgets.waveform import Mark
-from ..worker.engine_thread import Chunk
+from ..widgets.synthesis_controls import SynthesisControls
+from ..widgets.text_editor import TextEditor
+from ..widgets.waveform import Mark, WaveformView
 from ..worker.script_jobs import ScriptJob, ScriptStart
-from .takes import expected_seconds
 
 if TYPE_CHECKING:
-    from ..main_window import MainWindow
+    from cosycore.engine.info import EngineInfo
+    from cosycore.request import AudioChunk
+
+    from .lexicon import LexiconController
 
 logger = logging.getLogger(__name__)
 
@@ -48,11 +53,19 @@ SHOWN_PROBLEMS = 12  # in the message when Speak is refused
 
 
 class ScriptController(QObject):
-    """Script mode's check, cast and takes. Created by the main window; GUI thread only."""
+    """Script mode's check, cast and takes. Built by the main window from the session, the widgets it drives
+    and the dictionaries (:class:`~app.controllers.lexicon.LexiconController`); GUI thread only."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, session: StudioSession, *, editor: TextEditor, cast_table: CastTable,
+                 controls: SynthesisControls, waveform: WaveformView, lexicon: LexiconController,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.editor = editor
+        self.cast_table = cast_table
+        self.controls = controls
+        self.waveform = waveform
+        self.lexicon = lexicon
         self.spans = ScriptSpans()
         # Where relative [lexicon FILE] paths start (for a script opened from a file: its folder).
         self.base_dir = Path.home()
@@ -68,20 +81,19 @@ class ScriptController(QObject):
         self._timer.setInterval(CHECK_DELAY_MS)
         self._timer.timeout.connect(self.check)
 
-    def connect(self) -> None:
-        w = self.w
-        w.editor.add_span_provider(self.spans)
-        w.editor.text_changed.connect(self._on_editor_text_changed)
-        w.cast_table.changed.connect(self._on_editor_text_changed)
-        w.controls.mode_changed.connect(self._on_controls_mode_changed)
-        w.engine.model_loaded.connect(self._on_engine_model_loaded)
-        w.engine.script_started.connect(self._on_engine_script_started)
-        w.engine.chunk_ready.connect(self._on_engine_chunk_ready)
-        w.takes_ctl.take_shown.connect(self._on_takes_take_shown)
-        w.voice_panel.voice_changed.connect(lambda _voice: self._refresh_voices(force=True))
-        w.longform_ctl.script_opener = self.open_script  # File › Open offers a script file to Script mode
+    def wire(self) -> None:
+        s = self.session
+        self.editor.add_span_provider(self.spans)
+        self.editor.text_changed.connect(self._on_editor_text_changed)
+        self.cast_table.changed.connect(self._on_editor_text_changed)
+        self.controls.mode_changed.connect(self._on_controls_mode_changed)
+        s.model_changed.connect(self._on_session_model_changed)
+        s.engine.script_started.connect(self._on_engine_script_started)
+        s.engine.chunk_ready.connect(self._on_engine_chunk_ready)
+        s.shown_take_changed.connect(self._on_session_shown_take_changed)
+        s.voice_changed.connect(lambda _voice: self._refresh_voices(force=True))
         self._refresh_voices(force=True)
-        self._on_controls_mode_changed(w.controls.mode)
+        self._on_controls_mode_changed(self.controls.mode)
 
     @property
     def enabled(self) -> bool:
@@ -91,13 +103,13 @@ class ScriptController(QObject):
     def _refresh_voices(self, *, force: bool = False) -> None:
         """Read the library's list again when its folder changed (files added, removed or replaced)."""
         try:
-            stamp: int | None = self.w.library.root.stat().st_mtime_ns
+            stamp: int | None = self.session.library.root.stat().st_mtime_ns
         except OSError:
             stamp = None
         if force or stamp != self._infos_stamp or stamp is None:
-            self._infos = self.w.library.list()
+            self._infos = self.session.library.list()
             self._infos_stamp = stamp
-            self.w.cast_table.set_voices(self._infos)
+            self.cast_table.set_voices(self._infos)
 
     def voice(self, name: str) -> Voice:
         """The saved voice ``name``, loaded once per file version; InputError when there is none."""
@@ -142,7 +154,7 @@ class ScriptController(QObject):
         """The app-wide pronunciation dictionary, the one Tools › Pronunciation dictionary… edits (as the
         command line's: ``$COSY_LEXICON``, else ``lexicon.csv`` in the user data folder). Raises a
         :class:`~cosycore.studio.lexicon.LexiconError` (an InputError) when its file cannot be read."""
-        return self.w.lexicon_ctl.app_lexicon()
+        return self.lexicon.app_lexicon()
 
     # -- the check -----------------------------------------------------------------------------
     def _parse(self, text: str) -> tuple[Script | None, list[ScriptProblem]]:
@@ -164,20 +176,19 @@ class ScriptController(QObject):
     def check(self) -> list[ScriptProblem]:
         """Check the editor's script now; the problems are underlined and returned."""
         self._timer.stop()
-        w = self.w
         self._refresh_voices()
-        script, problems = self._parse(w.editor.text())
+        script, problems = self._parse(self.editor.text())
         speakers = script.speakers() if script is not None else []
         self.spans.set_speakers(speakers)
-        w.cast_table.set_speakers(speakers)
+        self.cast_table.set_speakers(speakers)
         self.script = self.cast = None
         if script is not None:
-            cast, missing = self.cast_of(w.cast_table.entries(), list(script.lines))
+            cast, missing = self.cast_of(self.cast_table.entries(), list(script.lines))
             problems.extend(missing)
             uncast = {p.line for p in missing}
             castable = Script(tuple(i for i in script.items if not (isinstance(i, SpeechLine) and i.line in uncast)),
                               script.lexicon_files, script.name)
-            info = w.model_info
+            info = self.session.model_info
             if info is not None and castable.lines:
                 problems.extend(self._plan_problems(castable, cast, info.family))
             if not problems:
@@ -185,7 +196,7 @@ class ScriptController(QObject):
         self.problems = sorted(problems, key=lambda p: (p.line, p.column))
         self.spans.set_problems(self.problems)
         if self.enabled:
-            w.editor.refresh_spans()
+            self.editor.refresh_spans()
         self._show_status(script)
         return self.problems
 
@@ -194,7 +205,7 @@ class ScriptController(QObject):
             lexicon = combine(load_many(script.lexicon_files))
             app = self.app_lexicon()
         except InputError as e:
-            line = next((n for n, raw in enumerate(self.w.editor.text().splitlines(), 1)
+            line = next((n for n, raw in enumerate(self.editor.text().splitlines(), 1)
                          if raw.strip().lower().startswith("[lexicon")), 1)
             return [ScriptProblem(line, str(e))]
         try:
@@ -204,7 +215,7 @@ class ScriptController(QObject):
         return []
 
     def _show_status(self, script: Script | None) -> None:
-        table = self.w.cast_table
+        table = self.cast_table
         if self.problems:
             first = self.problems[0]
             table.set_status(self.tr("%n problem(s), underlined in the text. First: line {0}: {1}", "",
@@ -212,8 +223,8 @@ class ScriptController(QObject):
         elif script is None:
             table.set_status(self.tr("Write lines like “Anna: Hello.” or “Ben (whispering): Quiet.”"))
         else:
-            seconds = sum(expected_seconds(line.text, self.w.controls.speed) for line in script.lines)
-            if self.w.model_info is None:
+            seconds = sum(expected_seconds(line.text, self.controls.speed) for line in script.lines)
+            if self.session.model_info is None:
                 table.set_status(self.tr("%n line(s); load a model to check them against it.", "", len(script.lines)))
             else:
                 table.set_status(self.tr("%n line(s), ready to speak (about {0:.0f} s).", "",
@@ -222,15 +233,14 @@ class ScriptController(QObject):
     def open_script(self, text: str, path: Path) -> bool:
         """Put a script file's ``text`` into the editor in Script mode, as one edit (Ctrl+Z brings the
         previous text back); its relative ``[lexicon FILE]`` paths then start at the file's folder."""
-        w = self.w
         self.base_dir = path.parent
-        w.controls.set_mode("script")
-        cursor = QTextCursor(w.editor.edit.document())
+        self.controls.set_mode("script")
+        cursor = QTextCursor(self.editor.edit.document())
         cursor.select(QTextCursor.SelectionType.Document)
         cursor.insertText(text)
         self.check()
-        w.statusBar().showMessage(self.tr("Opened {0} as a script. Ctrl+Z in the editor brings back the text it "
-                                          "replaced.").format(path.name), 10000)
+        self.session.show_status(self.tr("Opened {0} as a script. Ctrl+Z in the editor brings back the text it "
+                                            "replaced.").format(path.name), 10000)
         return True
 
     def _on_editor_text_changed(self) -> None:
@@ -242,34 +252,35 @@ class ScriptController(QObject):
         if on == self.spans.enabled:
             return
         self.spans.enabled = on
-        self.w.editor.set_preview_visible(not on)
+        self.editor.set_preview_visible(not on)
         if on:
             self._refresh_voices(force=True)
             self.check()
         else:
             self._timer.stop()
-            self.w.editor.refresh_spans()
+            self.editor.refresh_spans()
 
-    def _on_engine_model_loaded(self, info: object) -> None:
-        family = self.w.model_info.family if self.w.model_info is not None else ""
-        self.w.cast_table.set_family(family)
+    def _on_session_model_changed(self, info: EngineInfo | None) -> None:
+        if info is None:  # a model is loading: the check waits for it
+            return
+        self.cast_table.set_family(info.family)
         if self.enabled:
             self.check()
 
     # -- Speak ---------------------------------------------------------------------------------
     def speak(self) -> int | None:
         """Speak the editor's script as one take; refused, with the problems listed, if it has any."""
-        w = self.w
-        info = w.model_info
+        s = self.session
+        info = s.model_info
         if info is None:
-            if w.models_ctl.loading():
-                w.statusBar().showMessage(self.tr("The model is still loading; Speak when it is ready."), 5000)
+            if s.model_loading:
+                s.show_status(self.tr("The model is still loading; Speak when it is ready."), 5000)
             else:
-                w.show_error(self.tr("No model"), self.tr("Load a model first."))
+                s.show_error(self.tr("No model"), self.tr("Load a model first."))
             return None
-        text = w.editor.text()
+        text = self.editor.text()
         if not text.strip():
-            w.statusBar().showMessage(self.tr("Write a script first: lines like “Anna: Hello.”"), 5000)
+            s.show_status(self.tr("Write a script first: lines like “Anna: Hello.”"), 5000)
             return None
         problems = self.check()
         if problems or self.script is None or self.cast is None:
@@ -277,37 +288,38 @@ class ScriptController(QObject):
             more = len(problems) - SHOWN_PROBLEMS
             if more > 0:
                 shown += "\n" + self.tr("… and {0} more").format(more)
-            w.show_error(self.tr("The script cannot be spoken yet"),
+            s.show_error(self.tr("The script cannot be spoken yet"),
                          self.tr("Fix the underlined lines first (hover them for what to do):\n{0}").format(shown))
             return None
         try:
             app_lexicon = self.app_lexicon()
         except InputError as e:
-            w.show_error(self.tr("The dictionary cannot be used"), str(e))
+            s.show_error(self.tr("The dictionary cannot be used"), str(e))
             return None
-        render = RenderValues(speed=w.controls.speed, stream=w.controls.stream, max_tokens=self.max_tokens)
-        job = ScriptJob(self.script, self.cast, render, seed=w.controls.seed, app_lexicon=app_lexicon)
-        w.player.stop()
-        request_id = w.engine.speak_script(job)
-        entries = [e for e in w.cast_table.entries() if w.cast_table.in_script(e.name)]
-        voices = list(dict.fromkeys(m.voice.name for m in self.cast if w.cast_table.in_script(m.name)))
+        controls, table = self.controls, self.cast_table
+        render = RenderValues(speed=controls.speed, stream=controls.stream, max_tokens=self.max_tokens)
+        job = ScriptJob(self.script, self.cast, render, seed=controls.seed, app_lexicon=app_lexicon)
+        s.player.stop()
+        request_id = s.engine.speak_script(job)
+        entries = [e for e in table.entries() if table.in_script(e.name)]
+        voices = list(dict.fromkeys(m.voice.name for m in self.cast if table.in_script(m.name)))
         take = Take(request_id, text, mode="script", voice_name=", ".join(voices), sample_rate=info.sample_rate,
-                    seed=w.controls.seed, speed=w.controls.speed,
-                    expected_seconds=sum(expected_seconds(line.text, w.controls.speed) + 0.3
+                    seed=controls.seed, speed=controls.speed,
+                    expected_seconds=sum(expected_seconds(line.text, controls.speed) + 0.3
                                          for line in self.script.lines),
                     model=f"{info.title} · {Path(info.model_dir).name}", quality=info.quality)
         take.script = ScriptInfo(text, str(self.base_dir), entries, render)
-        w.takes_ctl.begin_take(take)
+        s.begin_take(take)
         return request_id
 
     def _on_engine_script_started(self, request_id: int, start: ScriptStart) -> None:
-        take = self.w.takes.by_request(request_id)
+        take = self.session.takes.by_request(request_id)
         if take is None or take.script is None:
             return
         take.script.base_seed = start.base_seed
         take.script.lines = list(start.lines)
         take.seed = start.base_seed
-        self.w.takes.changed(take)
+        self.session.takes.changed(take)
 
     # -- marks ---------------------------------------------------------------------------------
     def marks(self, take: Take) -> list[Mark]:
@@ -320,16 +332,16 @@ class ScriptController(QObject):
                      self.tr("Line {0} ({1}): {2}").format(info.index + 1, info.speaker, info.text))
                 for a, b, info in take.script.line_marks()]
 
-    def _on_engine_chunk_ready(self, request_id: int, chunk: Chunk) -> None:
-        if chunk.script is None:
+    def _on_engine_chunk_ready(self, request_id: int, chunk: AudioChunk) -> None:
+        if not isinstance(chunk, ScriptChunk) or chunk.script is None:
             return
-        take = self.w.takes.by_request(request_id)
-        if take is not None and take is self.w.takes_ctl.shown:
-            self.w.waveform.set_marks(self.marks(take))
+        take = self.session.takes.by_request(request_id)
+        if take is not None and take is self.session.shown_take:
+            self.waveform.set_marks(self.marks(take))
 
-    def _on_takes_take_shown(self, take: Take) -> None:
-        if take.script is not None:
-            self.w.waveform.set_marks(self.marks(take))
+    def _on_session_shown_take_changed(self, take: Take | None) -> None:
+        if take is not None and take.script is not None:
+            self.waveform.set_marks(self.marks(take))
 
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):

@@ -17,40 +17,53 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPoint, Signal
-from PySide6.QtWidgets import QMenu
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QWidget
 
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.script import parse_script
 
+from ..session import StudioSession
 from ..takes.take import SentenceSpan, Take, TakeState
 from ..widgets.regenerate_dialog import RegenerateDialog
+from ..widgets.waveform import WaveformView
 from ..worker.script_jobs import RegenJob, RegenResult, RegenSegment
 
 if TYPE_CHECKING:
-    from ..main_window import MainWindow
+    from .playback import PlaybackController
+    from .script import ScriptController
 
 logger = logging.getLogger(__name__)
 
 
 class RegenController(QObject):
-    """Regenerates lines of script takes. Created by the main window; GUI thread only."""
+    """Regenerates lines of script takes. Built by the main window from the session, the Script menu's two
+    actions, the waveform, Script mode (the cast) and the playback (to show the new audio); GUI thread only."""
 
     finished = Signal(bool)  # a regeneration ended: True when the take was changed
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, session: StudioSession, *, regen_action: QAction, undo_regen_action: QAction,
+                 waveform: WaveformView, script: ScriptController, playback: PlaybackController,
+                 parent: QWidget) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.regen_action = regen_action
+        self.undo_regen_action = undo_regen_action
+        self.waveform = waveform
+        self.script = script
+        self.playback = playback
+        self.parent_widget = parent  # the dialog and the menu open over it
         self._pending: dict[int, tuple[Take, int]] = {}  # request id -> (take, line index)
 
-    def connect(self) -> None:
-        w = self.w
-        w.engine.line_regenerated.connect(self._on_engine_line_regenerated)
-        w.engine.regen_failed.connect(self._on_engine_regen_failed)
-        w.waveform.context_menu_requested.connect(self._on_waveform_context_menu_requested)
-        w.regen_action.triggered.connect(lambda: self.dialog())
-        w.undo_regen_action.triggered.connect(lambda: self.undo())
-        w.takes_ctl.take_shown.connect(lambda _take: self.update_actions())
-        w.takes.take_changed.connect(lambda _take: self.update_actions())
+    def wire(self) -> None:
+        s = self.session
+        s.engine.line_regenerated.connect(self._on_engine_line_regenerated)
+        s.engine.regen_failed.connect(self._on_engine_regen_failed)
+        self.waveform.context_menu_requested.connect(self._on_waveform_context_menu_requested)
+        self.regen_action.triggered.connect(lambda: self.dialog())
+        self.undo_regen_action.triggered.connect(lambda: self.undo())
+        s.shown_take_changed.connect(lambda _take: self.update_actions())
+        s.takes.take_changed.connect(lambda _take: self.update_actions())
         self.update_actions()
 
     @property
@@ -58,26 +71,26 @@ class RegenController(QObject):
         return bool(self._pending)
 
     def _shown_script_take(self) -> Take | None:
-        take = self.w.takes_ctl.shown
+        take = self.session.shown_take
         return take if take is not None and take.script is not None else None
 
     def update_actions(self) -> None:
         take = self._shown_script_take()
-        self.w.regen_action.setEnabled(take is not None and take.state is not TakeState.STREAMING)
-        self.w.undo_regen_action.setEnabled(take is not None and take.previous_version is not None)
+        self.regen_action.setEnabled(take is not None and take.state is not TakeState.STREAMING)
+        self.undo_regen_action.setEnabled(take is not None and take.previous_version is not None)
 
     # -- asking --------------------------------------------------------------------------------
     def dialog(self, take: Take | None = None, line_index: int | None = None) -> None:
         take = take or self._shown_script_take()
         if take is None or take.script is None:
-            self.w.statusBar().showMessage(self.tr("Show a script take first (Script mode, Speak)."), 6000)
+            self.session.show_status(self.tr("Show a script take first (Script mode, Speak)."), 6000)
             return
         lines = take.script.spoken_lines()
         if not lines:
-            self.w.statusBar().showMessage(self.tr("This take holds no spoken line yet."), 6000)
+            self.session.show_status(self.tr("This take holds no spoken line yet."), 6000)
             return
-        family = self.w.model_info.family if self.w.model_info is not None else ""
-        dialog = RegenerateDialog(lines, family, line_index, self.w)
+        info = self.session.model_info
+        dialog = RegenerateDialog(lines, info.family if info is not None else "", line_index, self.parent_widget)
         if dialog.exec():
             keep, instruction = dialog.instruction()
             self.regenerate(take, dialog.line_index, seed=dialog.seed, keep_instruction=keep, instruction=instruction)
@@ -87,7 +100,7 @@ class RegenController(QObject):
         if take is None or take.script is None or take.state is TakeState.STREAMING:
             return
         info = take.script.line_at(round(seconds * take.sample_rate))
-        menu = QMenu(self.w)
+        menu = QMenu(self.parent_widget)
         if info is not None:
             action = menu.addAction(self.tr("Regenerate line {0} ({1})…").format(info.index + 1, info.speaker))
             action.triggered.connect(lambda: self.dialog(take, info.index))
@@ -102,35 +115,35 @@ class RegenController(QObject):
     def regenerate(self, take: Take, line_index: int, *, seed: int | None = None, keep_instruction: bool = True,
                    instruction: str | None = None) -> int | None:
         """Speak line ``line_index`` (0-based) of ``take`` again on the engine thread; None if refused (said why)."""
-        w = self.w
+        s = self.session
         try:
             job = self._job(take, line_index, seed, keep_instruction, instruction)
         except (CosyError, ValueError, KeyError) as e:
-            w.show_error(self.tr("Cannot regenerate the line"), str(e))
+            s.show_error(self.tr("Cannot regenerate the line"), str(e))
             return None
         if job is None:
             return None
-        request_id = w.engine.regenerate_line(job)
+        request_id = s.engine.regenerate_line(job)
         self._pending[request_id] = (take, line_index)
-        w.controls.set_busy(True)
-        w.statusBar().showMessage(self.tr("Regenerating line {0} of take {1}…").format(line_index + 1, take.number))
+        s.set_regenerating(True)  # Stop stays enabled
+        s.show_status(self.tr("Regenerating line {0} of take {1}…").format(line_index + 1, take.number))
         return request_id
 
     def _job(self, take: Take, line_index: int, seed: int | None, keep: bool,
              instruction: str | None) -> RegenJob | None:
-        w = self.w
+        s = self.session
         info = take.script
         if info is None:
             raise InputError(self.tr("Take {0} is not a script take.").format(take.number))
-        if w.model_info is None:
+        if s.model_info is None:
             raise InputError(self.tr("Load a model first."))
-        if take.state is TakeState.STREAMING or w.takes_ctl.making():
-            w.statusBar().showMessage(self.tr("Wait until the take being made is finished."), 6000)
+        if take.state is TakeState.STREAMING or s.making():
+            s.show_status(self.tr("Wait until the take being made is finished."), 6000)
             return None
         if self._pending:
-            w.statusBar().showMessage(self.tr("A line is being regenerated; wait until it is done."), 6000)
+            s.show_status(self.tr("A line is being regenerated; wait until it is done."), 6000)
             return None
-        if not w.takes_ctl.store.folder(take).is_dir():
+        if not s.store.folder(take).is_dir():
             raise InputError(self.tr("Take {0} is not saved on disk, so its lines cannot be regenerated.").format(
                 take.number))
         kinds = [s.kind for s in info.segments]
@@ -139,30 +152,30 @@ class RegenController(QObject):
                                      "regenerated one by one."))
         info.line(line_index)  # KeyError: no such line
         script = parse_script(info.text, base_dir=Path(info.base_dir) if info.base_dir else None)
-        cast, problems = w.script_ctl.cast_of(info.cast, list(script.lines))
+        cast, problems = self.script.cast_of(info.cast, list(script.lines))
         if problems:
             raise InputError("\n".join(str(p) for p in problems[:8]))
-        raws = info.raw_segments(take.audio(), lambda name: w.takes_ctl.store.read_raw(take, name))
+        raws = info.raw_segments(take.audio(), lambda name: s.store.read_raw(take, name))
         segments = []
         for seg, samples in zip(info.segments, raws):
             line = info.line(seg.line_index) if seg.kind == "line" and seg.line_index is not None else None
             segments.append(RegenSegment(seg.kind, samples, seg.line_index, line.seed if line else None,
                                          line.mode if line else "", line.instruction if line else "", seg.spliced))
         return RegenJob(take.uid, script, cast, tuple(segments), info.render, info.base_seed, take.sample_rate,
-                        line_index, seed, keep, instruction, w.script_ctl.app_lexicon())
+                        line_index, seed, keep, instruction, self.script.app_lexicon())
 
     def _done(self, ok: bool) -> None:
-        self.w.takes_ctl.update_stop()
+        self.session.set_regenerating(bool(self._pending))
         self.update_actions()
         self.finished.emit(ok)
 
     def _on_engine_line_regenerated(self, request_id: int, result: RegenResult) -> None:
-        w = self.w
+        s = self.session
         pending = self._pending.pop(request_id, None)
         if pending is None:
             return
         take, line_index = pending
-        if take not in list(w.takes) or take.script is None or take.uid != result.take_uid:
+        if take not in list(s.takes) or take.script is None or take.uid != result.take_uid:
             self._done(False)  # removed meanwhile: nothing to change
             return
         raw_file = f"line-{secrets.token_hex(4)}.f32"
@@ -172,47 +185,47 @@ class RegenController(QObject):
         sr = take.sample_rate
         spans = [SentenceSpan(k, script.line(seg.line_index).text, seg.start / sr, seg.end / sr)
                  for k, seg in enumerate(script.segments) if seg.kind == "line" and seg.line_index is not None]
-        if w.takes_ctl.playing is take:
-            w.player.stop()
+        if s.playing_take is take:
+            s.player.stop()
         try:
-            w.takes_ctl.store.new_version(take, result.audio, seams, spans, script, {raw_file: result.line_samples})
+            s.store.new_version(take, result.audio, seams, spans, script, {raw_file: result.line_samples})
         except CosyError as e:
-            w.show_error(self.tr("Cannot save the regenerated line"),
+            s.show_error(self.tr("Cannot save the regenerated line"),
                          self.tr("{0}\nThe take is unchanged.").format(e))
             self._done(False)
             return
-        w.takes.changed(take)
-        if w.takes_ctl.shown is take:
-            w.takes_ctl.show_again(take)
-        w.statusBar().showMessage(self.tr("Line {0} of take {1} regenerated with seed {2}; Script › Undo line "
-                                          "regeneration puts the previous one back.").format(
+        s.takes.changed(take)
+        if s.shown_take is take:
+            self.playback.show_again(take)
+        s.show_status(self.tr("Line {0} of take {1} regenerated with seed {2}; Script › Undo line "
+                              "regeneration puts the previous one back.").format(
             line_index + 1, take.number, result.seed), 10000)
         self._done(True)
 
     def _on_engine_regen_failed(self, request_id: int, message: str) -> None:
         if self._pending.pop(request_id, None) is None:
             return
-        self.w.show_error(self.tr("Cannot regenerate the line"), message)
+        self.session.show_error(self.tr("Cannot regenerate the line"), message)
         self._done(False)
 
     def undo(self, take: Take | None = None) -> bool:
         """Swap the take's current and previous versions (undo the last regeneration, or redo it)."""
-        w = self.w
+        s = self.session
         take = take or self._shown_script_take()
         if take is None or take.previous_version is None:
-            w.statusBar().showMessage(self.tr("There is no line regeneration to undo."), 5000)
+            s.show_status(self.tr("There is no line regeneration to undo."), 5000)
             return False
-        if w.takes_ctl.playing is take:
-            w.player.stop()
+        if s.playing_take is take:
+            s.player.stop()
         try:
-            w.takes_ctl.store.swap_versions(take)
+            s.store.swap_versions(take)
         except CosyError as e:
-            w.show_error(self.tr("Cannot undo"), str(e))
+            s.show_error(self.tr("Cannot undo"), str(e))
             return False
-        w.takes.changed(take)
-        if w.takes_ctl.shown is take:
-            w.takes_ctl.show_again(take)
-        w.statusBar().showMessage(self.tr("Take {0} is back to its previous version; Undo again for the other.")
-                                  .format(take.number), 8000)
+        s.takes.changed(take)
+        if s.shown_take is take:
+            self.playback.show_again(take)
+        s.show_status(self.tr("Take {0} is back to its previous version; Undo again for the other.")
+                      .format(take.number), 8000)
         self.update_actions()
         return True

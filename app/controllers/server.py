@@ -186,13 +186,14 @@ class LocalServerDialog(QDialog):
         self.api_key.setEnabled(not running)
         self.url.setText(c.url if running else f"http://{HOST}:{self.port.value()}/v1")
         self.copy_button.setEnabled(running)
-        if running and c.engine.model_info is None:
+        info = c.engine.model_info
+        if running and info is None:
             text = self.tr("Running, but no model is loaded yet: requests are refused until one is.")
-        elif running:
+        elif running and info is not None:
             s = c.stats()
             text = self.tr("Serving {model}: {running} running, {waiting} waiting, {served} served, "
                            "{cancelled} cancelled, {failed} failed.").format(
-                model=Path(c.engine.model_info.model_dir).name, running=s.running, waiting=s.waiting,
+                model=Path(info.model_dir).name, running=s.running, waiting=s.waiting,
                 served=s.served, cancelled=s.cancelled, failed=s.failed)
         elif c.error:
             text = self.tr("Not running: {error}").format(error=c.error)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cosycore import subtitles
 from cosycore.errors import StorageError
-from cosycore.studio.subtitles import Cue, srt_text, vtt_text
+from cosycore.subtitles import Cue
 from cosycore.voices import voice_file_stem, write_atomic
 
 from .export import FORMATS, encode_audio
@@ -70,10 +71,10 @@ def write_script_export(plan: ScriptExportPlan, fmt: str, audio: np.ndarray, sam
     write_atomic(plan.audio, encode_audio(audio, sample_rate, fmt, metadata))
     written.append(plan.audio)
     if plan.srt is not None:
-        write_atomic(plan.srt, srt_text(cues).encode("utf-8"))
+        write_atomic(plan.srt, subtitles.srt(cues).encode("utf-8"))
         written.append(plan.srt)
     if plan.vtt is not None:
-        write_atomic(plan.vtt, vtt_text(cues).encode("utf-8"))
+        write_atomic(plan.vtt, subtitles.vtt(cues).encode("utf-8"))
         written.append(plan.vtt)
     for speaker, path in plan.stems.items():
         try:

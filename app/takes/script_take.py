@@ -20,21 +20,29 @@ from typing import Any
 
 import numpy as np
 
+from cosycore.request import AudioChunk
 from cosycore.studio.script import speaker_key
-from cosycore.studio.subtitles import Cue
+from cosycore.subtitles import Cue
 
 SILENCE_KINDS = ("gap", "pause", "paragraph")
 
 
 @dataclass(frozen=True)
 class ScriptMark:
-    """What a chunk of a script take belongs to (carried by :class:`app.worker.engine_thread.Chunk`)."""
+    """What a chunk of a script take belongs to (carried by a :class:`ScriptChunk`)."""
 
     segment: int  # index of the take's segment
     kind: str  # "line", "gap", "pause" or "paragraph"
     line_index: int | None  # speech line (0-based among the script's speech lines); None for silence
     speaker: str | None  # the cast name; None for silence
     segment_final: bool  # the segment's last chunk
+
+
+@dataclass(frozen=True, eq=False)
+class ScriptChunk(AudioChunk):
+    """A chunk of a script take: the engine's :class:`~cosycore.request.AudioChunk` and where it belongs."""
+
+    script: ScriptMark | None = None
 
 
 @dataclass(frozen=True)

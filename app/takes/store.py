@@ -77,7 +77,7 @@ def _reason(e: OSError) -> str:
 
 
 class TakeStore:
-    """The folder of saved takes. Owned by the main window (through its takes controller)."""
+    """The folder of saved takes. Owned by the studio session (:class:`app.session.StudioSession`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)

@@ -7,38 +7,33 @@ list's signals to it), so the list outlives the session.
 from __future__ import annotations
 
 import enum
+import re
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from .script_take import ScriptInfo, ScriptMark
+from .script_take import ScriptChunk, ScriptInfo
+
+if TYPE_CHECKING:
+    from cosycore.request import AudioChunk
 
 AUDIO_NAME = "audio.f32"  # the file a take's audio is first written to (app.takes.store)
 
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+CJK_CHARS_PER_SECOND = 4.5  # rough speaking rates, only for sizing the view and the pre-roll
+OTHER_CHARS_PER_SECOND = 15.0
 
-class Chunk(Protocol):
-    """What a take keeps of one piece of its audio (the engine thread's
-    :class:`app.worker.engine_messages.Chunk` has these; the takes sit below the worker)."""
 
-    @property
-    def samples(self) -> np.ndarray: ...  # float32 [N], mono
-
-    @property
-    def sample_rate(self) -> int: ...
-
-    @property
-    def sentence_index(self) -> int: ...
-
-    @property
-    def sentence_text(self) -> str: ...
-
-    @property
-    def script(self) -> ScriptMark | None: ...
+def expected_seconds(text: str, speed: float = 1.0) -> float:
+    """A rough length of the speech for ``text`` (for the waveform's range and the pre-roll)."""
+    cjk = len(_CJK_RE.findall(text))
+    other = len(text) - cjk
+    return (cjk / CJK_CHARS_PER_SECOND + other / OTHER_CHARS_PER_SECOND) / max(0.1, speed)
 
 
 class TakeState(enum.Enum):
@@ -116,12 +111,12 @@ class Take:
         return take
 
     # -- building --------------------------------------------------------------------------
-    def add_chunk(self, chunk: Chunk) -> None:
+    def add_chunk(self, chunk: AudioChunk) -> None:
         if self.state is not TakeState.STREAMING:
             raise RuntimeError(f"take {self.number} is {self.state.value}; it takes no more audio")
         self.sample_rate = chunk.sample_rate
         start = self._samples / self.sample_rate
-        if chunk.script is not None and self.script is not None:
+        if isinstance(chunk, ScriptChunk) and chunk.script is not None and self.script is not None:
             self.script.mark(chunk.script, self._samples, chunk.samples.shape[0])
         self._chunks.append(chunk.samples)
         self._starts.append(start)
@@ -233,7 +228,7 @@ def take_file_stem(number: int, text: str, limit: int = 48) -> str:
 
 
 class TakeList(QObject):
-    """The takes, oldest first. Owned by the main window.
+    """The takes, oldest first. Owned by the studio session (:class:`app.session.StudioSession`).
 
     Numbers follow on from the highest number in the list, so a take that ends without audio (and is
     removed again) leaves no gap.
@@ -272,7 +267,7 @@ class TakeList(QObject):
     def index(self, take: Take) -> int:
         return self._takes.index(take)
 
-    def add_chunk(self, take: Take, chunk: Chunk) -> None:
+    def add_chunk(self, take: Take, chunk: AudioChunk) -> None:
         take.add_chunk(chunk)
         self.chunk_added.emit(take, chunk.samples)
         self.take_changed.emit(take)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cosycore.frontend.prompt import FAMILY_TITLES
+from cosycore.config import FAMILY_TITLES
 from cosycore.presets import load_instruct_presets
 from cosycore.studio.script import speaker_key
 from cosycore.voices import VoiceInfo
@@ -199,7 +199,9 @@ class CastTable(QWidget):
         instruction.setObjectName("castInstruction")
         instruction.setEditable(True)
         instruction.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        instruction.lineEdit().setPlaceholderText(self.tr("none (or a preset, or your own words)"))
+        line_edit = instruction.lineEdit()
+        if line_edit is not None:  # an editable combo box always has one
+            line_edit.setPlaceholderText(self.tr("none (or a preset, or your own words)"))
         self._fill_presets(instruction, entry.instruction)
         instruction.currentTextChanged.connect(self._on_combo_changed)
         self.table.setCellWidget(row, INSTRUCTION_COLUMN, instruction)
@@ -220,6 +222,8 @@ class CastTable(QWidget):
     def _update_rows(self) -> None:
         for row in range(self.table.rowCount()):
             item = self.table.item(row, NAME_COLUMN)
+            if item is None:
+                continue
             present = speaker_key(item.text()) in self._in_script
             item.setForeground(QBrush(QColor("#000000" if present else "#909090")))
             item.setToolTip("" if present else self.tr("Not in the script any more; right-click to remove"))

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from cosycore import hub as dl
-from cosycore.frontend.prompt import FAMILY_TITLES as VOICE_FAMILY_TITLES
+from cosycore.config import FAMILY_TITLES as VOICE_FAMILY_TITLES
 from cosycore.hub.catalog import CatalogEntry
 
 FAMILY_TITLES = {**VOICE_FAMILY_TITLES, "sensevoice": "SenseVoice"}

@@ -38,8 +38,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cosycore.config import FAMILY_TITLES
 from cosycore.errors import CosyError
-from cosycore.frontend.prompt import FAMILY_TITLES
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, LexiconError, family_problem, load_csv, save_csv
 
 from ..worker.lexicon_preview import PreviewSetup, SpokenPreview, SpokenPreviewWorker
@@ -125,9 +125,10 @@ class LexiconDialog(QDialog):
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.table.itemChanged.connect(self._on_table_item_changed)
         self.table.itemSelectionChanged.connect(self._update_buttons)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table, activated=self.remove_selected,
-                  context=Qt.ShortcutContext.WidgetShortcut)
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self, activated=self.undo)
+        delete = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table)
+        delete.setContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.activated.connect(self.remove_selected)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self).activated.connect(self.undo)
 
         self.problem_label = QLabel(self)
         self.problem_label.setObjectName("lexiconProblems")
@@ -262,8 +263,9 @@ class LexiconDialog(QDialog):
             self._updating = False
         self._rows_changed()
         self.table.setCurrentCell(r, TERM)
-        if not term:
-            self.table.editItem(self.table.item(r, TERM))
+        item = self.table.item(r, TERM)
+        if not term and item is not None:
+            self.table.editItem(item)
         return r
 
     def remove_selected(self) -> int:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from cosycore.config import ModelConfig, load_model_config
+from cosycore.config.folder import check_model_folder
 from cosycore.errors import CosyError
 
 logger = logging.getLogger(__name__)
@@ -91,6 +92,7 @@ class ModelScreen(QWidget):
     def check_folder(self, path: Path) -> ModelConfig | None:
         """Validate ``path`` with cosycore; show why it is unusable, or emit :attr:`folder_accepted`."""
         try:
+            check_model_folder(path)  # every missing file named now, not one after a long load
             cfg = load_model_config(path)
         except CosyError as e:
             logger.warning("model folder rejected: %s", e)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -110,12 +110,14 @@ class ModelsDialog(QDialog):
         self.source_note.hide()
         if importlib.util.find_spec("modelscope") is None:
             index = self.source_combo.findData("modelscope")
-            item = self.source_combo.model().item(index)  # a QStandardItemModel by default
-            item.setEnabled(False)
+            model = self.source_combo.model()
+            item = model.item(index) if isinstance(model, QStandardItemModel) else None  # it is by default
             why = self.tr("ModelScope is greyed out because the modelscope package is not installed: "
                           "pip install 'cosy-studio[modelscope]', then restart Cosy Studio.")
-            item.setToolTip(why)
-            item.setText(self.tr("%1 (not installed)").replace("%1", SOURCE_TITLES["modelscope"]))
+            if item is not None:
+                item.setEnabled(False)
+                item.setToolTip(why)
+                item.setText(self.tr("%1 (not installed)").replace("%1", SOURCE_TITLES["modelscope"]))
             self.source_note.setText(why)
             self.source_note.show()
         self.source_combo.setCurrentIndex(max(0, self.source_combo.findData(source)))
@@ -492,7 +494,7 @@ class ModelsDialog(QDialog):
         self._update_buttons()
         model = self.selected_model()
         problem = self._problems.get(model.folder) if model is not None else None
-        if problem:
+        if problem and model is not None:
             self._show_error(self.tr("%1 cannot be used: %2").replace("%1", model.name).replace("%2", problem))
         elif self.error_label.text().endswith(tuple(self._problems.values()) or ("\0",)):
             self._show_error("")

@@ -153,8 +153,9 @@ class PresetPicker(QFrame):
     def item_for(self, key: str) -> QTreeWidgetItem | None:
         for head in self._groups.values():
             for i in range(head.childCount()):
-                if head.child(i).data(0, KEY_ROLE) == key:
-                    return head.child(i)
+                child = head.child(i)
+                if child is not None and child.data(0, KEY_ROLE) == key:
+                    return child
         return None
 
     def visible_keys(self) -> list[str]:
@@ -167,6 +168,8 @@ class PresetPicker(QFrame):
             shown = 0
             for i in range(head.childCount()):
                 item = head.child(i)
+                if item is None:
+                    continue
                 key = item.data(0, KEY_ROLE)
                 choice = self._choices.get(key) if key else None
                 if choice is None:  # the "none documented" note
@@ -194,11 +197,11 @@ class PresetPicker(QFrame):
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
             key = event.key()
             if watched is self.search and key == Qt.Key.Key_Down:
-                visible = self.visible_keys()
-                if visible:
+                first = next((item for k in self.visible_keys() if (item := self.item_for(k)) is not None), None)
+                if first is not None:
                     self.tree.setFocus()
-                    self.tree.setCurrentItem(self.item_for(visible[0]))
-                return bool(visible)
+                    self.tree.setCurrentItem(first)
+                return first is not None
             if watched is self.search and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
                 visible = self.visible_keys()
                 if len(visible) == 1:

@@ -6,7 +6,7 @@ import enum
 import math
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 PROGRESS_STEPS = 1000
@@ -93,7 +93,7 @@ class RenderPanel(QFrame):
         self.mode = PanelMode.FINISHED
         self.set_mode(PanelMode.FINISHED)
 
-    def _button(self, text: str, signal: Signal, tip: str) -> QPushButton:
+    def _button(self, text: str, signal: SignalInstance, tip: str) -> QPushButton:
         button = QPushButton(text, self)
         button.setToolTip(tip)
         button.clicked.connect(signal.emit)

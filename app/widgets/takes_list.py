@@ -72,8 +72,9 @@ class TakesList(QWidget):
         self.clear_button.clicked.connect(self.clear_requested)
         for keys, slot in (("F2", self._on_rename_clicked), (QKeySequence.StandardKey.Delete, self._on_remove_clicked),
                            (QKeySequence.StandardKey.Undo, self.undo_requested)):
-            QShortcut(QKeySequence(keys), self.list, activated=slot,
-                      context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut = QShortcut(QKeySequence(keys), self.list)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
 
         buttons = QGridLayout()
         for i, b in enumerate((self.play_button, self.compare_button, self.export_button, self.rename_button,

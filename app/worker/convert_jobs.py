@@ -2,10 +2,10 @@
 streamed take, and a live conversion that converts the microphone's pieces as they come.
 
 Both run on :class:`app.worker.engine_thread.EngineThread` as jobs queued like a Speak, so Stop and a
-new Speak cancel them the same way, and both report :class:`~app.worker.engine_messages.Chunk` objects
-through the thread's take signals. A live take's chunks carry a :class:`LiveMark` (when the piece was
-spoken and when it was ready), from which the GUI measures the latency
-(:class:`cosycore.studio.live_convert.LatencyMeter`).
+new Speak cancel them the same way, and both report the engine's :class:`~cosycore.request.AudioChunk`
+objects through the thread's take signals. A live take's chunks are :class:`LiveChunk` objects, whose
+:class:`LiveMark` tells when the piece was spoken and when it was ready, from which the GUI measures the
+latency (:class:`cosycore.studio.live_convert.LatencyMeter`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from cosycore.request import AudioChunk
 from cosycore.studio.live_convert import ConvertedPiece, LiveFeed, convert_pieces
 from cosycore.voices import Voice
 
-from .engine_messages import Chunk, to_chunk
+from .engine_messages import detached_chunk
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,7 +68,14 @@ class LiveMark:
                               self.compute_seconds, self.silent)
 
 
-def convert_chunks(engine: Any, job: ConvertJob, start: float) -> Generator[Chunk, None, None]:
+@dataclass(frozen=True, eq=False)
+class LiveChunk(AudioChunk):
+    """A live take's chunk: one converted piece, and its times."""
+
+    live: LiveMark | None = None
+
+
+def convert_chunks(engine: Any, job: ConvertJob, start: float) -> Generator[AudioChunk, None, None]:
     """The chunks of one conversion (engine thread)."""
     source = str(job.source) if isinstance(job.source, Path) else job.source
     chunks = engine.convert(source, job.voice, sample_rate=job.sample_rate, prompt_audio=job.prompt_audio,
@@ -75,7 +83,7 @@ def convert_chunks(engine: Any, job: ConvertJob, start: float) -> Generator[Chun
                             seed=job.seed, max_source_seconds=job.max_source_seconds)
     try:
         for raw in chunks:
-            yield to_chunk(raw, time.perf_counter() - start)
+            yield detached_chunk(raw, time.perf_counter() - start)
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
@@ -83,7 +91,7 @@ def convert_chunks(engine: Any, job: ConvertJob, start: float) -> Generator[Chun
 
 
 def live_chunks(engine: Any, job: LiveJob, start: float,
-                cancelled: Callable[[], bool]) -> Generator[Chunk, None, None]:
+                cancelled: Callable[[], bool]) -> Generator[AudioChunk, None, None]:
     """One chunk per piece of a live conversion, until the feed closes or the take is stopped."""
     rate = int(engine.sample_rate)
     position = 0
@@ -94,7 +102,7 @@ def live_chunks(engine: Any, job: LiveJob, start: float,
         samples.setflags(write=False)
         mark = LiveMark(piece.index, piece.seconds, piece.spoken_at, piece.ready_at, piece.compute_seconds,
                         piece.silent)
-        yield Chunk(samples=samples, sample_rate=rate, index=index, is_final=False, start_time=position / rate,
-                    sentence_index=piece.index, sentence_text="", sentence_final=True,
-                    elapsed=time.perf_counter() - start, live=mark)
+        yield LiveChunk(samples=samples, sample_rate=rate, index=index, is_final=False,
+                        timing=time.perf_counter() - start, tokens=(), tokens_so_far=0, sentence_index=piece.index,
+                        sentence_text="", sentence_final=True, start_time=position / rate, live=mark)
         position += samples.shape[0]

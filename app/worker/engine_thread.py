@@ -20,32 +20,34 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, QThread, Signal
 
 from cosycore.config import AUTO_QUALITY, QUALITY_MODES
+from cosycore.engine.info import EngineInfo
 from cosycore.errors import CosyError, SynthesisError
+from cosycore.request import AudioChunk, SynthesisRequest
+from cosycore.voices import Voice
 
 from .convert_jobs import ConvertJob, LiveJob, convert_chunks, live_chunks
-from .engine_messages import Chunk, ModelInfo, SpeakRequest, SynthesisStats, readable_error, to_chunk, to_engine_request
+from .engine_messages import SynthesisStats, detached_chunk, readable_error
 from .eta import rtf_key
-from .script_jobs import run_regen, script_chunks
+from .script_jobs import RegenJob, ScriptJob, run_regen, script_chunks
+
+if TYPE_CHECKING:
+    from cosycore.engine import Engine
 
 logger = logging.getLogger(__name__)
 
-# The plain values and their mapping live in app.worker.engine_messages; their names stay importable from here
-# (to_chunk and to_engine_request too).
+# The plain values of app.worker.engine_messages stay importable from here.
 __all__ = [
     "QUIT_TIMEOUT_MS",
-    "SMOKE_TOKENS",
-    "Chunk",
     "EngineThread",
-    "ModelInfo",
-    "SpeakRequest",
     "SynthesisStats",
     "readable_error",
 ]
@@ -63,21 +65,21 @@ class _Job:
     payload: dict[str, Any] = field(default_factory=dict)
 
 
-def _engine_module() -> Any:
-    from cosycore import engine  # imported on the engine thread: it pulls in torch
+def _engine_module() -> ModuleType:
+    from cosycore.engine import core  # imported on the engine thread: it pulls in torch
 
-    return engine
+    return core
 
 
 class EngineThread(QThread):
-    """Owns the :class:`cosycore.engine.Engine`; created and quit by the main window."""
+    """Owns the :class:`cosycore.engine.Engine`; owned by the studio session, quit by the main window when it closes."""
 
     load_started = Signal(str)  # model folder
     load_progress = Signal(int, str)  # percent, what is happening
-    model_loaded = Signal(object)  # ModelInfo
+    model_loaded = Signal(object)  # cosycore.engine.EngineInfo
     load_failed = Signal(str)  # readable message
     synthesis_started = Signal(int)  # request id
-    chunk_ready = Signal(int, object)  # request id, Chunk
+    chunk_ready = Signal(int, object)  # request id, cosycore.engine.AudioChunk (a script's: ScriptChunk)
     synthesis_finished = Signal(object)  # SynthesisStats
     synthesis_cancelled = Signal(object)  # SynthesisStats (what was made before the cancel)
     synthesis_failed = Signal(int, str)  # request id, readable message
@@ -88,7 +90,7 @@ class EngineThread(QThread):
     line_regenerated = Signal(int, object)  # request id, app.worker.script_jobs.RegenResult
     regen_failed = Signal(int, str)  # request id, readable message (also when stopped)
 
-    def __init__(self, parent: Any = None, *, torch_threads: int | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, torch_threads: int | None = None) -> None:
         """``torch_threads``: CPU threads for synthesis, applied at each model load (None: every core,
         or ``$COSY_THREADS``; see :mod:`cosycore.threads`). Settings › Performance sets it."""
         super().__init__(parent)
@@ -103,8 +105,8 @@ class EngineThread(QThread):
         self._running_speak = 0  # id of the synthesis in progress (0: none)
         self._stopped_up_to = 0  # every speak id <= this was stopped
         self._queued_speaks = 0  # speak jobs in the queue, not yet taken by the loop
-        self._engine: Any = None  # touched only on this thread
-        self._info: ModelInfo | None = None
+        self._engine: Engine | None = None  # touched only on this thread
+        self._info: EngineInfo | None = None
 
     # -- GUI-thread API ------------------------------------------------------------------------
     def _new_id(self) -> int:
@@ -113,7 +115,7 @@ class EngineThread(QThread):
             return self._next_id
 
     @property
-    def model_info(self) -> ModelInfo | None:
+    def model_info(self) -> EngineInfo | None:
         return self._info
 
     @property
@@ -140,16 +142,16 @@ class EngineThread(QThread):
         self._jobs.put(job)
         return job.job_id
 
-    def speak(self, request: SpeakRequest) -> int:
+    def speak(self, request: SynthesisRequest) -> int:
         """Queue a take; any synthesis still running is cancelled at its next chunk. Returns its id."""
         return self._queue_speak("speak", request)
 
-    def speak_script(self, job: Any) -> int:
-        """Queue a dialogue script (app.worker.script_jobs.ScriptJob) as one take, reported like :meth:`speak`'s."""
+    def speak_script(self, job: ScriptJob) -> int:
+        """Queue a dialogue script as one take, reported like :meth:`speak`'s."""
         return self._queue_speak("script", job)
 
-    def regenerate_line(self, job: Any) -> int:
-        """Queue regenerating a script take's line (app.worker.script_jobs.RegenJob); cancelled like a take."""
+    def regenerate_line(self, job: RegenJob) -> int:
+        """Queue regenerating a script take's line; cancelled like a take."""
         return self._queue_speak("regen", job)
 
     def convert(self, job: ConvertJob) -> int:
@@ -160,7 +162,7 @@ class EngineThread(QThread):
         """Queue a live conversion: one take that converts the pieces of ``job.feed`` until it is closed."""
         return self._queue_speak("live", job)
 
-    def _queue_speak(self, kind: str, request: Any) -> int:
+    def _queue_speak(self, kind: str, request: SynthesisRequest | ScriptJob | RegenJob | ConvertJob | LiveJob) -> int:
         request_id = self._new_id()
         with self._lock:
             self._wanted_speak = request_id
@@ -198,7 +200,7 @@ class EngineThread(QThread):
         self._jobs.put(job)
         return job.job_id
 
-    def refresh_voice(self, voice: Any) -> int:
+    def refresh_voice(self, voice: Voice) -> int:
         """Make a saved voice's features again for the loaded model (a voice of the other family)."""
         job = _Job("refresh", self._new_id(), {"voice": voice})
         self._ensure_started()
@@ -222,7 +224,7 @@ class EngineThread(QThread):
             raise result["error"]
         return float(result["seconds"])
 
-    def run_on_engine(self, fn: Callable[[Any], None]) -> None:
+    def run_on_engine(self, fn: Callable[[Engine | None], None]) -> None:
         """Queue ``fn(engine)`` to run on this thread, in turn with the takes (``engine`` is None while no
         model is loaded). The local speech server sends its requests this way; ``fn`` reports its own
         results and must not raise."""
@@ -302,7 +304,7 @@ class EngineThread(QThread):
 
             load_model_config(model_dir)  # fails fast, before torch is imported, on a bad folder
             self.load_progress.emit(15, self.tr("Loading the engine"))
-            engine_mod = _engine_module()
+            core = _engine_module()
             self._engine = None
             self._info = None
             if quality == "exact":
@@ -312,7 +314,7 @@ class EngineThread(QThread):
             from cosycore.threads import default_threads
 
             threads = self.torch_threads or default_threads()
-            engine = engine_mod.Engine(model_dir, device=device, quality=quality, threads=threads,
+            engine = core.Engine(model_dir, device=device, quality=quality, threads=threads,
                                        measured_rtfs=job.payload.get("measured"))
             if not engine.perf.warm_up:  # else the engine warmed up itself, in its own flow settings
                 self.load_progress.emit(80, self.tr("Preparing text normalisation"))
@@ -330,17 +332,7 @@ class EngineThread(QThread):
             self.load_failed.emit(readable_error(e))
             return
         self._engine = engine
-        facts = engine.info()
-        info = ModelInfo(
-            model_dir=model_dir,
-            family=facts.family,
-            title=facts.title,
-            sample_rate=facts.sample_rate,
-            device=facts.device,
-            load_seconds=time.perf_counter() - start,
-            quality=facts.quality,
-            requested_quality=facts.requested_quality,
-        )
+        info = replace(engine.info(), load_seconds=time.perf_counter() - start)  # with the warm-up here
         self._info = info
         self.load_progress.emit(100, self.tr("Ready"))
         logger.info("model ready: %s on %s (%s) in %.1f s", info.family, info.device, info.quality,
@@ -366,13 +358,12 @@ class EngineThread(QThread):
                 run_regen(self._engine, request_id, request, done=self.line_regenerated.emit,
                           failed=self.regen_failed.emit)
             elif job.kind == "script":
-                self._synthesize(request_id, lambda t: script_chunks(
-                    self._engine, request_id, request, t, started=self.script_started.emit))
+                self._synthesize(request_id, lambda start: self._script_chunks(request_id, request, start))
             elif job.kind == "convert":
-                self._synthesize(request_id, lambda t: convert_chunks(self._engine, request, t))
+                self._synthesize(request_id, lambda start: convert_chunks(self._engine, request, start))
             elif job.kind == "live":
-                self._synthesize(request_id, lambda t: live_chunks(self._engine, request, t,
-                                                                   lambda: self._is_cancelled(request_id)))
+                self._synthesize(request_id, lambda start: live_chunks(self._engine, request, start,
+                                                                       lambda: self._is_cancelled(request_id)))
             else:
                 self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:
@@ -382,17 +373,23 @@ class EngineThread(QThread):
     def _is_cancelled_locked(self, request_id: int) -> bool:
         return request_id != self._wanted_speak or request_id <= self._stopped_up_to
 
-    def _speak_chunks(self, request: SpeakRequest, start: float) -> Generator[Chunk, None, None]:
-        chunks = self._engine.synthesize(to_engine_request(_engine_module(), request))
+    def _script_chunks(self, request_id: int, job: ScriptJob, start: float) -> Generator[AudioChunk, None, None]:
+        assert self._engine is not None  # _synthesize checked it
+        return script_chunks(self._engine, request_id, job, start, started=self.script_started.emit)
+
+    def _speak_chunks(self, request: SynthesisRequest, start: float) -> Generator[AudioChunk, None, None]:
+        assert self._engine is not None
+        chunks = self._engine.synthesize(request)
         try:
             for raw in chunks:
-                yield to_chunk(raw, time.perf_counter() - start)
+                yield detached_chunk(raw, time.perf_counter() - start)
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
                 close()  # releases the generator's per-request state now, on this thread
 
-    def _synthesize(self, request_id: int, make_chunks: Callable[[float], Generator[Chunk, None, None]]) -> None:
+    def _synthesize(self, request_id: int,
+                    make_chunks: Callable[[float], Generator[AudioChunk, None, None]]) -> None:
         """Run one take: ``make_chunks(start)`` yields its chunks; report them, then how it ended."""
         if self._engine is None:
             self.synthesis_failed.emit(request_id, "No model is loaded yet; choose a model folder first.")
@@ -417,7 +414,7 @@ class EngineThread(QThread):
                                              f"{chunk.index}. Try another seed; if it persists, the model files "
                                              "may be damaged.")
                     if chunk.samples.size and first is None:
-                        first = chunk.elapsed
+                        first = chunk.timing
                     audio_samples += chunk.samples.size
                     rate = chunk.sample_rate
                     index += 1
@@ -429,9 +426,11 @@ class EngineThread(QThread):
                 logger.warning("synthesis %d failed: %s", request_id, e)
             else:
                 logger.exception("synthesis %d failed", request_id)
+            self._ended(request_id)
             self.synthesis_failed.emit(request_id, readable_error(e))
             return
         cancelled = cancelled or self._is_cancelled(request_id)
+        self._ended(request_id)  # not busy any more by the time the GUI hears how it ended
         stats = SynthesisStats(
             request_id=request_id,
             audio_seconds=audio_samples / rate if rate else 0.0,
@@ -447,6 +446,11 @@ class EngineThread(QThread):
             logger.info("synthesis %d: %.2f s of audio in %.2f s", request_id, stats.audio_seconds,
                         stats.wall_seconds)
             self.synthesis_finished.emit(stats)
+
+    def _ended(self, request_id: int) -> None:
+        with self._lock:
+            if self._running_speak == request_id:
+                self._running_speak = 0
 
     def _run_voice(self, job: _Job) -> None:
         if self._engine is None:
@@ -487,31 +491,18 @@ class EngineThread(QThread):
         self.voice_refreshed.emit(job.job_id, fresh)
 
 
-SMOKE_TOKENS = 6
+def _smoke(engine: Engine | None, info: EngineInfo | None, folder: str) -> float:
+    """The model check's short synthesis (:func:`cosycore.hub.verification.smoke_speech`): with the loaded
+    engine when ``folder`` is its model, else with an engine loaded here."""
+    from cosycore.hub.verification import smoke_speech, synthesis_smoke_test
 
-
-def _smoke(engine: Any, info: ModelInfo | None, folder: str) -> float:
-    """A short synthesis: with the loaded engine when ``folder`` is its model, else with a model loaded here."""
     if engine is not None and info is not None and Path(info.model_dir).resolve() == Path(folder).resolve():
-        engine_mod = _engine_module()
-        t = np.arange(int(1.5 * 16000)) / 16000
-        tone = (0.3 * np.sin(2 * np.pi * 140 * t) * (0.6 + 0.4 * np.sin(2 * np.pi * 4 * t))).astype(np.float32)
-        request = engine_mod.SynthesisRequest(text="Hello.", mode="cross_lingual", prompt_audio=tone,
-                                              prompt_sample_rate=16000, seed=0, stream=False,
-                                              min_tokens=SMOKE_TOKENS, max_tokens=SMOKE_TOKENS)
-        audio = [np.asarray(c.samples) for c in engine.synthesize(request)]
-        samples = np.concatenate(audio) if audio else np.zeros(0, np.float32)
-        if samples.size == 0 or not np.isfinite(samples).all():
-            raise SynthesisError(f"{folder} produced no usable audio ({samples.size} samples).")
-        return float(samples.size / engine.sample_rate)
-    from cosycore.hub import synthesis_smoke_test
-
+        audio, _chunks = smoke_speech(engine)
+        return float(audio.size / engine.sample_rate)
     return float(synthesis_smoke_test(Path(folder)))
 
 
-def _refresh(engine: Any, voice: Any) -> Any:
-    from dataclasses import replace
-
+def _refresh(engine: Engine, voice: Voice) -> Voice:
     from cosycore.frontend.prompt import refresh_voice
 
     fresh = refresh_voice(voice, engine.cfg, engine.speech_tokenizer, engine.speaker_encoder)

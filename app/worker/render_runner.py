@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -45,7 +45,10 @@ from cosycore.studio.longform import partial_path as longform_partial_path
 from cosycore.voices import Voice
 
 from ..takes.render_records import RenderSpec, render_progress
-from .engine_thread import readable_error
+from .engine_thread import EngineThread, readable_error
+
+if TYPE_CHECKING:
+    from cosycore.engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +109,7 @@ class RenderRunner(QObject):
     _progress = Signal(object)  # LongFormProgress (engine thread)
     _slice_ended = Signal(object)  # _SliceEnd (engine thread)
 
-    def __init__(self, engine_thread: Any, spec: RenderSpec, voice: Voice, *, restart: bool = False,
+    def __init__(self, engine_thread: EngineThread, spec: RenderSpec, voice: Voice, *, restart: bool = False,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine_thread = engine_thread
@@ -285,7 +288,7 @@ class RenderRunner(QObject):
             self.refresh_status()
 
     # -- engine thread ---------------------------------------------------------------------------
-    def _run_slice(self, engine: Any, generation: int) -> None:
+    def _run_slice(self, engine: Engine | None, generation: int) -> None:
         """One slice: runs on the engine thread; reports through the signals and never raises."""
         began = time.perf_counter()
         with self._lock:
@@ -312,7 +315,7 @@ class RenderRunner(QObject):
                     self._job = None  # no reference to the engine outlives the slice
         self._slice_ended.emit(replace(end, generation=generation))
 
-    def _render(self, engine: Any, began: float) -> _SliceEnd:
+    def _render(self, engine: Engine | None, began: float) -> _SliceEnd:
         if engine is None:
             raise InputError("No model is loaded. Load one (File › Models…), then press Resume.")
         key = (str(engine.cfg.model_dir), str(engine.model.device), str(engine.quality))

@@ -12,18 +12,22 @@ import logging
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from cosycore.errors import CosyError, SynthesisError
+from cosycore.request import Mode
 from cosycore.studio.cast import Cast, plan_lines
 from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, Segment, regenerate_line
 from cosycore.studio.script import Script
 
-from ..takes.script_take import LineInfo, RenderValues, ScriptMark
-from .engine_messages import Chunk, readable_error
+from ..takes.script_take import LineInfo, RenderValues, ScriptChunk, ScriptMark
+from .engine_messages import readable_error
+
+if TYPE_CHECKING:
+    from cosycore.engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -100,8 +104,8 @@ class RegenResult:
     instruction: str
 
 
-def script_chunks(engine: Any, request_id: int, job: ScriptJob, start: float, *,
-                  started: Callable[[int, ScriptStart], None]) -> Generator[Chunk, None, None]:
+def script_chunks(engine: Engine, request_id: int, job: ScriptJob, start: float, *,
+                  started: Callable[[int, ScriptStart], None]) -> Generator[ScriptChunk, None, None]:
     """The take's chunks as the GUI sees them; reports the plan (:class:`ScriptStart`) to ``started``
     (the engine thread's ``script_started.emit``) before the first."""
     render = ScriptRender(engine, job.script, job.cast, render_settings(job.render, job.seed),
@@ -118,15 +122,16 @@ def script_chunks(engine: Any, request_id: int, job: ScriptJob, start: float, *,
         if raw is not None:
             tokens = int(raw.tokens_so_far)
         kind = render.items[piece.segment].kind
-        yield Chunk(samples=samples, sample_rate=int(piece.sample_rate), index=index, is_final=piece.is_final,
-                    start_time=piece.start_time, sentence_index=piece.segment,
-                    sentence_text=texts.get(piece.line_index, "") if piece.line_index is not None else "",
-                    sentence_final=piece.segment_final, elapsed=time.perf_counter() - start, tokens_so_far=tokens,
-                    warnings=tuple(str(w) for w in piece.warnings),
-                    script=ScriptMark(piece.segment, kind, piece.line_index, piece.speaker, piece.segment_final))
+        yield ScriptChunk(samples=samples, sample_rate=int(piece.sample_rate), index=index, is_final=piece.is_final,
+                          timing=time.perf_counter() - start, tokens=tuple(raw.tokens) if raw is not None else (),
+                          tokens_so_far=tokens, sentence_index=piece.segment,
+                          sentence_text=texts.get(piece.line_index, "") if piece.line_index is not None else "",
+                          sentence_final=piece.segment_final, start_time=piece.start_time,
+                          warnings=tuple(str(w) for w in piece.warnings),
+                          script=ScriptMark(piece.segment, kind, piece.line_index, piece.speaker, piece.segment_final))
 
 
-def run_regen(engine: Any, request_id: int, job: RegenJob, *, done: Callable[[int, RegenResult], None],
+def run_regen(engine: Engine | None, request_id: int, job: RegenJob, *, done: Callable[[int, RegenResult], None],
               failed: Callable[[int, str], None]) -> None:
     """Regenerate the line and report :class:`RegenResult` to ``done`` or a message to ``failed`` (the engine
     thread's ``line_regenerated.emit`` and ``regen_failed.emit``)."""
@@ -146,7 +151,8 @@ def run_regen(engine: Any, request_id: int, job: RegenJob, *, done: Callable[[in
             if seg.kind == "line":
                 if seg.line_index not in plans:
                     raise SynthesisError(f"line {(seg.line_index or 0) + 1} of the take is not in its script any more.")
-                plan = replace(plans[seg.line_index], mode=seg.mode, instruction=seg.instruction or None)
+                mode = cast(Mode, seg.mode)  # a LinePlan's mode, kept in the take when the line was spoken
+                plan = replace(plans[seg.line_index], mode=mode, instruction=seg.instruction or None)
             segments.append(Segment(seg.kind, seg.samples, plan, seg.seed, seg.spliced))  # type: ignore[arg-type]
         take = ScriptTake(segments, job.sample_rate, render_settings(job.render), job.base_seed)
         options: dict[str, Any] = {} if job.keep_instruction else {"instruction": job.instruction}

@@ -17,7 +17,6 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -26,20 +25,20 @@ from cosycore import hub as dl
 from cosycore.asr import MODEL_FILES, TOKENS_FILE, SenseVoice, Transcript
 from cosycore.errors import AsrAudioError, AsrModelMissingError, CosyError
 
-from .engine_thread import readable_error
+from .engine_thread import EngineThread, readable_error
 
 logger = logging.getLogger(__name__)
 
 
 class Transcriber(QObject):
-    """Transcribes clips on the engine thread. Owned by the main window; its API is for the GUI thread."""
+    """Transcribes clips on the engine thread. Owned by the voices controller; its API is for the GUI thread."""
 
     started = Signal(str)  # key of the job
     finished = Signal(str, object)  # key, cosycore.asr.Transcript
     failed = Signal(str, str, bool)  # key, readable message, True when the recognizer is not installed
     _reported = Signal(str, object, str, bool)  # from the engine thread: key, Transcript or None, message, missing
 
-    def __init__(self, engine: Any, models_dir: Callable[[], Path], parent: QObject | None = None) -> None:
+    def __init__(self, engine: EngineThread, models_dir: Callable[[], Path], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._engine = engine
         self._models_dir = models_dir

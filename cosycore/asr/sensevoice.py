@@ -132,10 +132,10 @@ class SenseVoice:
 
     def transcribe_file(self, path: Path | str) -> Transcript:
         """Transcribe an audio file (WAV, FLAC, OGG, MP3); at most :data:`MAX_SECONDS` are ever decoded."""
-        from ..frontend.audio_head import read_audio_head
+        from ..frontend.audio_file import read_audio
 
         name = Path(path).name
-        samples, rate, total = read_audio_head(path, MAX_SECONDS)
+        samples, rate, total = read_audio(path, MAX_SECONDS)
         if (total is not None and total > MAX_SECONDS) or samples.shape[0] > MAX_SECONDS * rate:
             length = f"{total:.1f} s" if total is not None else f"over {MAX_SECONDS:g} s"
             raise AsrAudioError(f"'{name}' is {length} long; transcription takes voice clips of up to "

@@ -15,6 +15,7 @@ importable from here.
 from .checks import check_config_values
 from .choices import (
     AUTO_QUALITY,
+    FAMILY_TITLES,
     MAX_SPEED,
     MIN_SPEED,
     QUALITY_CHOICES,
@@ -54,6 +55,7 @@ from .release import detect_family, load_model_config, read_qwen_config
 
 __all__ = [
     "AUTO_QUALITY",
+    "FAMILY_TITLES",
     "MAX_ARITH_CHARS",
     "MAX_ARITH_VALUE",
     "MAX_EXPONENT",

@@ -7,6 +7,7 @@ from typing import Literal
 
 # The user-facing speed/quality modes (cosycore.perf maps them onto engine options). Named here,
 # in a module without torch, so that the CLI's --help and the app's settings can use them cheaply.
+FAMILY_TITLES: dict[str, str] = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}  # as people name them
 QUALITY_MODES = ("exact", "fast", "draft")
 Quality = Literal["exact", "fast", "draft"]
 # How the text frontend reads text (cosycore.frontend.text_reading): "original" is CosyVoice's own

@@ -7,7 +7,7 @@ case, ``NAME.input`` (the file's float32 samples [C, T]), ``NAME.mono`` (the mix
 targets or seeds a folder holds.
 
 Each case's input goes through the path exact mode uses for a prompt file: written to an in-memory
-float WAV, read and mixed by :func:`cosycore.frontend.features.load_audio`, resampled by
+float WAV, read and mixed by :func:`cosycore.frontend.audio_file.load_audio`, resampled by
 :func:`cosycore.frontend.prompt.prompt_waveforms`. Lengths must match exactly, samples within atol 1e-5.
 """
 
@@ -50,7 +50,7 @@ def is_resample_folder(folder: Path) -> bool:
 
 
 def _mono_as_loaded(samples: np.ndarray, rate: int) -> tuple[np.ndarray, int]:
-    from ..frontend.features import load_audio
+    from ..frontend.audio_file import load_audio
 
     buf = io.BytesIO()
     sf.write(buf, np.ascontiguousarray(samples.T), rate, format="WAV", subtype="FLOAT")

@@ -10,7 +10,7 @@ import torch
 from ..config import load_model_config
 from ..devices import resolve_device
 from ..flow import load_flow
-from ..token2wav import Token2WavStream
+from ..token2wav import Token2WavStream, token_audio
 from .checks import CheckResult, compare
 from .device import strict_float32, tensor
 
@@ -46,10 +46,8 @@ def check_streaming_schedule(model_dir: Path, flow_npz: Path, manifest: dict, *,
     )
     tokens = [int(t) for t in ref["token"][0][: max(c["token_end"] for c in calls)]]
     with torch.inference_mode(), strict_float32(dev):
-        for tok in tokens:
-            for _ in stream.push(tok):
-                pass
-        stream.finish()
+        for _audio, _end in token_audio(tokens, stream):
+            pass
     got = [(c.token_end, c.token_offset, c.streaming, c.finalize) for c in stream.calls]
     want = [(c["token_end"], c["token_offset"], c["streaming"], c["finalize"]) for c in calls]
     results = [

@@ -37,7 +37,7 @@ from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
 from ..frontend.prompt import PromptFeatures, extract_prompt
 from ..model import CosyModel, SynthesisKnobs
 from ..perf import PerfOptions
-from ..token2wav import Token2WavStream
+from ..token2wav import Token2WavStream, token_audio
 from .checks import CheckResult, compare
 from .device import strict_float32, tensor
 
@@ -116,13 +116,8 @@ def _check_flow(conv: _Converter, info: dict[str, Any], ref: Any, f: str, dev: t
         _, g_voc = conv.model.generators(0)
         t2w = piece_stream(conv, prompt, knobs, g_voc)
         t2w.record_calls = True
-        chunks: list[np.ndarray] = []
-        for tok in tokens:
-            if rec["stream"]:
-                chunks.extend(t2w.push(tok))
-            else:
-                t2w.accept(tok)
-        chunks.append(t2w.finish(speed=1.0 if rec["stream"] else rec["speed"]))
+        for _audio, _end in token_audio(tokens, t2w):
+            pass
         got = [(c.token_end, c.token_offset, c.streaming, c.finalize) for c in t2w.calls]
         want = [(c["token_end"], c["token_offset"], c["stream"], c["finalize"]) for c in rec["token2wav_calls"]]
         results.append(CheckResult(f"{f}.{run}.calls", 0.0 if got == want else 1.0, 0.0, 0.0, 0.0, got == want,

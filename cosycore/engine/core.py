@@ -39,7 +39,6 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +46,15 @@ import numpy as np
 import torch
 
 from ..cancel import cancel_scope, scoped
-from ..config import Family, TextReading
+from ..config import FAMILY_TITLES, Family, TextReading
+from ..config.folder import check_model_folder
 from ..devices import resolve_device
 from ..errors import CosyError, InputError, ModelLoadError
 from ..failures import OOM_ADVICE, as_engine_error, is_out_of_memory
 from ..flow.cache import FlowCache
 from ..frontend import text_reading as readings
 from ..frontend.onnx_models import SpeakerEncoderONNX, SpeechTokenizerONNX
-from ..frontend.prompt import FAMILY_TITLES, PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
+from ..frontend.prompt import PromptFeatures, extract_prompt, prompt_from_voice, voice_from_prompt
 from ..frontend.text_checks import DEFAULT_MAX_CHARS, check_spoken_text, find_control_markers, japanese_note
 from ..frontend.tokenizer import ENDOFPROMPT, TextTokenizer, get_text_tokenizer
 from ..lm.kv_cache import KVCache
@@ -78,15 +78,24 @@ from ..request import (
     too_long,
     validate_request,
 )
-from ..threads import OVERLAP_MIN_THREADS, CoreGovernor, governor_enabled, run_ahead, set_torch_threads, stage_threads
-from ..token2wav import Token2WavStream, prompt_flow_cache
+from ..threads import (
+    FLOAT_LM_OVERLAP_MIN_THREADS,
+    OVERLAP_MIN_THREADS,
+    CoreGovernor,
+    FirstAudioGate,
+    governor_enabled,
+    run_ahead,
+    set_torch_threads,
+    stage_threads,
+)
+from ..token2wav import Token2WavStream, prompt_flow_cache, token_audio
 from ..voices import Voice
 from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
+from .info import EngineInfo
 from .segments import (
     RequestState,
     Segment,
     StreamedText,
-    segment_audio,
     then_mark_last,
     with_last,
 )
@@ -95,29 +104,6 @@ logger = logging.getLogger(__name__)
 
 LM_AHEAD_TOKENS = 1024  # speech tokens the LM may decode ahead of token2wav (about 40 s of speech)
 _MARKER_TAIL = 32  # characters of the previous bistream piece kept to catch a marker split across pieces
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    """Facts about a loaded model, for ``cosycore info`` and the app's about box."""
-
-    family: str  # "cosyvoice2" or "cosyvoice3"
-    title: str  # "CosyVoice2" or "Fun-CosyVoice3"
-    model_dir: Path  # the release folder
-    device: str  # torch device the networks run on
-    dtype: str  # torch dtype of the networks
-    sample_rate: int  # output sample rate
-    token_rate: int  # speech tokens per second of audio
-    parameters: tuple[tuple[str, int], ...]  # (network, parameter count): llm, flow, hift
-    onnx_files: tuple[tuple[str, int], ...]  # (file name, bytes) of the frontend models
-    text_vocab: int  # text tokenizer ids
-    quality: str = "exact"  # "exact", "fast", "draft" or "custom" (see cosycore.perf)
-    text_reading: str = "original"  # the default text reading: "original" or "improved"
-    requested_quality: str = "exact"  # what was asked for: the above, or "auto" (which chose ``quality``)
-
-    @property
-    def total_parameters(self) -> int:
-        return sum(n for _, n in self.parameters)
 
 
 def _tensor_digest(*tensors: torch.Tensor) -> str:
@@ -174,6 +160,8 @@ class Engine:
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
               measured_rtfs: Mapping[str, float | None] | None) -> None:
+        load_start = time.perf_counter()
+        check_model_folder(model_dir)  # every missing or empty file named at once, before loading anything
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
@@ -203,7 +191,8 @@ class Engine:
         self._cancel_count = 0
         self._prompt_cache_entry: tuple[tuple[Any, ...], FlowCache] | None = None  # (key, states): one voice
         self.last_warnings: tuple[str, ...] = ()
-        logger.info("engine ready: %s on %s", self.cfg.family, self.model.device)
+        self.load_seconds = time.perf_counter() - load_start
+        logger.info("engine ready: %s on %s in %.1f s", self.cfg.family, self.model.device, self.load_seconds)
 
     # -- facts ----------------------------------------------------------------------------
     @property
@@ -243,6 +232,7 @@ class Engine:
             quality=self.quality,
             text_reading=self.text_reading,
             requested_quality=self.requested_quality,
+            load_seconds=self.load_seconds,
         )
 
     # -- prompts and voices -----------------------------------------------------------------
@@ -376,8 +366,10 @@ class Engine:
         # Streamed text (bistream) stays on this thread: its text iterator is the caller's and may block,
         # which would hold up a cancel waiting for the LM thread.
         governor: CoreGovernor | None = None
+        gate: FirstAudioGate | None = None
         if self.overlaps and not req.is_bistream:
-            segments = self._run_ahead(segments, state)
+            gate = FirstAudioGate(self.threads, stage_threads(self.threads, overlap=True))
+            segments = self._run_ahead(segments, state, gate)
         else:
             set_torch_threads(self.threads)
             if self.governed:  # fewer torch threads while other programs hold cores (cosycore.threads)
@@ -396,14 +388,15 @@ class Engine:
                 tokens = state.take_tokens(seg.tokens)
                 if governor is not None:
                     tokens = governor.follow(tokens)
-                for audio, seg_end in segment_audio(tokens, t2w, stream=req.stream, speed=float(req.speed),
-                                                     state=state):
+                for audio, seg_end in token_audio(tokens, t2w, cancelled=state.cancelled):
                     if state.cancelled():
                         break
                     if audio.size or (seg_end and seg.is_last):
                         chunk = state.chunk(audio, seg, sentence_final=seg_end)
                         final_sent = final_sent or chunk.is_final
                         yield chunk
+                        if gate is not None and audio.size:
+                            gate.open()  # the first audio is out: from now on the stages overlap
             if seg is not None and not final_sent and not state.cancelled():
                 # a streamed text that ended right after a segment boundary: close the take
                 last = Segment(seg.index, seg.text, iter(()), True)
@@ -442,52 +435,68 @@ class Engine:
     @property
     def overlaps(self) -> bool:
         """Whether the LM decodes on a thread of its own while token2wav runs on the caller's (CPU only)."""
-        return self.perf.overlap and self.model.device.type == "cpu" and self.threads >= OVERLAP_MIN_THREADS
+        if not self.perf.overlap or self.model.device.type != "cpu":
+            return False
+        float_lm = getattr(self.model.llm, "quantization", None) is None
+        return self.threads >= (FLOAT_LM_OVERLAP_MIN_THREADS if float_lm else OVERLAP_MIN_THREADS)
 
-    def _run_ahead(self, segments: Iterator[Segment], state: RequestState) -> Iterator[Segment]:
+    def _run_ahead(self, segments: Iterator[Segment], state: RequestState,
+                   gate: FirstAudioGate) -> Iterator[Segment]:
         """The segments with their LM tokens decoded on a producer thread, ahead of token2wav.
 
         The producer walks the segments (text normalisation, LM decoding, with the request's own
         generator: the tokens are the same as without the overlap) and hands over ``("seg", segment)``,
         ``("tok", id)`` and ``("end", None)`` events through a bounded queue; this thread, the caller's,
-        runs the flow and the vocoder on them. Each side gets half of :attr:`threads`. Cancel stops
-        the producer at its next token; leaving early stops it and waits for it.
+        runs the flow and the vocoder on them. Until the first audio both take turns on every thread
+        (``gate``); then each side gets half of :attr:`threads`. Cancel stops the producer at its
+        next token; leaving early stops it and waits for it.
         """
-        per_stage = stage_threads(self.threads, overlap=True)
-        set_torch_threads(per_stage)
+        per_stage = gate.stage_threads
+        set_torch_threads(gate.lead_threads)
 
         def events() -> Iterator[tuple[str, object]]:
             for seg in segments:
                 if state.cancelled():
                     return
                 yield "seg", seg
-                for tok in seg.tokens:
-                    if state.cancelled():
-                        return
+                toks = iter(seg.tokens)
+                while True:
+                    gate.before_decode()
+                    tok = next(toks, None)
+                    if tok is None or state.cancelled():
+                        break
                     yield "tok", tok
+                if state.cancelled():
+                    return
                 yield "end", None
 
         @contextlib.contextmanager
         def lm_thread() -> Iterator[None]:
-            set_torch_threads(per_stage)
+            set_torch_threads(gate.lead_threads)
             # The cancel scope is per thread: the LM's cancel points need this request's on this one too
             # (a Cancelled raised here reaches the caller's thread through the queue, as any error does).
             with torch.inference_mode(), cancel_scope(state.cancelled):
                 yield
 
-        lm_done = threading.Event()
+        lm_done = gate.producer_done
         stream = run_ahead(events, capacity=LM_AHEAD_TOKENS, name="cosy-lm", context=lm_thread, done=lm_done)
         boost = self.perf.tail_threads and per_stage < self.threads
+        # until the first audio both stages share every thread: fewer while other programs hold cores
+        governor = CoreGovernor(self.threads, apply=gate.set_lead) if self.governed else None
 
         def tokens() -> Iterator[int]:
             nonlocal boost
+            gate.want_token()
             for kind, value in stream:
+                if governor is not None and not gate.is_open:
+                    governor.tick()
                 if boost and lm_done.is_set():
                     set_torch_threads(self.threads)  # the LM has finished: token2wav gets every thread
                     boost = False
                 if kind == "end":
                     return
                 yield value  # type: ignore[misc]
+                gate.want_token()
 
         try:
             for kind, value in stream:
@@ -497,6 +506,7 @@ class Engine:
                 assert isinstance(seg, Segment)
                 yield Segment(seg.index, seg.text, tokens(), seg.is_last)
         finally:
+            gate.close()  # a producer waiting for its turn must see the stop
             stream.close()
 
     def _segments(self, req: SynthesisRequest, base: ModelInputs, g_llm: torch.Generator) -> Iterator[Segment]:

@@ -1,6 +1,7 @@
 """The state of one running request, owned by its generator in :meth:`cosycore.engine.Engine.synthesize`:
 the segments it speaks (one LM generation each), the chunk bookkeeping (:class:`RequestState`), the
-bounded segments of streamed (bistream) text, and token2wav over one segment.
+bounded segments of streamed (bistream) text (token2wav over a segment is
+:func:`cosycore.token2wav.token_audio`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from ..errors import EngineError
 from ..frontend.segment_bound import MAX_SEGMENT_TOKENS
 from ..frontend.sentence_split import EN_MARKS, ZH_MARKS
 from ..request import AudioChunk
-from ..token2wav import Token2WavStream
 
 T = TypeVar("T")
 
@@ -176,17 +176,3 @@ def then_mark_last(tokens: Iterator[int], seg: Segment, text: StreamedText) -> I
     if not text.segment_complete:  # max_tokens reached while text was still arriving, as before
         text.stop()
     seg.is_last = text.exhausted  # known without waiting for more text
-
-
-def segment_audio(tokens: Iterator[int], t2w: Token2WavStream, *, stream: bool,
-                   speed: float, state: RequestState) -> Iterator[tuple[np.ndarray, bool]]:
-    """Token2wav over one segment: ``(audio, is_segment_end)``; stops early when cancelled."""
-    for tok in tokens:
-        if stream:
-            for audio in t2w.push(tok):
-                yield audio, False
-        else:
-            t2w.accept(tok)
-    if state.cancelled():
-        return
-    yield t2w.finish(speed=1.0 if stream else speed), True

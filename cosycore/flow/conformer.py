@@ -100,11 +100,18 @@ class LinearNoSubsampling(nn.Module):
 
 
 def rel_shift(x: torch.Tensor) -> torch.Tensor:
-    """Transformer-XL shift: [B, H, L, 2L - 1] scores against relative positions -> [B, H, L, L]."""
+    """Transformer-XL shift: [B, H, L, 2L - 1] scores against relative positions -> [B, H, L, L].
+
+    ``out[..., i, j] = x[..., i, L - 1 - i + j]``: the elements the original picks by padding a
+    zero column, reshaping and slicing, taken here as a strided view of ``x`` itself, so no
+    [B, H, L, 2L] copy is made (at 60 s of speech that copy was the encoder's largest tensor).
+    """
     b, h, l_q, n_pos = x.shape
-    padded = torch.cat([x.new_zeros(b, h, l_q, 1), x], dim=-1)  # [B, H, L, 2L]
-    padded = padded.view(b, h, n_pos + 1, l_q)  # [B, H, 2L, L]
-    return padded[:, :, 1:].view_as(x)[:, :, :, : n_pos // 2 + 1]  # [B, H, L, L]
+    if n_pos != 2 * l_q - 1:
+        raise ValueError(f"rel_shift needs [B, H, L, 2L - 1] scores, got {tuple(x.shape)}")
+    x = x.contiguous()
+    sb, sh = x.stride(0), x.stride(1)
+    return x.as_strided((b, h, l_q, l_q), (sb, sh, n_pos - 1, 1), x.storage_offset() + l_q - 1)
 
 
 # Close port of CosyVoice (Apache-2.0) transformer/attention.py, from ESPnet/WeNet (Apache-2.0); see NOTICE.
@@ -149,9 +156,10 @@ class RelPositionMultiHeadedAttention(nn.Module):
         p = self._heads(self.linear_pos(pos_emb)).transpose(1, 2)  # [1, H, 2L - 1, d]
         q_u = (q + self.pos_bias_u).transpose(1, 2)  # [B, H, L, d]
         q_v = (q + self.pos_bias_v).transpose(1, 2)  # [B, H, L, d]
-        ac = torch.matmul(q_u, k.transpose(-2, -1))  # [B, H, L, L]
+        scores = torch.matmul(q_u, k.transpose(-2, -1))  # [B, H, L, L] (ac)
         bd = rel_shift(torch.matmul(q_v, p.transpose(-2, -1)))  # [B, H, L, 2L - 1] -> [B, H, L, L]
-        scores = (ac + bd) / math.sqrt(self.d_k)
+        scores.add_(bd).div_(math.sqrt(self.d_k))  # (ac + bd) / sqrt(d), in place: one L x L tensor less
+        del bd
         if mask is not None:
             blocked = ~mask  # [L, L]
             attn = torch.softmax(scores.masked_fill(blocked, -float("inf")), dim=-1).masked_fill(blocked, 0.0)

@@ -230,6 +230,12 @@ def attention_bias(mask: torch.Tensor, heads: int, chunk: int, dtype: torch.dtyp
     With ``chunk > 0`` (streaming) a key must also lie at or before the end of the query's chunk.
     """
     b, _, t = mask.shape
+    if chunk <= 0 and bool(mask.bool().all()):
+        # Every key allowed (one request, as the final call is): the same zeros as below, held as one
+        # row instead of B x T x T values (1.5 GB of temporaries for 60 s of speech), so the bias
+        # adds nothing to the call's memory. SDPA sees the same shape and values: the same result.
+        row = torch.zeros(1, 1, 1, t, dtype=dtype, device=mask.device) * MASK_BIAS  # -0.0, as below
+        return row.expand(b, heads, t, t)
     allowed = mask.bool().expand(b, t, t)  # [B, T(query), T(key)]
     if chunk > 0:
         allowed = allowed & chunk_mask(t, chunk, mask.device)

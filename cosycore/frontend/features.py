@@ -2,8 +2,8 @@
 
 Responsibilities of this module (the frontend owns the policy of when to call what):
 
-* reading a prompt file into a mono float32 waveform, resampling it, and describing it
-  (:func:`load_audio`, :func:`resample`, :func:`analyse_audio`);
+* resampling a waveform and describing it (:func:`resample`, :func:`analyse_audio`; files are read by
+  :mod:`cosycore.frontend.audio_file`);
 * the 24 kHz prompt mel that conditions the flow model (:func:`prompt_mel`, Matcha-style);
 * the Kaldi filterbank the CAM++ speaker model reads (:func:`kaldi_fbank`, :func:`speaker_fbank`);
 * the Whisper log-mel the speech tokenizer reads (:func:`whisper_log_mel`);
@@ -16,19 +16,12 @@ return torch tensors. Shape letters: N samples, T frames, F frequency bins, M me
 from __future__ import annotations
 
 import functools
-import io
 import logging
 import math
-import os
-import struct
-import warnings
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
 
 import librosa
 import numpy as np
-import soundfile as sf
 import soxr
 import torch
 import torch.nn.functional as F
@@ -39,7 +32,6 @@ from ..errors import InputError
 logger = logging.getLogger(__name__)
 
 Waveform = np.ndarray | torch.Tensor
-AudioSource = str | os.PathLike | IO[bytes]
 
 # Kaldi's log floor: torch.finfo(torch.float32).eps, as torchaudio uses it.
 KALDI_LOG_FLOOR = float(np.finfo(np.float32).eps)
@@ -283,132 +275,8 @@ def align_prompt(
 
 
 # --------------------------------------------------------------------------------------------
-# Audio files
+# Resampling and describing audio (files are read by cosycore.frontend.audio_file)
 # --------------------------------------------------------------------------------------------
-
-
-def _source_name(source: AudioSource) -> str:
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
-    return str(getattr(source, "name", "<audio stream>"))
-
-
-def _wav_truncation(buf: IO[bytes], total: int) -> str | None:
-    """If ``buf`` is a RIFF/WAVE file whose data chunk is cut short, say how; else None.
-
-    libsndfile silently reads whatever part of a truncated data chunk is present, which would turn
-    a half-downloaded prompt into a shorter prompt that no longer matches its transcript.
-    """
-    start = buf.tell()
-    try:
-        header = buf.read(12)
-        if len(header) < 12 or header[:4] != b"RIFF" or header[8:12] != b"WAVE":
-            return None
-        pos = 12
-        for _ in range(64):  # a WAV has a handful of chunks; stop early on nonsense
-            head = buf.read(8)
-            if len(head) < 8:
-                return None
-            chunk_id, size = head[:4], struct.unpack("<I", head[4:])[0]
-            pos += 8
-            available = total - pos
-            if chunk_id == b"data":
-                if size in (0, 0xFFFFFFFF) or size <= available:
-                    return None  # 0 / 0xFFFFFFFF: size left open by a streaming writer
-                return f"its header announces {size} bytes of audio but only {available} are present"
-            pos += size + (size & 1)
-            if pos > total:
-                return None
-            buf.seek(start + pos)
-        return None
-    finally:
-        buf.seek(start)
-
-
-def _remaining_bytes(buf: IO[bytes]) -> int:
-    start = buf.tell()
-    end = buf.seek(0, io.SEEK_END)
-    buf.seek(start)
-    return end - start
-
-
-def _check_not_truncated(source: AudioSource, name: str) -> None:
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
-            problem = _wav_truncation(fh, os.path.getsize(source))
-    else:
-        problem = _wav_truncation(source, _remaining_bytes(source))
-    if problem:
-        raise InputError(f"'{name}' is a truncated WAV file: {problem}. Re-export or re-download it.")
-
-
-def _read_with_soundfile(source: AudioSource) -> tuple[np.ndarray, int]:
-    data, sr = sf.read(source, dtype="float32", always_2d=True)  # [N, C]
-    return data, int(sr)
-
-
-def _read_with_librosa(path: str) -> tuple[np.ndarray, int]:
-    """Decoders beyond libsndfile (audioread backends such as ffmpeg), for paths only."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # librosa warns that audioread is deprecated
-        data, sr = librosa.load(path, sr=None, mono=False, dtype=np.float32)
-    data = np.atleast_2d(data).T  # [C, N] or [N] → [N, C]
-    return np.ascontiguousarray(data), int(sr)
-
-
-def _decode(source: AudioSource, name: str) -> tuple[np.ndarray, int]:
-    try:
-        return _read_with_soundfile(source)
-    except sf.SoundFileError as sf_error:
-        if not isinstance(source, (str, os.PathLike)):
-            raise InputError(
-                f"'{name}' could not be decoded as audio ({sf_error}). Use WAV, FLAC, OGG or MP3."
-            ) from sf_error
-        logger.info("soundfile cannot decode %s (%s); trying librosa/audioread", name, sf_error)
-        try:
-            return _read_with_librosa(os.fspath(source))
-        except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
-            raise InputError(
-                f"'{name}' is not a readable audio file or is corrupt ({sf_error}). "
-                "Use WAV, FLAC, OGG or MP3."
-            ) from e
-
-
-def checked_source(source: AudioSource) -> tuple[AudioSource, str]:
-    """``source`` ready for libsndfile (seekable) and its name for messages.
-
-    Raises :class:`InputError` when it is missing, not a file, empty or truncated.
-    """
-    name = _source_name(source)
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"audio file '{name}' does not exist or is not a file.")
-        if path.stat().st_size == 0:
-            raise InputError(f"audio file '{name}' is empty (0 bytes).")
-    elif not getattr(source, "seekable", lambda: False)():
-        source = io.BytesIO(source.read())  # the truncation check and libsndfile both seek
-    if not isinstance(source, (str, os.PathLike)) and _remaining_bytes(source) == 0:
-        raise InputError(f"audio stream '{name}' is empty (0 bytes).")
-    _check_not_truncated(source, name)
-    return source, name
-
-
-def load_audio(source: AudioSource) -> tuple[np.ndarray, int]:
-    """Decode a file (path or binary file object) to mono float32 samples [N] and its sample rate.
-
-    Channels are averaged. Raises :class:`InputError` naming the file when it is missing, empty,
-    truncated, not audio, holds no samples, or holds NaN/inf samples.
-    """
-    source, name = checked_source(source)
-    data, sr = _decode(source, name)  # [N, C]
-    if data.shape[0] == 0:
-        raise InputError(f"audio file '{name}' contains no samples.")
-    mono = data.mean(axis=1, dtype=np.float32)  # [N]
-    bad = int(np.count_nonzero(~np.isfinite(mono)))
-    if bad:
-        raise InputError(f"audio file '{name}' has {bad} NaN or infinite samples; re-export it.")
-    return mono, sr
 
 
 def resample(wav: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
@@ -433,7 +301,8 @@ class AudioStats:
     peak: float  # max |x|
     rms_dbfs: float  # RMS level in dB re full scale (1.0); -inf for digital silence
     clipped_fraction: float  # share of samples with |x| >= CLIP_LEVEL
-    is_silent: bool  # RMS below SILENCE_DBFS
+    is_silent: bool  # no sound: the RMS about the mean (a constant level is no sound) below SILENCE_DBFS
+    dc_offset: float = 0.0  # the mean sample value; a constant level (DC) holds no sound
 
 
 def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
@@ -444,10 +313,13 @@ def analyse_audio(wav: np.ndarray | torch.Tensor, sr: int) -> AudioStats:
         return AudioStats(0.0, 0.0, -math.inf, 0.0, True)
     rms = math.sqrt(float(np.mean(x * x)))
     rms_dbfs = 20.0 * math.log10(rms) if rms > 0.0 else -math.inf
+    mean = float(np.mean(x))
+    sound = float(np.std(x))  # the RMS about the mean: what is heard of the waveform
     return AudioStats(
         duration_s=x.size / sr,
         peak=float(np.max(np.abs(x))),
         rms_dbfs=rms_dbfs,
         clipped_fraction=float(np.count_nonzero(np.abs(x) >= CLIP_LEVEL)) / x.size,
-        is_silent=rms_dbfs < SILENCE_DBFS,
+        is_silent=sound <= 0.0 or 20.0 * math.log10(sound) < SILENCE_DBFS,
+        dc_offset=mean,
     )

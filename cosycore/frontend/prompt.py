@@ -29,12 +29,11 @@ from typing import Protocol
 import numpy as np
 import torch
 
-from ..config import Family, ModelConfig
+from ..config import FAMILY_TITLES, Family, ModelConfig
 from ..errors import InputError
 from ..voices import Voice
-from .audio_head import read_audio_head
+from .audio_file import AudioSource, read_audio
 from .features import (
-    AudioSource,
     align_prompt,
     analyse_audio,
     prompt_mel,
@@ -51,8 +50,8 @@ MIN_SECONDS = 1.0
 MAX_SECONDS = 30.0  # the speech tokenizer's limit
 CLIPPED_WARN_FRACTION = 1e-3  # warn when at least 0.1 % of the samples are clipped
 QUIET_WARN_DBFS = -40.0  # warn when the RMS level is below this (but above silence)
+DC_WARN_OFFSET = 0.05  # warn when the mean sample value is this far from zero (-26 dBFS of DC)
 
-FAMILY_TITLES: dict[str, str] = {"cosyvoice2": "CosyVoice2", "cosyvoice3": "Fun-CosyVoice3"}
 
 
 class SpeechTokenizer(Protocol):
@@ -125,7 +124,7 @@ def _read_prompt(audio: AudioSource | np.ndarray | torch.Tensor,
             raise InputError(f"the prompt audio has {bad} NaN or infinite samples; re-record or re-export it.")
         return wav, int(sr), "the prompt audio", None
     # only the first 30 s are ever decoded (bounded memory); raises InputError for unusable files
-    wav, file_sr, total = read_audio_head(audio, MAX_SECONDS)
+    wav, file_sr, total = read_audio(audio, MAX_SECONDS)
     if sr is not None and int(sr) != file_sr:
         logger.debug("ignoring sr=%s for %s: the file says %d Hz", sr, audio, file_sr)
     return wav, file_sr, f"'{getattr(audio, 'name', audio)}'", total
@@ -158,10 +157,17 @@ def _fit_length(wav: np.ndarray, sr: int, name: str, notes: list[str], total: fl
 def _check_level(wav: np.ndarray, sr: int, name: str, notes: list[str]) -> None:
     stats = analyse_audio(wav, sr)
     if stats.is_silent:
-        level = "digital silence" if math.isinf(stats.rms_dbfs) else f"{stats.rms_dbfs:.0f} dBFS"
+        if abs(stats.dc_offset) >= DC_WARN_OFFSET:
+            level = f"a constant level of {stats.dc_offset:+.2f}, a DC offset with no sound in it"
+        else:
+            level = "digital silence" if math.isinf(stats.rms_dbfs) else f"{stats.rms_dbfs:.0f} dBFS"
         raise InputError(f"{name} is silent ({level}); record or choose a clip with speech in it.")
     note = None
-    if stats.clipped_fraction >= CLIPPED_WARN_FRACTION:
+    if abs(stats.dc_offset) >= DC_WARN_OFFSET:
+        note = (f"The recording has a DC offset of {stats.dc_offset:+.2f} (its waveform sits off zero); "
+                "the cloned voice may suffer. Remove the offset in an audio editor (DC offset removal "
+                "or a high-pass filter) and load it again.")
+    elif stats.clipped_fraction >= CLIPPED_WARN_FRACTION:
         note = (f"The recording is clipped ({stats.clipped_fraction:.1%} of the samples are at full scale); "
                 "the cloned voice may sound distorted. Record it a little quieter if you can.")
     elif stats.rms_dbfs < QUIET_WARN_DBFS:
@@ -216,8 +222,9 @@ def extract_prompt(
 
     ``audio`` is a file path / binary file object (``sr`` may be None: the file's rate is used) or
     a waveform array in [-1, 1] at ``sr`` Hz. Raises :class:`InputError` for unusable audio: below
-    16 kHz, shorter than 1 s, silent, NaN/inf samples, unreadable or truncated files. Longer than
-    30 s is cut to 30 s; that, clipping and very low level are reported in ``warnings``.
+    16 kHz, shorter than 1 s, silent (a constant level, DC, is silent too), NaN/inf samples, files
+    that are not audio, unreadable or truncated files. Longer than 30 s is cut to 30 s; that, a DC
+    offset, clipping and very low level are reported in ``warnings``.
 
     ``with_checksum`` records the speech tokenizer's ``sha256`` in the features, for a voice made
     from them (:func:`voice_from_prompt`); that may hash the tokenizer file once where its install

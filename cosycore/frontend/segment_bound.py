@@ -1,5 +1,6 @@
-"""Bounding segments: every segment reaches the speech LM with at most :data:`MAX_SEGMENT_TOKENS` text
-tokens, however the text is written (:func:`bound_segments`)."""
+"""Bounding what one text costs: runs of marks are shortened before the text is read
+(:func:`shorten_mark_runs`), and every segment reaches the speech LM with at most
+:data:`MAX_SEGMENT_TOKENS` text tokens, however the text is written (:func:`bound_segments`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,40 @@ from .text_checks import is_speakable
 logger = logging.getLogger(__name__)
 
 MAX_SEGMENT_TOKENS = 200  # hard bound on the text tokens of one segment (see bound_segments)
+MAX_MARK_RUN = 30  # longest run of marks (punctuation, symbols, combining marks) read as written
+
+# A run of characters that are neither word characters nor spaces: punctuation, symbols, emoji and
+# combining marks, mixed or not ("!!!", "?!?!", "-----", a letter's stack of accents).
+_MARK_RUN_RE = re.compile(rf"[^\w\s]{{{MAX_MARK_RUN + 1},}}")
 
 _WORD_RE = re.compile(r"\s*\S+\s*|\s+")
+
+
+def shorten_mark_runs(text: str, max_run: int = MAX_MARK_RUN) -> str:
+    """``text`` with every run of more than ``max_run`` marks cut to its first ``max_run``.
+
+    A run of marks says nothing more past a few of them (the original's splitter keeps only the
+    first mark of a run anyway), but wetext and the regular expressions of the reading rules pay
+    for every one: ``"Hi" + "!" * 100_000`` took minutes. ``max_run`` is the Stream-Safe Text
+    Format's bound on combining marks (Unicode UAX #15: at most 30 non-starters in a row), so a
+    letter keeps every accent a real script stacks on it. Text with runs this short is unchanged.
+    """
+    if max_run < 1:
+        raise ValueError(f"max_run must be positive, not {max_run}")
+    pattern = _MARK_RUN_RE if max_run == MAX_MARK_RUN else re.compile(rf"[^\w\s]{{{max_run + 1},}}")
+    if pattern.search(text) is None:
+        return text
+    runs = 0
+
+    def cut(m: re.Match[str]) -> str:
+        nonlocal runs
+        runs += 1
+        return m.group(0)[:max_run]
+
+    shortened = pattern.sub(cut, text)
+    logger.info("shortened %d run(s) of more than %d marks (%d characters left out)",
+                runs, max_run, len(text) - len(shortened))
+    return shortened
 
 
 def _utf8_cut(text: str, max_bytes: int) -> int:

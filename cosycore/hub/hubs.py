@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from ..errors import (
     RepoNotFoundError,
     SourceUnavailableError,
 )
+from ..safety import json_depth_ok
 from .catalog import SOURCE_TITLES, Source
 from .common import (
     DEFAULT_HF_ENDPOINT,
@@ -56,6 +58,53 @@ class RemoteSnapshot:
     files: tuple[RemoteFile, ...]
 
 
+MAX_LISTING_BYTES = 8 << 20  # a release's file list with hashes is a few kB
+MAX_LISTING_DEPTH = 32  # a model listing nests about 5 deep
+
+
+def _not_a_hub(endpoint: str, repo_id: str, why: str) -> HubUnreachableError:
+    return HubUnreachableError(
+        f"{endpoint} did not answer like a model hub: the file list of {repo_id} is not usable, {why}. A proxy "
+        "or a Wi-Fi login page may be in the way (open a web page first), or HF_ENDPOINT / --endpoint "
+        "points at something that is not a Hugging Face mirror."
+    )
+
+
+def _hf_listing(endpoint: str, repo_id: str, revision: str, token: str | None) -> dict[str, object]:
+    """The hub's JSON listing of ``repo_id`` at ``revision`` with file metadata, as ``HfApi.model_info``
+    asks for it, read at most :data:`MAX_LISTING_BYTES` and :data:`MAX_LISTING_DEPTH` deep.
+
+    ``model_info`` reads the whole answer into memory and parses it recursively: an endless answer
+    took 3.5 GB, a 100k-deep one raised RecursionError. Errors keep huggingface_hub's types
+    (``hf_raise_for_status``); an answer that is too long, too deep or not a JSON object is a
+    :class:`HubUnreachableError`, and one that is not JSON a ``ValueError``.
+    """
+    from urllib.parse import quote
+
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    url = f"{endpoint}/api/models/{repo_id}/revision/{quote(revision, safe='')}"
+    headers = build_hf_headers(token=token, library_name="cosy-studio")
+    with get_session().stream("GET", url, headers=headers, params={"blobs": True}, timeout=META_TIMEOUT) as r:
+        body = bytearray()
+        for block in r.iter_bytes():
+            body += block
+            if len(body) > MAX_LISTING_BYTES:
+                raise _not_a_hub(endpoint, repo_id, f"it is longer than {MAX_LISTING_BYTES >> 20} MiB")
+        # the body is already decoded: its encoding headers must not make httpx decode it again
+        kept = [(k, v) for k, v in r.headers.items()
+                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+        # the session's own Response class (httpx or httpx2, whichever huggingface_hub uses)
+        answer = type(r)(r.status_code, headers=kept, content=bytes(body), request=r.request)
+    hf_raise_for_status(answer)
+    if not json_depth_ok(bytes(body), MAX_LISTING_DEPTH):
+        raise _not_a_hub(endpoint, repo_id, f"it nests deeper than {MAX_LISTING_DEPTH} levels")
+    data = json.loads(bytes(body))
+    if not isinstance(data, dict):
+        raise _not_a_hub(endpoint, repo_id, f"it is a JSON {type(data).__name__}, not an object")
+    return data
+
+
 class Hub(Protocol):
     """A place models can be downloaded from."""
 
@@ -96,7 +145,8 @@ class HuggingFaceHub:
                 "HF_HUB_OFFLINE is set, so nothing can be downloaded. Unset it to download, or use a folder "
                 "you already have (\"Use a folder I already have…\" in the Models dialog, or --model PATH)."
             )
-        from huggingface_hub import HfApi, hf_hub_url
+        from huggingface_hub import hf_hub_url
+        from huggingface_hub.hf_api import ModelInfo
         from huggingface_hub.utils import (
             GatedRepoError,
             HfHubHTTPError,
@@ -108,8 +158,7 @@ class HuggingFaceHub:
         endpoint = hf_endpoint(self.endpoint)
         rev = revision or DEFAULT_REVISION["huggingface"]
         try:
-            info = HfApi(endpoint=endpoint, token=self.token).model_info(
-                repo_id, revision=rev, files_metadata=True, timeout=META_TIMEOUT)
+            data = _hf_listing(endpoint, repo_id, rev, self.token)
         except GatedRepoError as e:
             raise RepoNotFoundError(
                 f"{repo_id} on {self.title} needs you to accept its terms and log in "
@@ -133,22 +182,23 @@ class HuggingFaceHub:
         except transport_errors() as e:
             raise unreachable_error(self.title, e) from e
         except ValueError as e:  # JSONDecodeError: an HTML page (captive portal, proxy login), not the hub's API
-            raise HubUnreachableError(
-                f"{endpoint} did not answer like a model hub: the file list of {repo_id} is not JSON ({e}). A proxy "
-                "or a Wi-Fi login page may be in the way (open a web page first), or HF_ENDPOINT / --endpoint "
-                "points at something that is not a Hugging Face mirror."
-            ) from e
-        commit = info.sha or rev
-        files: list[RemoteFile] = []
-        for s in info.siblings or ():
-            lfs = s.lfs
-            files.append(RemoteFile(
-                path=s.rfilename,
-                size=int(lfs.size) if lfs is not None else (int(s.size) if s.size is not None else None),
-                sha256=str(lfs.sha256).lower() if lfs is not None else None,
-                git_sha1=None if lfs is not None or not s.blob_id else str(s.blob_id).lower(),
-                url=hf_hub_url(repo_id, s.rfilename, revision=commit, endpoint=endpoint),
-            ))
+            raise _not_a_hub(endpoint, repo_id, f"it is not JSON ({e})") from e
+        try:
+            info = ModelInfo(**data)
+            commit = str(info.sha or rev)
+            files: list[RemoteFile] = []
+            for s in info.siblings or ():
+                lfs = s.lfs
+                files.append(RemoteFile(
+                    path=str(s.rfilename),
+                    size=int(lfs.size) if lfs is not None else (int(s.size) if s.size is not None else None),
+                    sha256=str(lfs.sha256).lower() if lfs is not None else None,
+                    git_sha1=None if lfs is not None or not s.blob_id else str(s.blob_id).lower(),
+                    url=hf_hub_url(repo_id, str(s.rfilename), revision=commit, endpoint=endpoint),
+                ))
+        except (TypeError, KeyError, AttributeError, ValueError, OverflowError) as e:  # fields of the wrong kind
+            why = f"its fields are not a model listing's ({type(e).__name__}: {e})"
+            raise _not_a_hub(endpoint, repo_id, why) from e
         logger.info("%s %s@%s: %d files", self.title, repo_id, commit, len(files))
         return RemoteSnapshot("huggingface", repo_id, commit, tuple(files))
 

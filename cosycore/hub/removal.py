@@ -25,6 +25,7 @@ interrupted delete never leaves a half-deleted folder that looks like a model.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -35,6 +36,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..atomic_write import storage_reason
 from ..config import detect_family
 from ..errors import DownloadError, ModelLoadError, ModelNotFoundError
 from ..manifest import MANIFEST_NAME, Manifest, read_manifest
@@ -103,14 +105,19 @@ def _files(folder: Path) -> list[str]:
     return sorted(out)
 
 
+def _advice(e: OSError) -> str:
+    if e.errno == errno.EROFS:
+        return "mount the disk writable, or leave the model where it is."
+    return "close programs using it and check that you may change its parent folder."
+
+
 def _delete_whole(folder: Path) -> None:
     """Rename to a hidden name, then delete (every file in it was checked to be ours)."""
     trash = folder.with_name(f".cosy-removing-{folder.name}-{uuid.uuid4().hex[:8]}")
     try:
         os.rename(folder, trash)
     except OSError as e:
-        raise DownloadError(f"Could not delete {folder} ({e.strerror or e}); close programs using it and "
-                            "check that you may change its parent folder.") from e
+        raise DownloadError(f"Could not delete {folder} ({storage_reason(e)}); {_advice(e)}") from e
     failures: list[str] = []
 
     def note(_fn: object, path: str, exc: object) -> None:
@@ -142,7 +149,8 @@ def _delete_listed(folder: Path, ours: set[str]) -> int:
             os.unlink(path)
             deleted += 1
         except OSError as e:
-            raise DownloadError(f"Could not delete {path} ({e.strerror or e}); nothing else was changed.") from e
+            raise DownloadError(f"Could not delete {path} ({storage_reason(e)}); nothing else was changed. "
+                                f"{_advice(e).capitalize()}") from e
     for root, _dirs, _names in sorted(os.walk(folder, topdown=False, followlinks=False), key=lambda t: -len(t[0])):
         if Path(root) != folder:
             with contextlib.suppress(OSError):

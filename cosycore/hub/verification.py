@@ -1,8 +1,8 @@
 """Re-checking an installed model: sizes and hashes against its manifest, optionally a smoke test.
 
-The smoke test of a CosyVoice release synthesises a few speech tokens
-(:func:`synthesis_smoke_test`); that of the speech recognizer transcribes a short clip
-(:func:`transcription_smoke_test`).
+The smoke test of a CosyVoice release loads it with the engine and speaks a few speech tokens through
+the request path the app and the CLI use (:func:`synthesis_smoke_test`, :func:`smoke_speech`); that of
+the speech recognizer transcribes a short clip (:func:`transcription_smoke_test`).
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..config import load_model_config
 from ..errors import (
@@ -20,12 +23,16 @@ from ..errors import (
     IntegrityError,
     ModelLoadError,
     ModelNotFoundError,
+    SynthesisError,
 )
 from ..manifest import Manifest, read_manifest
 from .catalog import ModelFamily, ModelKind, required_files_for
 from .common import sha256_file
 from .listing import folder_kind
 from .progress import ProgressCallback, Reporter, format_bytes
+
+if TYPE_CHECKING:
+    from ..engine import Engine
 
 logger = logging.getLogger(__name__)
 
@@ -69,30 +76,54 @@ class VerifyReport:
         return f"OK: {what}{smoke}.{unverified}"
 
 
-def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = 6) -> float:
-    """Load ``folder`` with :class:`~cosycore.model.CosyModel` and synthesise a few speech tokens.
+SMOKE_TOKENS = 6  # speech tokens a model check speaks: enough for every network to run, quick on a CPU
+SMOKE_TEXT = "Hello."
+SMOKE_PROMPT_RATE = 16_000
 
-    Uses fixed text ids and a random speaker embedding (no prompt audio is needed). Returns the
-    seconds of audio made; raises when loading fails or the audio is empty or not finite.
-    """
-    import numpy as np
-    import torch
 
-    from ..lm.token_ids import ENDOFPROMPT_ID
-    from ..model import CosyModel, SynthesisKnobs
+def smoke_prompt(seconds: float = 2.0) -> np.ndarray:
+    """A voiced, vowel-like test signal at :data:`SMOKE_PROMPT_RATE` (harmonics of a gliding 140 Hz tone
+    with a syllable envelope): the prompt of a test synthesis, so no recording is needed."""
+    t = np.arange(int(seconds * SMOKE_PROMPT_RATE)) / SMOKE_PROMPT_RATE
+    f0 = 140.0 + 20.0 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / SMOKE_PROMPT_RATE
+    voice = sum(np.sin(k * phase) / k for k in range(1, 8))
+    envelope = 0.5 * (1 - np.cos(2 * np.pi * 3.0 * t))
+    rng = np.random.default_rng(0)
+    audio = 0.3 * envelope * voice / 2.6 + 0.003 * rng.standard_normal(t.size)
+    return audio.astype(np.float32)
 
-    model = CosyModel.load(folder, device=device)
-    generator = torch.Generator().manual_seed(0)
-    embedding = torch.randn(model.cfg.flow.spk_embed_dim, generator=generator)
-    knobs = SynthesisKnobs(stream=False, seed=0, min_len=tokens, max_len=tokens)
-    text_ids = [9707, 11, 1879, 13]  # a few ordinary Qwen2 text ids
-    # Fun-CosyVoice3 requires <|endofprompt|> in front of what it speaks
-    prompt_ids = [ENDOFPROMPT_ID] if model.cfg.family == "cosyvoice3" else None
-    pieces = list(model.tts(text_ids, prompt_text_ids=prompt_ids, embedding=embedding, knobs=knobs))
-    audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-    if audio.size == 0 or not np.isfinite(audio).all():
-        raise ModelLoadError(f"{folder} loaded but produced no usable audio ({audio.size} samples).")
-    return float(audio.size / model.sample_rate)
+
+def smoke_speech(engine: Engine, *, text: str = SMOKE_TEXT, min_tokens: int | None = SMOKE_TOKENS,
+                 max_tokens: int = SMOKE_TOKENS, stream: bool = False) -> tuple[np.ndarray, int]:
+    """A test synthesis through :meth:`~cosycore.engine.Engine.synthesize`, the path every request of the
+    app and the CLI takes (text frontend, prompt extraction with the ONNX models, the speech LM, token2wav,
+    the vocoder): ``text`` in the voice of :func:`smoke_prompt`, cross-lingual, seed 0. Returns the
+    samples and the chunk count; raises :class:`~cosycore.errors.SynthesisError` when the audio is empty
+    or not finite."""
+    from ..engine import SynthesisRequest
+
+    request = SynthesisRequest(text, mode="cross_lingual", prompt_audio=smoke_prompt(),
+                               prompt_sample_rate=SMOKE_PROMPT_RATE, seed=0, stream=stream,
+                               min_tokens=min_tokens, max_tokens=max_tokens)
+    chunks = [np.asarray(c.samples) for c in engine.synthesize(request)]
+    audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+    bad = int(audio.size - np.isfinite(audio).sum())
+    if audio.size == 0 or bad:
+        raise SynthesisError(f"{engine.cfg.model_dir} loaded but produced no usable audio ({audio.size} samples, "
+                             f"{bad} not finite). Run 'cosycore models verify' on it and download it again.")
+    return audio, len(chunks)
+
+
+def synthesis_smoke_test(folder: Path, *, device: str = "cpu", tokens: int = SMOKE_TOKENS) -> float:
+    """Load ``folder`` with :class:`~cosycore.engine.Engine` and speak a few speech tokens of
+    :func:`smoke_speech` (the app's own request path). Returns the seconds of audio made; raises when
+    loading fails or the audio is empty or not finite."""
+    from ..engine import Engine
+
+    engine = Engine(folder, device=device)
+    audio, _chunks = smoke_speech(engine, min_tokens=tokens, max_tokens=tokens)
+    return float(audio.size / engine.sample_rate)
 
 
 def transcription_smoke_test(folder: Path, *, seconds: float = 1.0) -> float:
@@ -101,8 +132,6 @@ def transcription_smoke_test(folder: Path, *, seconds: float = 1.0) -> float:
     The clip is a tone glide with noise, not speech: the test shows that the model loads and runs
     end to end (features, graph, decoding), not what it hears. Returns the seconds of audio.
     """
-    import numpy as np
-
     from ..asr import SAMPLE_RATE, SenseVoice
 
     recognizer = SenseVoice.load(folder, threads=1)

@@ -13,6 +13,7 @@ from ..config import QWEN_DIR, LLMConfig, ModelConfig, QwenConfig
 from ..devices import resolve_device
 from ..errors import ConfigMismatchError
 from ..weights import StateDict, assign_state_dict, check_state_dict, load_checkpoint, normalize_keys
+from .layout import use_decode_layout
 from .speech_lm import SpeechLM, quantize_decoder_layer
 
 logger = logging.getLogger(__name__)
@@ -114,6 +115,7 @@ def load_llm(cfg: ModelConfig | LLMConfig, path: Path | str | None = None, *,
     if quantize is None:
         assign_state_dict(model, sd, path)
         model = model.to(device=dev, dtype=dtype)
+        use_decode_layout(model)  # float32 on a CPU: the wide matrices input-major (cosycore.lm.layout)
     else:
         check_state_dict(model, sd, path)
         # A zip checkpoint is mapped afresh for each part (below); a legacy one cannot be mapped, so

@@ -39,6 +39,7 @@ from ..config import LLMConfig
 from ..errors import InputError
 from .bistream import BistreamDecoder
 from .kv_cache import KVCache
+from .layout import use_linear_layout
 from .quant import Int8Embedding, QuantScheme, int8_linear, parse_llm_quant, replace_linears
 from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, sliced_context, static_context
 from .sampling import RasSampler, Sampler, greedy_sampler
@@ -211,6 +212,7 @@ class SpeechLM(nn.Module):
         float32. Cannot be undone; load the model again for exact outputs.
         """
         scheme = self.check_quantizable(mode)
+        use_linear_layout(self)  # int8 packing starts from nn.Linear layers
         n = sum(quantize_decoder_layer(layer, scheme) for layer in self.qwen.layers)
         self.quantize_int8_heads(mode, n, embeddings=embeddings)
 

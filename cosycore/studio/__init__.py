@@ -6,11 +6,11 @@
 * :mod:`.take_file`: a take saved beside its audio so a line can be regenerated later
   (:mod:`.take_manifest` checks ``take.json``, :mod:`.take_storage` handles the files);
 * :mod:`.regenerate`: which files a regeneration writes and replaces, and undo;
-* :mod:`.subtitles`: SRT / WebVTT cues, cue sheets and playlists;
 * :mod:`.lexicon`: the pronunciation dictionary (CSV import/export);
 * :mod:`.longform`: a .txt/.md file to an audio file, streamed to disk and resumable;
 * :mod:`.output`: atomic audio and text files;
 * :mod:`.cli`: the ``synth --script``, ``text``, ``render``, ``regenerate`` and ``take`` commands.
 
-This package uses :mod:`cosycore.engine` and never the reverse.
+Its subtitles, cue sheets and playlists are written by :mod:`cosycore.subtitles`. This package uses
+:mod:`cosycore.engine` and never the reverse.
 """

@@ -26,8 +26,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import FAMILY_TITLES
 from ..errors import InputError
-from ..frontend.prompt import FAMILY_TITLES
 from ..presets import FAMILIES, find_preset, instruct_prompt
 from ..presets import combine as combine_presets
 from ..request import Mode

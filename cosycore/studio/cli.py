@@ -70,12 +70,13 @@ def _vtt_path(args: argparse.Namespace) -> Path | None:
 
 def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
     """``synth --script``: render the script, streamed to --out (and stems), then write the subtitles."""
+    from .. import subtitles
+    from ..subtitles import Cue
     from ..voices import VoiceLibrary, default_voices_dir
     from .cast import parse_cast_args, plan_lines
     from .output import AtomicAudioWriter, audio_format, stem_file_name, write_text_atomic
     from .render import RenderSettings, ScriptRender
     from .script import load_script
-    from .subtitles import Cue, srt_text, vtt_text
     from .take_file import TakeModel, TakeWriter, check_new_take_folder, inherited_previous, take_folder
 
     if args.out == "-":
@@ -158,10 +159,10 @@ def run_script_synth(args: argparse.Namespace, stderr: IO[str], load_engine: Eng
         raise
     try:
         if args.srt is not None:
-            write_text_atomic(args.srt, srt_text(cues))
+            write_text_atomic(args.srt, subtitles.srt(cues))
         vtt = _vtt_path(args)
         if vtt is not None:
-            write_text_atomic(vtt, vtt_text(cues))
+            write_text_atomic(vtt, subtitles.vtt(cues))
     except BaseException:
         if saver is not None:
             saver.abort()
@@ -369,7 +370,7 @@ def add_regenerate_parser(sub: Any, model_args: Callable[[argparse.ArgumentParse
 def run_regenerate(args: argparse.Namespace, stderr: IO[str], load_engine: EngineLoader) -> int:
     from dataclasses import replace
 
-    from ..frontend.prompt import FAMILY_TITLES
+    from ..config import FAMILY_TITLES
     from .regenerate import plan_targets, write_outputs
     from .render import SEED_LIMIT, regenerate_line
     from .take_file import find_take, load_take, save_take, update_take

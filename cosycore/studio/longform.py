@@ -34,20 +34,23 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ..engine import Engine, SynthesisRequest
+from ..engine import SynthesisRequest
 from ..errors import InputError, StorageError
 from ..frontend.chunking import iter_chunks
 from ..frontend.text_checks import is_speakable
 from ..request import Mode
 from ..safety import UnsafeFileError, read_json_file
+from ..subtitles import Chapter, cue_sheet, m3u_playlist
 from ..voices import Voice, write_atomic
 from .lexicon import Lexicon
 from .output import AtomicAudioWriter, audio_format
-from .subtitles import Chapter, cue_sheet, m3u_playlist
+
+if TYPE_CHECKING:
+    from ..engine import Engine  # annotations only: importing Engine loads torch
 
 logger = logging.getLogger(__name__)
 

@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .. import subtitles
 from ..errors import InputError, StorageError
 from .output import AtomicAudioWriter, audio_format, stem_file_name, write_text_atomic
 from .render import ScriptTake
-from .subtitles import srt_text, vtt_text
 from .take_manifest import OwnedFile, TakeOutputs, TakeRecord
 from .take_storage import check_new_take_folder, file_sha256, previous_path, take_audio_path, take_folder
 
@@ -218,9 +218,9 @@ def write_outputs(take: ScriptTake, targets: Targets) -> TakeOutputs:
         writer.commit()
     cues = take.cues()
     if targets.srt is not None:
-        write_text_atomic(targets.srt, srt_text(cues))
+        write_text_atomic(targets.srt, subtitles.srt(cues))
     if targets.vtt is not None:
-        write_text_atomic(targets.vtt, vtt_text(cues))
+        write_text_atomic(targets.vtt, subtitles.vtt(cues))
     return recorded_outputs(targets, previous_sha)
 
 
@@ -266,18 +266,18 @@ def undo(record: TakeRecord, previous: TakeRecord, *, overwrite: bool = False,
             previous_sha = None
     except OSError as e:
         raise StorageError(f"could not swap {audio.name} and {prev.name}: {e.strerror or e}.") from e
-    subtitles = replace(targets, keep_previous=False)
+    rewrite = replace(targets, keep_previous=False)
     cues = previous.take.cues()
-    if subtitles.srt is not None:
-        write_text_atomic(subtitles.srt, srt_text(cues))
-    if subtitles.vtt is not None:
-        write_text_atomic(subtitles.vtt, vtt_text(cues))
-    if subtitles.stems:
+    if rewrite.srt is not None:
+        write_text_atomic(rewrite.srt, subtitles.srt(cues))
+    if rewrite.vtt is not None:
+        write_text_atomic(rewrite.vtt, subtitles.vtt(cues))
+    if rewrite.stems:
         sr = previous.take.sample_rate
         writers = [(AtomicAudioWriter(path, sr), previous.take,
                     {k for k, s in enumerate(previous.take.segments) if s.speaker == name})
-                   for name, path in subtitles.stems]
+                   for name, path in rewrite.stems]
         _write_audio(writers)
         for writer, _, _ in writers:
             writer.commit()
-    return recorded_outputs(subtitles, previous_sha)
+    return recorded_outputs(rewrite, previous_sha)

@@ -23,17 +23,20 @@ import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ..engine import AudioChunk, Engine, SynthesisRequest
+from ..engine import AudioChunk, SynthesisRequest
 from ..errors import InputError, SynthesisError
 from ..request import Mode
+from ..subtitles import Cue
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
 from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine
-from .subtitles import Cue
+
+if TYPE_CHECKING:
+    from ..engine import Engine  # annotations only: importing Engine loads torch
 
 SEED_LIMIT = 2**31 - 1
 SegmentKind = Literal["line", "gap", "pause", "paragraph"]

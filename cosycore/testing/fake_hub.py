@@ -21,7 +21,8 @@ follow the listed body, with a Content-Length that admits them: a server that li
 ``endless`` (the body never ends: junk is streamed without a Content-Length). Listing faults:
 ``no_hashes`` (no sha256 or blob id in the listing), ``no_sizes`` (no sizes either) and
 ``html_listing`` (the API answers 200 with an HTML page, as a captive portal or a proxy's login page
-does). Every request is logged.
+does), and ``listing_fault``: ``"endless"`` (a JSON listing that never ends), ``"deep"`` (``[`` nested
+100,000 deep), ``"malformed"`` (JSON whose fields have the wrong types). Every request is logged.
 
 The server binds 127.0.0.1 only, handles at most ``max_requests`` requests and stops by itself
 after ``max_seconds``; an endless body stops after ``max_body_bytes`` or when the client goes away.
@@ -123,6 +124,7 @@ class FakeHub:
         self.no_hashes = False
         self.no_sizes = False
         self.html_listing = False
+        self.listing_fault: str | None = None  # "endless", "deep" or "malformed"
         self.max_body_bytes = max_body_bytes
         self.body_bytes_sent: dict[str, int] = {}  # per key, over all requests (for the tests' bounds)
         self.hold: dict[str, int] = {}
@@ -235,6 +237,34 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if self.command != "HEAD":
                 self.wfile.write(body)
 
+        def _bad_listing(self, fault: str, key: str) -> None:
+            if fault == "deep":
+                body = b"[" * 100_000 + b"]" * 100_000  # valid JSON that a recursive parser cannot read
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                return
+            if fault == "malformed":
+                self._json({"sha": ["not", "a", "commit"], "siblings": "llm.pt"})
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            if self.command == "HEAD":
+                return
+            self.wfile.write(b'{"sha": "0", "siblings": [')
+            block = b'{"rfilename": "llm.pt", "size": 1},' * 2048
+            sent = 0
+            while sent < hub.max_body_bytes and not hub._stop.is_set():
+                self.wfile.write(block)  # BrokenPipeError when the client gives up: handled by do_GET
+                sent += len(block)
+                self._count(key, len(block))
+
         def _count(self, key: str, n: int) -> None:
             with hub._lock:
                 hub.body_bytes_sent[key] = hub.body_bytes_sent.get(key, 0) + n
@@ -305,6 +335,9 @@ def _make_handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                     return
                 if hub.html_listing:
                     self._html()
+                    return
+                if hub.listing_fault is not None:
+                    self._bad_listing(hub.listing_fault, f"{repo.repo_id}/api")
                     return
                 blobs = query.get("blobs", ["false"])[0].lower() == "true"
                 siblings = [repo.sibling(p) if blobs and not hub.no_hashes else

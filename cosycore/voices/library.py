@@ -112,12 +112,46 @@ def _read_info(path: Path) -> VoiceInfo:
     )
 
 
+def _one_per_name(infos: builtins.list[VoiceInfo], broken: builtins.list[BrokenVoice]) -> builtins.list[VoiceInfo]:
+    """Each name once: of several files carrying one name (copied in by hand), the first that loads
+    is the voice; the others are added to ``broken`` with the reason, never listed as a second voice
+    of that name. Only such twins are loaded here (the usual scan reads headers only); when none of
+    them loads, the first stays listed and says why when it is used."""
+    groups: dict[str, builtins.list[VoiceInfo]] = {}
+    for info in infos:
+        groups.setdefault(info.name.casefold(), []).append(info)
+    kept: builtins.list[VoiceInfo] = []
+    for group in groups.values():
+        if len(group) == 1:
+            kept.append(group[0])
+            continue
+        errors: dict[Path, str] = {}
+        chosen: VoiceInfo | None = None
+        for info in group:
+            try:
+                load_voice(info.path)
+            except InputError as e:
+                errors[info.path] = str(e)
+                continue
+            chosen = info
+            break
+        chosen = chosen or group[0]
+        kept.append(chosen)
+        for info in group:
+            if info is chosen:
+                continue
+            why = errors.get(info.path, "it is usable, but the name resolves to the other file.")
+            broken.append(BrokenVoice(info.path, f"a second file for the voice {info.name!r} ({chosen.path.name} "
+                                                 f"is the one used): {why} Rename or remove this file."))
+    return kept
+
+
 class VoiceLibrary:
     """A folder of ``.cosyvoice`` files, addressed by voice name (unique, case-insensitive).
 
     A file that cannot be read never stops the library: :meth:`scan` reports it as broken, with
     the reason, and :meth:`list` leaves it out. Two files with the same name resolve to the first
-    one that loads.
+    one that loads; the other is reported as broken (listed once, never twice).
     """
 
     def __init__(self, root: Path | str) -> None:
@@ -146,6 +180,7 @@ class VoiceLibrary:
                 logger.warning("skipping %s: %s", path, e)
                 broken.append(BrokenVoice(path, str(e)))
         infos.sort(key=lambda i: (i.name.casefold(), i.name, str(i.path)))
+        infos = _one_per_name(infos, broken)
         return VoiceScan(tuple(infos), tuple(broken))
 
     def list(self) -> builtins.list[VoiceInfo]:

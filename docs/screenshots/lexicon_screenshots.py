@@ -97,7 +97,7 @@ def main() -> int:
                                                            edit.viewport().mapToGlobal(point)))
 
     steps: list[Step] = [
-        (lambda: window.model_info is not None and window.voice_panel.voice is not None, open_editor),
+        (lambda: window.session.model_info is not None and window.voice_panel.voice is not None, open_editor),
         (test_shown(False), lambda: shot("lexicon-editor")),
         (lambda: True, add_refused),
         (test_shown(True), lambda: shot("lexicon-refused")),

@@ -52,9 +52,9 @@ def main() -> int:
 
     def loaded() -> bool:
         nonlocal family
-        if window.model_info is None:
+        if window.session.model_info is None:
             return False
-        family = window.model_info.family
+        family = window.session.model_info.family
         return True
 
     steps.append((loaded, pick))

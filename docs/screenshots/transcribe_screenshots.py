@@ -67,8 +67,8 @@ def main() -> int:
         steps.append((ready, action))
 
     panel = window.voice_panel
-    when(lambda: True, lambda: window.try_model_dir(args.model))
-    when(lambda: window.model_info is not None, lambda: window.controls.set_mode("zero_shot"))
+    when(lambda: True, lambda: window.models_ctl.try_model_dir(args.model))
+    when(lambda: window.session.model_info is not None, lambda: window.controls.set_mode("zero_shot"))
     when(lambda: panel.transcribe_row.isVisible(), lambda: shot("transcribe"))
     when(lambda: True, panel.transcribe_row.button.click)
     when(lambda: bool(panel.transcript), lambda: shot("transcribe-done"))

@@ -127,7 +127,8 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
             window.editor.edit.setFocus()
             QTest.keyClicks(window.editor.edit, TEXT)
             key(window.editor.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-            check("Ctrl+Enter starts take 1", len(window.takes) == 1 and window.controls.stop_button.isEnabled())
+            check("Ctrl+Enter starts take 1",
+                  len(window.session.takes) == 1 and window.controls.stop_button.isEnabled())
 
         def speak_again_and_stop() -> None:
             key(window.editor.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
@@ -136,18 +137,18 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
             key(window.editor.edit, Qt.Key.Key_Escape)
 
         def rename() -> None:
-            check("Esc stopped take 2", window.takes[1].state.value == "cancelled")
+            check("Esc stopped take 2", window.session.takes[1].state.value == "cancelled")
             QInputDialog.getText = staticmethod(lambda *a, **k: ("The first take", True))  # the user types a name
             view = window.takes_view
             view.list.setFocus()
             view.list.setCurrentRow(0)
             key(view.list, Qt.Key.Key_F2)
-            check("F2 renamed take 1", window.takes[0].name == "The first take")
+            check("F2 renamed take 1", window.session.takes[0].name == "The first take")
 
         def play() -> None:
             view = window.takes_view
             click(view.play_button)
-            check(f"Play turns into Stop ({window.player.state.name}, {view.play_button.text()}, "
+            check(f"Play turns into Stop ({window.session.player.state.name}, {view.play_button.text()}, "
                   f"selected {[t.number for t in view.selected()]})",
                   view.play_button.text() == "Stop" and window.controls.stop_button.isEnabled())
 
@@ -157,7 +158,7 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
                 return
             click(window.takes_view.play_button)
             check("…and stops it", window.takes_view.play_button.text() == "Play"
-                  and window.player.state.name == "STOPPED")
+                  and window.session.player.state.name == "STOPPED")
 
         def type_unfinished() -> None:
             window.editor.edit.selectAll()
@@ -167,31 +168,32 @@ def _run(model: Path, out: Path, home: Path, work: Path, *, first: bool) -> int:
             window.activateWindow()
             key(window.editor.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)  # File › Quit
 
-        step("model loaded", lambda: window.model_info is not None, open_clip)
+        step("model loaded", lambda: window.session.model_info is not None, open_clip)
         step("clip in the recorder",
              lambda: bool(window.voices_ctl.recorder and window.voices_ctl.recorder.trimmed().size), name_voice)
         step("voice made", lambda: "Walker" in window.voice_panel.names(), close_recorder)
         step("type and speak", lambda: True, type_and_speak)
-        step("take 1 done", lambda: len(window.takes) > 0 and window.takes[0].state.value == "done",
+        step("take 1 done", lambda: len(window.session.takes) > 0 and window.session.takes[0].state.value == "done",
              speak_again_and_stop)
-        step("take 2 streaming", lambda: len(window.takes) == 2 and window.takes[1].chunk_count >= 1, esc)
-        step("take 2 stopped", lambda: not window.engine.busy, rename)
+        takes = window.session.takes
+        step("take 2 streaming", lambda: len(takes) == 2 and takes[1].chunk_count >= 1, esc)
+        step("take 2 stopped", lambda: not window.session.engine.busy, rename)
         step("rename done", lambda: True, play)
         step("playing", lambda: True, stop_play)
         step("unfinished text", lambda: True, type_unfinished)
     else:
         def found() -> None:
-            takes = list(window.takes)
+            takes = list(window.session.takes)
             check("two takes are back", len(takes) == 2)
             check("take 1 kept its name and audio", takes[0].name == "The first take" and takes[0].samples > 0)
             check("take 2 is back as stopped", takes[1].state.value == "cancelled" and takes[1].samples > 0)
             check("the voice and mode are kept", takes[0].voice_name == "Walker" and takes[0].mode == "cross_lingual")
             check("the unfinished text is back", window.editor.text() == UNFINISHED)
-            check("the newest take is shown", window.takes_ctl.shown is takes[-1])
+            check("the newest take is shown", window.session.shown_take is takes[-1])
             shot("walk-2")
             window.close()
 
-        step("model loaded again", lambda: window.model_info is not None, found)
+        step("model loaded again", lambda: window.session.model_info is not None, found)
 
     def tick() -> None:
         if not steps:

@@ -332,6 +332,18 @@
     </message>
 </context>
 <context>
+    <name>EditorAutosave</name>
+    <message>
+        <source>Cannot save the text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+The text is still in the editor; copy it somewhere safe.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EngineThread</name>
     <message>
         <source>Checking the model folder</source>
@@ -1454,6 +1466,25 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PlaybackController</name>
+    <message>
+        <source>no audio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>buffering</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>playing</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>PresetNames</name>
     <message>
         <source>Cantonese</source>
@@ -2346,14 +2377,93 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
-    <name>SessionController</name>
+    <name>SpeakingController</name>
     <message>
-        <source>Cannot save the text</source>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type some text to speak first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record a voice or make one from a file first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No instruction</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No transcript</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speaking take {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>First audio {0:.2f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>RTF {0:.2f}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped take {0} after {1:.1f} s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot speak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot convert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped before any audio was made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>StudioSession</name>
+    <message>
+        <source>Cannot save take {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>{0}
-The text is still in the editor; copy it somewhere safe.</source>
+The take stays in this session only; export it to keep it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2548,91 +2658,6 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The model is still loading; Speak when it is ready.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Load a model first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Type some text to speak first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No voice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Record a voice or make one from a file first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No instruction</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No transcript</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Pronunciation dictionary</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Speaking take {0}…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>First audio {0:.2f} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>RTF {0:.2f}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stopped before any audio was made.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot speak</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot convert</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot save take {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>{0}
-The take stays in this session only; export it to keep it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Saved takes are over the storage limit</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2684,22 +2709,6 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Name (empty: the start of its text):</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no audio</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>buffering</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>playing</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -332,6 +332,19 @@
     </message>
 </context>
 <context>
+    <name>EditorAutosave</name>
+    <message>
+        <source>Cannot save the text</source>
+        <translation>无法保存文本</translation>
+    </message>
+    <message>
+        <source>{0}
+The text is still in the editor; copy it somewhere safe.</source>
+        <translation>{0}
+文本仍在编辑器中；请把它复制到安全的地方。</translation>
+    </message>
+</context>
+<context>
     <name>EngineThread</name>
     <message>
         <source>Checking the model folder</source>
@@ -1454,6 +1467,25 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PlaybackController</name>
+    <message>
+        <source>no audio</source>
+        <translation>无音频</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>buffering</source>
+        <translation>缓冲中</translation>
+    </message>
+    <message>
+        <source>playing</source>
+        <translation>播放中</translation>
+    </message>
+</context>
+<context>
     <name>PresetNames</name>
     <message>
         <source>Cantonese</source>
@@ -2344,16 +2376,95 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
-    <name>SessionController</name>
+    <name>SpeakingController</name>
     <message>
-        <source>Cannot save the text</source>
-        <translation>无法保存文本</translation>
+        <source>The model is still loading; Speak when it is ready.</source>
+        <translation>模型仍在加载；加载完成后再朗读。</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Type some text to speak first.</source>
+        <translation>请先输入要朗读的文本。</translation>
+    </message>
+    <message>
+        <source>No voice</source>
+        <translation>没有声音</translation>
+    </message>
+    <message>
+        <source>Record a voice or make one from a file first.</source>
+        <translation>请先录制一个声音，或从文件创建一个。</translation>
+    </message>
+    <message>
+        <source>No instruction</source>
+        <translation>没有指令</translation>
+    </message>
+    <message>
+        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
+        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
+    </message>
+    <message>
+        <source>No transcript</source>
+        <translation>没有文本</translation>
+    </message>
+    <message>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
+        <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
+    </message>
+    <message>
+        <source>Pronunciation dictionary</source>
+        <translation>发音词典</translation>
+    </message>
+    <message>
+        <source>Speaking take {0}…</source>
+        <translation>正在合成第 {0} 条…</translation>
+    </message>
+    <message>
+        <source>First audio {0:.2f} s</source>
+        <translation>首段音频 {0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>RTF {0:.2f}</source>
+        <translation>实时率 {0:.2f}</translation>
+    </message>
+    <message>
+        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
+        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
+    </message>
+    <message>
+        <source>Stopped take {0} after {1:.1f} s.</source>
+        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
+    </message>
+    <message>
+        <source>Cannot speak</source>
+        <translation>无法朗读</translation>
+    </message>
+    <message>
+        <source>Cannot convert</source>
+        <translation>无法转换</translation>
+    </message>
+    <message>
+        <source>Stopped before any audio was made.</source>
+        <translation>在生成任何音频之前已停止。</translation>
+    </message>
+</context>
+<context>
+    <name>StudioSession</name>
+    <message>
+        <source>Cannot save take {0}</source>
+        <translation>无法保存合成 {0}</translation>
     </message>
     <message>
         <source>{0}
-The text is still in the editor; copy it somewhere safe.</source>
+The take stays in this session only; export it to keep it.</source>
         <translation>{0}
-文本仍在编辑器中；请把它复制到安全的地方。</translation>
+该合成只保留在本次会话中；请导出以保存它。</translation>
     </message>
 </context>
 <context>
@@ -2548,92 +2659,6 @@ The text is still in the editor; copy it somewhere safe.</source>
 {1}</translation>
     </message>
     <message>
-        <source>The model is still loading; Speak when it is ready.</source>
-        <translation>模型仍在加载；加载完成后再朗读。</translation>
-    </message>
-    <message>
-        <source>No model</source>
-        <translation>未加载模型</translation>
-    </message>
-    <message>
-        <source>Load a model first.</source>
-        <translation>请先加载模型。</translation>
-    </message>
-    <message>
-        <source>Type some text to speak first.</source>
-        <translation>请先输入要朗读的文本。</translation>
-    </message>
-    <message>
-        <source>No voice</source>
-        <translation>没有声音</translation>
-    </message>
-    <message>
-        <source>Record a voice or make one from a file first.</source>
-        <translation>请先录制一个声音，或从文件创建一个。</translation>
-    </message>
-    <message>
-        <source>No instruction</source>
-        <translation>没有指令</translation>
-    </message>
-    <message>
-        <source>Instruct mode needs an instruction: pick a preset or type one.</source>
-        <translation>指令模式需要一条指令：请选择预设或自行输入。</translation>
-    </message>
-    <message>
-        <source>No transcript</source>
-        <translation>没有文本</translation>
-    </message>
-    <message>
-        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
-        <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
-    </message>
-    <message>
-        <source>Pronunciation dictionary</source>
-        <translation>发音词典</translation>
-    </message>
-    <message>
-        <source>Speaking take {0}…</source>
-        <translation>正在合成第 {0} 条…</translation>
-    </message>
-    <message>
-        <source>First audio {0:.2f} s</source>
-        <translation>首段音频 {0:.2f} 秒</translation>
-    </message>
-    <message>
-        <source>Stopped take {0} after {1:.1f} s.</source>
-        <translation>已在 {1:.1f} 秒处停止第 {0} 条合成。</translation>
-    </message>
-    <message>
-        <source>RTF {0:.2f}</source>
-        <translation>实时率 {0:.2f}</translation>
-    </message>
-    <message>
-        <source>Take {0}: {1:.1f} s of audio in {2:.1f} s</source>
-        <translation>合成 {0}：{2:.1f} 秒生成了 {1:.1f} 秒音频</translation>
-    </message>
-    <message>
-        <source>Stopped before any audio was made.</source>
-        <translation>在生成任何音频之前已停止。</translation>
-    </message>
-    <message>
-        <source>Cannot speak</source>
-        <translation>无法朗读</translation>
-    </message>
-    <message>
-        <source>Cannot convert</source>
-        <translation>无法转换</translation>
-    </message>
-    <message>
-        <source>Cannot save take {0}</source>
-        <translation>无法保存合成 {0}</translation>
-    </message>
-    <message>
-        <source>{0}
-The take stays in this session only; export it to keep it.</source>
-        <translation>{0}
-该合成只保留在本次会话中；请导出以保存它。</translation>
-    </message>
-    <message>
         <source>Saved takes are over the storage limit</source>
         <translation>已保存的合成超过了存储上限</translation>
     </message>
@@ -2688,22 +2713,6 @@ Limit in MB:</source>
     <message>
         <source>Name (empty: the start of its text):</source>
         <translation>名称（留空则使用文本开头）：</translation>
-    </message>
-    <message>
-        <source>no audio</source>
-        <translation>无音频</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>buffering</source>
-        <translation>缓冲中</translation>
-    </message>
-    <message>
-        <source>playing</source>
-        <translation>播放中</translation>
     </message>
 </context>
 <context>

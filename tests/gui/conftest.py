@@ -44,9 +44,10 @@ MIC.write_bytes(b"")
 
 from app.config.settings import AppPaths, Settings  # noqa: E402
 from app.main import keep_singletons_alive  # noqa: E402
-from app.worker.engine_thread import Chunk, ModelInfo, SpeakRequest, SynthesisStats  # noqa: E402
+from app.worker.engine_thread import SynthesisStats  # noqa: E402
 from app.worker.eta import rtf_key  # noqa: E402
 from cosycore.config import QUALITY_MODES  # noqa: E402
+from cosycore.engine import AudioChunk, EngineInfo, SynthesisRequest  # noqa: E402
 from cosycore.perf import resolve_quality  # noqa: E402
 from cosycore.voices import Voice  # noqa: E402
 from tests.conftest import folder_digest, shared_across_workers  # noqa: E402
@@ -160,21 +161,29 @@ def tiny_engine_voice(tiny_cv2_model: Path, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="session")
 def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice,
-                    tmp_path_factory: pytest.TempPathFactory) -> list[Chunk]:
+                    tmp_path_factory: pytest.TempPathFactory) -> list[AudioChunk]:
     """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine` (made once per
     run: a take of the random model runs to its token limit, the longest setup of the GUI tests)."""
 
-    def make() -> list[Chunk]:
-        from app.worker.engine_messages import to_chunk
-        from cosycore.engine import Engine, SynthesisRequest
+    def make() -> list[AudioChunk]:
+        from app.worker.engine_messages import detached_chunk
+        from cosycore.engine import Engine
 
         request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual",
                                    voice=tiny_engine_voice, seed=3, stream=True)
         with torch_threads(1):
             engine = Engine(tiny_cv2_model, device="cpu")
-            return [to_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
+            return [detached_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]
 
     return shared_across_workers(tmp_path_factory, f"recorded-chunks-{folder_digest(tiny_cv2_model)}", make)
+
+
+def engine_info(model_dir: str | Path, family: str = "cosyvoice2", *, quality: str = "exact",
+                requested_quality: str = "", load_seconds: float = 0.01) -> EngineInfo:
+    """The facts of a loaded model as the engine reports them, for a test double."""
+    title = "Fun-CosyVoice3" if family == "cosyvoice3" else "CosyVoice2"
+    return EngineInfo(family, title, Path(model_dir), "cpu", "float32", SR, 25, (), (), 0, quality=quality,
+                      requested_quality=requested_quality or quality, load_seconds=load_seconds)
 
 
 class FakeEngine(QObject):
@@ -199,20 +208,20 @@ class FakeEngine(QObject):
     line_regenerated = Signal(int, object)
     regen_failed = Signal(int, str)
 
-    def __init__(self, chunks: list[Chunk], *, interval_ms: int = 20, family: str = "cosyvoice2",
+    def __init__(self, chunks: list[AudioChunk], *, interval_ms: int = 20, family: str = "cosyvoice2",
                  voice_factory=None) -> None:
         super().__init__()
         self.chunks = chunks
         self.interval_ms = interval_ms
         self.family = family
-        self.requests: list[SpeakRequest] = []
+        self.requests: list[SynthesisRequest] = []
         self.voice_factory = voice_factory
         self._next = 0
         self._running: int | None = None
         self._pos = 0
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._emit_next)
-        self.model_info: ModelInfo | None = None
+        self.model_info: EngineInfo | None = None
         self.loads: list[tuple[str, str, str]] = []  # (model folder, device, quality) of each load_model call
         self.torch_threads: int | None = None
         self.rtf_lookup = None  # set by the Performance menu, as on the real engine thread
@@ -231,14 +240,14 @@ class FakeEngine(QObject):
         self.load_progress.emit(50, "Loading weights")
         chosen = resolve_quality(quality, "cpu", {q: self.rtf_lookup(rtf_key(model_dir, "cpu", q))
                                                   for q in QUALITY_MODES} if self.rtf_lookup else None)
-        self.model_info = ModelInfo(str(model_dir), self.family, "CosyVoice2", SR, "cpu", 0.01, chosen, quality)
+        self.model_info = engine_info(model_dir, self.family, quality=chosen, requested_quality=quality)
         QTimer.singleShot(0, lambda: self.model_loaded.emit(self.model_info))
         return self._next
 
     def set_threads(self, threads: int | None) -> None:
         self.torch_threads = threads
 
-    def speak(self, request: SpeakRequest) -> int:
+    def speak(self, request: SynthesisRequest) -> int:
         self._next += 1
         if self._running is not None:
             self._cancel()
@@ -270,7 +279,7 @@ class FakeEngine(QObject):
             self._timer.stop()
             self._running = None
             audio = sum(c.samples.shape[0] for c in self.chunks) / SR
-            self.synthesis_finished.emit(SynthesisStats(rid, audio, audio * 0.5, self.chunks[0].elapsed,
+            self.synthesis_finished.emit(SynthesisStats(rid, audio, audio * 0.5, self.chunks[0].timing,
                                                         len(self.chunks), False))
 
     def create_voice(self, audio, sample_rate, name, transcript, language="") -> int:
@@ -305,7 +314,7 @@ class FakeEngine(QObject):
 
 
 @pytest.fixture
-def fake_engine(recorded_chunks: list[Chunk], tiny_engine_voice: Voice) -> FakeEngine:
+def fake_engine(recorded_chunks: list[AudioChunk], tiny_engine_voice: Voice) -> FakeEngine:
     def make_voice(name: str, transcript: str) -> Voice:
         return Voice(name=name, transcript=transcript, language="en", family="cosyvoice2",
                      speech_tokenizer_sha256=tiny_engine_voice.speech_tokenizer_sha256,
@@ -335,7 +344,7 @@ def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[i
     if size is not None:
         w.resize(*size)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=timeout)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=timeout)
     return w
 
 

@@ -18,7 +18,9 @@ from PySide6.QtCore import Qt
 from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import Chunk, EngineThread
+from app.worker.convert_jobs import LiveChunk
+from app.worker.engine_thread import EngineThread
+from cosycore.request import AudioChunk
 
 MIC_RATE = 48000
 
@@ -28,7 +30,7 @@ def _open(qtbot, settings, model: Path) -> MainWindow:
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
     return w
 
 
@@ -37,7 +39,7 @@ def window(qtbot, settings, tiny_cv2_model: Path, library_with_voice):
     w = _open(qtbot, settings, tiny_cv2_model)
     yield w
     w.close()
-    assert w.engine.isFinished()
+    assert w.session.engine.isFinished()
 
 
 class FakeMic:
@@ -81,17 +83,17 @@ def test_convert_a_file_play_export_and_restart(qtbot, window: MainWindow, setti
     sf.write(source, speechlike(2.5, sr=22050, seed=4), 22050)
     assert w.convert_ctl.set_source_file(source)
     assert "me.wav" in w.convert_panel.source_label.text()
-    chunks: list[Chunk] = []
+    chunks: list[AudioChunk] = []
     durations: list[float] = []
 
-    def on_chunk(_rid: int, chunk: Chunk) -> None:
+    def on_chunk(_rid: int, chunk: AudioChunk) -> None:
         chunks.append(chunk)
         durations.append(w.waveform.duration)
 
-    w.engine.chunk_ready.connect(on_chunk)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000):
+    w.session.engine.chunk_ready.connect(on_chunk)
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000):
         qtbot.mouseClick(w.controls.speak_button, Qt.MouseButton.LeftButton)
-    take = w.takes[-1]
+    take = w.session.takes[-1]
     assert take.mode == "convert" and take.state is TakeState.DONE
     assert take.text == "me.wav" and take.voice_name == "Tester"
     assert take.chunk_count == len(chunks) >= 2  # streamed
@@ -102,19 +104,19 @@ def test_convert_a_file_play_export_and_restart(qtbot, window: MainWindow, setti
     label = w.takes_view.label(take)
     assert "Convert" in label and "me.wav → Tester" in label
     assert "Source: me.wav" in w.takes_view.tooltip(take)
-    if w.player.state is not PlayState.STOPPED:
-        with qtbot.waitSignal(w.player.playback_finished, timeout=60_000):
+    if w.session.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.session.player.playback_finished, timeout=60_000):
             pass
     played = played_samples(null_audio)
     assert np.array_equal(played[played != 0], audio[audio != 0])  # every sample reached the device
 
-    assert w.export(take, tmp_path / "out.wav", "wav_float")
+    assert w.export_ctl.export(take, tmp_path / "out.wav", "wav_float")
     data, rate = sf.read(tmp_path / "out.wav", dtype="float32")
     assert rate == SR and np.array_equal(data, audio)
 
     w.close()
     again = _open(qtbot, settings, tiny_cv2_model)
-    restored = again.takes[-1]
+    restored = again.session.takes[-1]
     assert restored.mode == "convert" and restored.text == "me.wav" and restored.voice_name == "Tester"
     assert restored.state is TakeState.DONE and np.array_equal(restored.audio(), audio)
     assert again.controls.mode == "convert"  # the mode is kept too
@@ -138,27 +140,27 @@ def test_bad_sources_say_what_to_do(qtbot, window: MainWindow, tmp_path: Path) -
     sf.write(long, speechlike(3.0, sr=16000), 16000)
     assert not w.convert_ctl.set_source_file(long)
     assert "Cut the recording into parts" in w.last_message[1]
-    assert w.convert_ctl.source is None and not len(w.takes)
+    assert w.convert_ctl.source is None and not len(w.session.takes)
 
     w.convert_ctl.set_source_audio(np.zeros(2 * 24000, np.float32), 24000, "quiet")
-    with qtbot.waitSignal(w.engine.synthesis_failed, timeout=60_000):
-        w.speak()
+    with qtbot.waitSignal(w.session.engine.synthesis_failed, timeout=60_000):
+        w.speaking_ctl.speak()
     title, text = w.last_message
     assert title == "Cannot convert" and "silent" in text and "speech in it" in text
-    assert not len(w.takes)  # nothing half made is kept
+    assert not len(w.session.takes)  # nothing half made is kept
 
 
 def test_a_voice_of_the_other_family_is_converted_from_its_recording(qtbot, window: MainWindow) -> None:
     w = window
-    w.library.add(replace(w.library.get("Tester"), name="Other", family="cosyvoice3"))
+    w.session.library.add(replace(w.session.library.get("Tester"), name="Other", family="cosyvoice3"))
     w.voice_panel.reload(select="Other")
     w.controls.set_mode("convert")
     assert w.convert_panel.target_label.text() == "Other"
     w.convert_ctl.set_source_audio(speechlike(1.5, seed=2), SR, "clip")
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000):
-        w.speak()
-    assert w.takes[-1].voice_name == "Other" and w.takes[-1].state is TakeState.DONE
-    qtbot.waitUntil(lambda: w.library.get("Other").family == "cosyvoice2", timeout=60_000)  # made again, saved
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000):
+        w.speaking_ctl.speak()
+    assert w.session.takes[-1].voice_name == "Other" and w.session.takes[-1].state is TakeState.DONE
+    qtbot.waitUntil(lambda: w.session.library.get("Other").family == "cosyvoice2", timeout=60_000)  # made again, saved
 
 
 def test_live_from_a_microphone_shows_latency_and_keeps_the_take(qtbot, window: MainWindow,
@@ -167,17 +169,17 @@ def test_live_from_a_microphone_shows_latency_and_keeps_the_take(qtbot, window: 
     _convert_mode(qtbot, w)
     signal = speechlike(4.0, sr=MIC_RATE, seed=5)
     w.convert_ctl.microphone = lambda _name: FakeMic(signal)
-    live: list[Chunk] = []
-    w.engine.chunk_ready.connect(lambda _rid, c: live.append(c) if c.live is not None else None)
+    live: list[AudioChunk] = []
+    w.session.engine.chunk_ready.connect(lambda _rid, c: live.append(c) if isinstance(c, LiveChunk) else None)
     qtbot.mouseClick(w.convert_panel.live_button, Qt.MouseButton.LeftButton)
     assert w.convert_ctl.live and w.convert_panel.live_button.text() == "Stop live"
-    take = w.takes[-1]
+    take = w.session.takes[-1]
     assert take.mode == "convert" and take.text.startswith("Live") and take.state is TakeState.STREAMING
     qtbot.waitUntil(lambda: len(live) >= 2, timeout=60_000)  # converted while "speaking"
     assert w.convert_panel.stats_label.text().startswith("Latency ")
     assert "RTF" in w.convert_panel.stats_label.text()
     qtbot.waitUntil(lambda: w.convert_ctl._recorded_samples >= signal.shape[0], timeout=30_000)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=60_000):
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=60_000):
         qtbot.mouseClick(w.convert_panel.live_button, Qt.MouseButton.LeftButton)
     assert not w.convert_ctl.live and take.state is TakeState.DONE
     assert take.duration == pytest.approx(4.0, abs=0.05)  # every piece, at the speaker's pace
@@ -190,19 +192,19 @@ def test_live_from_a_microphone_shows_latency_and_keeps_the_take(qtbot, window: 
 def test_live_refuses_the_same_device_without_headphones(qtbot, window: MainWindow, settings) -> None:
     w = window
     _convert_mode(qtbot, w)
-    assert w.player.device is not None
-    w.convert_ctl.microphone = lambda _name: FakeMic(speechlike(3.0, sr=MIC_RATE), name=w.player.device.name)
+    assert w.session.player.device is not None
+    w.convert_ctl.microphone = lambda _name: FakeMic(speechlike(3.0, sr=MIC_RATE), name=w.session.player.device.name)
     assert not w.convert_panel.headphones_check.isChecked()
     qtbot.mouseClick(w.convert_panel.live_button, Qt.MouseButton.LeftButton)
     title, text = w.last_message
     assert title == "Headphones needed" and "I use headphones" in text
-    assert not w.convert_ctl.live and not w.convert_panel.live_button.isChecked() and not len(w.takes)
+    assert not w.convert_ctl.live and not w.convert_panel.live_button.isChecked() and not len(w.session.takes)
     w.convert_panel.headphones_check.setChecked(True)
     assert settings.headphones
     qtbot.mouseClick(w.convert_panel.live_button, Qt.MouseButton.LeftButton)
     assert w.convert_ctl.live
     w.convert_ctl.stop()
-    qtbot.waitUntil(lambda: w.takes[-1].state is not TakeState.STREAMING, timeout=60_000)
+    qtbot.waitUntil(lambda: w.session.takes[-1].state is not TakeState.STREAMING, timeout=60_000)
 
 
 def test_falling_behind_offers_to_convert_after_the_recording(qtbot, window: MainWindow) -> None:
@@ -211,7 +213,7 @@ def test_falling_behind_offers_to_convert_after_the_recording(qtbot, window: Mai
     signal = speechlike(3.0, sr=MIC_RATE, seed=6)
     w.convert_ctl.microphone = lambda _name: FakeMic(signal)
     assert w.convert_ctl.start_live()
-    live_take = w.takes[-1]
+    live_take = w.session.takes[-1]
     qtbot.waitUntil(lambda: w.convert_ctl.meter is not None and w.convert_ctl.meter.pieces >= 1, timeout=60_000)
     w.convert_panel.show_behind(1.7)  # what the meter shows on a slow machine
     assert "slower than you speak" in w.convert_panel.behind_label.text()
@@ -219,8 +221,8 @@ def test_falling_behind_offers_to_convert_after_the_recording(qtbot, window: Mai
     qtbot.waitUntil(lambda: live_take.state is TakeState.CANCELLED, timeout=60_000)  # kept with what it had
     assert w.convert_ctl.live  # still recording
     qtbot.waitUntil(lambda: w.convert_ctl._recorded_samples >= signal.shape[0], timeout=30_000)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000):
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000):
         qtbot.mouseClick(w.convert_panel.live_button, Qt.MouseButton.LeftButton)
-    after = w.takes[-1]
+    after = w.session.takes[-1]
     assert after is not live_take and after.mode == "convert" and after.state is TakeState.DONE
     assert after.text.startswith("Recording of 3.0 s") and after.duration == pytest.approx(3.0, abs=0.1)

@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import Chunk, EngineThread
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import AudioChunk
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
              "And a third sentence closes the paragraph for good.")
@@ -27,11 +28,11 @@ def window(qtbot, settings, tiny_cv2_model: Path, library_with_voice) -> MainWin
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
     assert w.stack.currentWidget() is w.studio
     yield w
     w.close()
-    assert w.engine.isFinished()
+    assert w.session.engine.isFinished()
 
 
 def _type(qtbot, w: MainWindow, text: str) -> None:
@@ -45,19 +46,19 @@ def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp
     assert w.controls.mode == "zero_shot" and w.voice_panel.voice.name == "Tester"
     assert w.voice_panel.transcript == "Hello, this is my test voice."
     _type(qtbot, w, "Hello there. How are you?")
-    chunks: list[Chunk] = []
+    chunks: list[AudioChunk] = []
     durations: list[float] = []
 
-    def on_chunk(rid: int, chunk: Chunk) -> None:
+    def on_chunk(rid: int, chunk: AudioChunk) -> None:
         chunks.append(chunk)
         durations.append(w.waveform.duration)  # read after the window's own slot ran
 
-    w.engine.chunk_ready.connect(on_chunk)
+    w.session.engine.chunk_ready.connect(on_chunk)
     redraws = w.waveform.redraw_count
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000):
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000):
         qtbot.mouseClick(w.controls.speak_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: w.controls.stop_button.isEnabled(), timeout=5000)
-    take = w.takes[-1]
+    take = w.session.takes[-1]
     assert take.state is TakeState.DONE and take.chunk_count == len(chunks) >= 2
     ends = np.cumsum([c.samples.shape[0] for c in chunks]) / SR
     assert durations == pytest.approx(list(ends))  # the waveform grew with every chunk
@@ -68,8 +69,8 @@ def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp
     assert np.array_equal(take.audio(), audio)
     assert "First audio" in w.ttfa_label.text() and "RTF" in w.rtf_label.text()
 
-    if w.player.state is not PlayState.STOPPED:
-        with qtbot.waitSignal(w.player.playback_finished, timeout=60_000):
+    if w.session.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.session.player.playback_finished, timeout=60_000):
             pass
     played = played_samples(null_audio)
     start = played_offset(played, audio)
@@ -79,24 +80,24 @@ def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp
     # than the engine makes audio, so while streaming it underruns: each underrun is silence, counted.
     assert np.array_equal(played[played != 0], audio[audio != 0])
     gaps = np.count_nonzero(np.diff((played[start:] == 0).astype(np.int8)) == 1)
-    assert gaps <= w.player.underruns + 1  # the +1 is the silence after the take
+    assert gaps <= w.session.player.underruns + 1  # the +1 is the silence after the take
 
     # Replaying the finished take fits in the ring: bit-exact and contiguous.
-    with qtbot.waitSignal(w.player.playback_finished, timeout=60_000):
-        assert w.play_take(take)
+    with qtbot.waitSignal(w.session.player.playback_finished, timeout=60_000):
+        assert w.playback_ctl.play_take(take)
     played = played_samples(null_audio)
     start = played_offset(played, audio)
     assert np.array_equal(played[start:start + audio.shape[0]], audio)
 
-    assert w.export(take, tmp_path / "take.wav", "wav_float")
+    assert w.export_ctl.export(take, tmp_path / "take.wav", "wav_float")
     data, rate = sf.read(tmp_path / "take.wav", dtype="float32")
     info = sf.info(tmp_path / "take.wav")
     assert rate == SR and info.subtype == "FLOAT" and np.array_equal(data, audio)
-    assert w.export(take, tmp_path / "take16", "wav16")
+    assert w.export_ctl.export(take, tmp_path / "take16", "wav16")
     data16, _ = sf.read(tmp_path / "take16.wav", dtype="float32")
     assert sf.info(tmp_path / "take16.wav").subtype == "PCM_16"
     assert np.max(np.abs(data16 - np.clip(audio, -1, 1))) <= 1.0 / 32767
-    assert w.export(take, tmp_path / "take.srt", "srt")
+    assert w.export_ctl.export(take, tmp_path / "take.srt", "srt")
     srt = (tmp_path / "take.srt").read_text(encoding="utf-8")
     assert srt.startswith("1\n00:00:00,000 --> ") and "Hello" in srt
     assert not take.exported_partial
@@ -106,16 +107,16 @@ def test_escape_cancels_mid_stream(qtbot, window: MainWindow, null_audio: Path) 
     w = window
     w.controls.set_mode("cross_lingual")
     _type(qtbot, w, LONG_TEXT)
-    got: list[Chunk] = []
-    w.engine.chunk_ready.connect(lambda rid, c: got.append(c))
-    w.speak()
+    got: list[AudioChunk] = []
+    w.session.engine.chunk_ready.connect(lambda rid, c: got.append(c))
+    w.speaking_ctl.speak()
     qtbot.waitUntil(lambda: len(got) >= 1, timeout=120_000)
-    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=60_000):
+    with qtbot.waitSignal(w.session.engine.synthesis_cancelled, timeout=60_000):
         qtbot.keyClick(w.editor.edit, Qt.Key.Key_Escape)
-    take = w.takes[-1]
+    take = w.session.takes[-1]
     assert take.state is TakeState.CANCELLED and take.chunk_count == len(got)
     assert not got[-1].is_final
-    assert w.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
+    assert w.session.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
     assert w.waveform.is_finished and w.waveform.duration == pytest.approx(take.duration)
 
 
@@ -123,17 +124,17 @@ def test_speak_again_at_once(qtbot, window: MainWindow, null_audio: Path) -> Non
     w = window
     w.controls.set_mode("cross_lingual")
     _type(qtbot, w, LONG_TEXT)
-    first = w.speak()
+    first = w.speaking_ctl.speak()
     w.editor.set_text("Second take.")
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000) as blocker:
-        second = w.speak()
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000) as blocker:
+        second = w.speaking_ctl.speak()
     assert blocker.args[0].request_id == second != first
-    qtbot.waitUntil(lambda: w.takes.by_request(first) is None or w.takes.by_request(first).state is
+    qtbot.waitUntil(lambda: w.session.takes.by_request(first) is None or w.session.takes.by_request(first).state is
                     TakeState.CANCELLED, timeout=30_000)
-    latest = w.takes[-1]
+    latest = w.session.takes[-1]
     assert latest.request_id == second and latest.state is TakeState.DONE and latest.text == "Second take."
-    if w.player.state is not PlayState.STOPPED:
-        with qtbot.waitSignal(w.player.playback_finished, timeout=60_000):
+    if w.session.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.session.player.playback_finished, timeout=60_000):
             pass
     played = played_samples(null_audio)
     audio = latest.audio()
@@ -145,18 +146,18 @@ def test_no_audio_device_still_speaks_and_exports(qtbot, no_audio_device, settin
     w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
-    assert w.player.state is PlayState.NO_DEVICE
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
+    assert w.session.player.state is PlayState.NO_DEVICE
     assert "No audio device" in w.audio_label.text()
     w.controls.set_mode("cross_lingual")
     w.editor.set_text("Nobody hears this.")
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=120_000):
-        w.speak()
-    take = w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=120_000):
+        w.speaking_ctl.speak()
+    take = w.session.takes[-1]
     assert take.state is TakeState.DONE and take.samples > 0
     assert w.last_message is None  # no error dialog: silence is not an error
     assert "no audio" in w.hud.text()
-    assert w.export(take, tmp_path / "quiet.flac", "flac")
+    assert w.export_ctl.export(take, tmp_path / "quiet.flac", "flac")
     data, rate = sf.read(tmp_path / "quiet.flac", dtype="float32")
     assert rate == SR and np.max(np.abs(data - take.audio())) < 1e-6 * 2 ** 8
     w.close()

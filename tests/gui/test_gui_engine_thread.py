@@ -10,8 +10,9 @@ import pytest
 from conftest import SR, speechlike
 from PySide6.QtCore import QThread
 
-from app.worker.engine_thread import Chunk, EngineThread, ModelInfo, SpeakRequest, SynthesisStats
+from app.worker.engine_thread import EngineThread, SynthesisStats
 from app.worker.eta import rtf_key
+from cosycore.engine import AudioChunk, EngineInfo, SynthesisRequest
 from cosycore.voices import Voice
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
@@ -21,7 +22,7 @@ LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second o
 @pytest.fixture(scope="module")
 def engine(qapp, tiny_cv2_model: Path):
     thread = EngineThread(torch_threads=1)
-    loaded: list[ModelInfo] = []
+    loaded: list[EngineInfo] = []
     thread.model_loaded.connect(loaded.append)
     thread.load_model(tiny_cv2_model, "cpu")
     from pytestqt.qtbot import QtBot
@@ -37,7 +38,7 @@ class Recorder:
 
     def __init__(self, thread: EngineThread) -> None:
         self.thread = thread
-        self.chunks: dict[int, list[Chunk]] = {}
+        self.chunks: dict[int, list[AudioChunk]] = {}
         self.finished: list[SynthesisStats] = []
         self.cancelled: list[SynthesisStats] = []
         self.failed: list[tuple[int, str]] = []
@@ -50,7 +51,7 @@ class Recorder:
         for signal, slot in self._links:
             signal.connect(slot)
 
-    def _on_chunk(self, rid: int, chunk: Chunk) -> None:
+    def _on_chunk(self, rid: int, chunk: AudioChunk) -> None:
         self.chunks.setdefault(rid, []).append(chunk)
 
     def done(self, rid: int) -> bool:
@@ -78,7 +79,7 @@ def test_model_info(engine) -> None:
 def test_speak_streams_chunks_then_finishes(qtbot, engine, rec, tiny_engine_voice: Voice) -> None:
     started: list[int] = []
     engine.synthesis_started.connect(started.append)
-    rid = engine.speak(SpeakRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
+    rid = engine.speak(SynthesisRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
     qtbot.waitUntil(lambda: rec.done(rid), timeout=120_000)
     engine.synthesis_started.disconnect(started.append)
     assert started == [rid]
@@ -94,16 +95,16 @@ def test_speak_streams_chunks_then_finishes(qtbot, engine, rec, tiny_engine_voic
 
 
 def test_same_seed_same_audio(qtbot, engine, rec, tiny_engine_voice: Voice) -> None:
-    ids = [engine.speak(SpeakRequest("Hi there.", mode="cross_lingual", voice=tiny_engine_voice, seed=7))]
+    ids = [engine.speak(SynthesisRequest("Hi there.", mode="cross_lingual", voice=tiny_engine_voice, seed=7))]
     qtbot.waitUntil(lambda: rec.done(ids[0]), timeout=120_000)
-    ids.append(engine.speak(SpeakRequest("Hi there.", mode="cross_lingual", voice=tiny_engine_voice, seed=7)))
+    ids.append(engine.speak(SynthesisRequest("Hi there.", mode="cross_lingual", voice=tiny_engine_voice, seed=7)))
     qtbot.waitUntil(lambda: rec.done(ids[1]), timeout=120_000)
     a, b = (np.concatenate([c.samples for c in rec.chunks[i]]) for i in ids)
     assert np.array_equal(a, b)
 
 
 def test_stop_cancels_mid_stream(qtbot, engine, rec, tiny_engine_voice: Voice) -> None:
-    rid = engine.speak(SpeakRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=2))
+    rid = engine.speak(SynthesisRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=2))
     qtbot.waitUntil(lambda: len(rec.chunks.get(rid, [])) >= 1, timeout=120_000)
     engine.stop()
     qtbot.waitUntil(lambda: rec.done(rid), timeout=60_000)
@@ -115,10 +116,10 @@ def test_stop_cancels_mid_stream(qtbot, engine, rec, tiny_engine_voice: Voice) -
 
 
 def test_speak_again_at_once_replaces_the_take(qtbot, engine, rec, tiny_engine_voice: Voice) -> None:
-    first = engine.speak(SpeakRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=2))
+    first = engine.speak(SynthesisRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=2))
     qtbot.waitUntil(lambda: len(rec.chunks.get(first, [])) >= 1, timeout=120_000)
-    second = engine.speak(SpeakRequest("Quick one.", mode="cross_lingual", voice=tiny_engine_voice, seed=3))
-    third = engine.speak(SpeakRequest("Quick two.", mode="cross_lingual", voice=tiny_engine_voice, seed=4))
+    second = engine.speak(SynthesisRequest("Quick one.", mode="cross_lingual", voice=tiny_engine_voice, seed=3))
+    third = engine.speak(SynthesisRequest("Quick two.", mode="cross_lingual", voice=tiny_engine_voice, seed=4))
     qtbot.waitUntil(lambda: rec.done(third), timeout=120_000)
     assert {s.request_id for s in rec.cancelled} == {first, second}
     assert [s.request_id for s in rec.finished] == [third]
@@ -130,12 +131,12 @@ def test_request_errors_come_back_as_messages(qtbot, engine, rec, tiny_engine_vo
     no_transcript = Voice(**{**{k: getattr(tiny_engine_voice, k) for k in (
         "name", "language", "family", "speech_tokenizer_sha256", "audio_24k", "speech_tokens", "embedding",
         "prompt_mel")}, "transcript": ""})
-    rid = engine.speak(SpeakRequest("Hello.", mode="zero_shot", voice=no_transcript))
+    rid = engine.speak(SynthesisRequest("Hello.", mode="zero_shot", voice=no_transcript))
     qtbot.waitUntil(lambda: rec.done(rid), timeout=60_000)
     assert rec.failed and rec.failed[0][0] == rid
     assert "transcript" in rec.failed[0][1]
     # The engine stays usable.
-    ok = engine.speak(SpeakRequest("Fine.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
+    ok = engine.speak(SynthesisRequest("Fine.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
     qtbot.waitUntil(lambda: rec.done(ok), timeout=120_000)
     assert rec.finished[-1].request_id == ok
 
@@ -163,7 +164,7 @@ def test_bad_folder_fails_readably_and_quit_never_terminates(qtbot, tmp_path: Pa
         thread.load_model(tmp_path / "nowhere")
     assert "does not exist" in blocker.args[0]
     with qtbot.waitSignal(thread.synthesis_failed, timeout=10_000) as blocker:
-        thread.speak(SpeakRequest("Hello."))
+        thread.speak(SynthesisRequest("Hello."))
     assert "No model is loaded" in blocker.args[1]
     assert thread.shutdown(10_000)
     assert thread.isFinished()
@@ -182,7 +183,7 @@ def test_invalid_audio_never_reaches_the_gui(qtbot, engine, rec, tiny_engine_voi
             yield chunk
 
     monkeypatch.setattr(type(engine._engine), "synthesize", with_a_nan)
-    rid = engine.speak(SpeakRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=5))
+    rid = engine.speak(SynthesisRequest(LONG_TEXT, mode="cross_lingual", voice=tiny_engine_voice, seed=5))
     qtbot.waitUntil(lambda: rec.done(rid), timeout=120_000)
     assert len(rec.chunks[rid]) == 1  # the first chunk only
     assert rec.failed[-1][0] == rid and "invalid audio" in rec.failed[-1][1]
@@ -201,7 +202,7 @@ def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: V
         assert (perf.llm_quant, perf.flow.n_steps, perf.flow.cfg_rate) == ("int8", 4, 0.0)
         assert "Preparing text normalisation" in steps and "Warming up" not in steps  # no model pass on a CPU
         with qtbot.waitSignal(thread.synthesis_finished, timeout=120_000) as blocker:
-            thread.speak(SpeakRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
+            thread.speak(SynthesisRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
         assert blocker.args[0].audio_seconds > 0
     finally:
         assert thread.shutdown()

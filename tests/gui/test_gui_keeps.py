@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 from app.main_window import MainWindow
 from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
 from app.takes.take import Take, TakeList, TakeState, take_file_stem
-from app.worker.engine_thread import Chunk
+from cosycore.engine import AudioChunk
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,9 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there.", mode: str = "cross_lingual") -> Take:
     w.controls.set_mode(mode)
     w.editor.set_text(text)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    return w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    return w.session.takes[-1]
 
 
 def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, settings, recorded_chunks,
@@ -42,7 +42,7 @@ def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, 
     first = _make_take(qtbot, w, "First take.")
     w.controls.instruct_edit.setText("Please speak very happily.")
     second = _make_take(qtbot, w, "Second take, happily.", mode="instruct")
-    w.takes.rename(second, "Happy one")
+    w.session.takes.rename(second, "Happy one")
     w.editor.set_text("Text I was still writing")
     audio = [first.audio().copy(), second.audio().copy()]
     w.close()
@@ -50,7 +50,7 @@ def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, 
         == "done"
 
     again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
-    takes = list(again.takes)
+    takes = list(again.session.takes)
     assert [t.number for t in takes] == [1, 2]
     assert [t.text for t in takes] == ["First take.", "Second take, happily."]
     assert np.array_equal(takes[0].audio(), audio[0]) and np.array_equal(takes[1].audio(), audio[1])
@@ -61,7 +61,7 @@ def test_restart_restores_takes_text_and_instruction(qtbot, window: MainWindow, 
     assert "CosyVoice2" in takes[1].model
     assert takes[0].state is TakeState.DONE and takes[0].seams == pytest.approx(first.seams)
     assert [s.text for s in takes[0].sentences()] == [s.text for s in first.sentences()]
-    qtbot.waitUntil(lambda: again.takes_ctl.shown is takes[-1], timeout=2000)  # the newest take, ready to play
+    qtbot.waitUntil(lambda: again.session.shown_take is takes[-1], timeout=2000)  # the newest take, ready to play
     assert again.takes_view.selected() == [takes[-1]] and again.takes_view.play_button.isEnabled()
     assert again.editor.text() == "Text I was still writing"
     assert again.controls.instruct_edit.text() == "Please speak very happily."
@@ -83,12 +83,12 @@ def test_remove_undo_clear_and_numbers_without_gaps(qtbot, window: MainWindow, s
     w = window
     one = _make_take(qtbot, w, "One.")
     # A take stopped before its first chunk is dropped and leaves no gap in the numbers.
-    w.engine.interval_ms = 5000
+    w.session.engine.interval_ms = 5000
     w.controls.set_mode("cross_lingual")
-    w.speak()
-    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
-        w.stop()
-    w.engine.interval_ms = 20
+    w.speaking_ctl.speak()
+    with qtbot.waitSignal(w.session.engine.synthesis_cancelled, timeout=5000):
+        w.speaking_ctl.stop()
+    w.session.engine.interval_ms = 20
     two = _make_take(qtbot, w, "Two.")
     assert (one.number, two.number) == (1, 2)
 
@@ -96,20 +96,20 @@ def test_remove_undo_clear_and_numbers_without_gaps(qtbot, window: MainWindow, s
     view.list.clearSelection()
     view.list.item(0).setSelected(True)
     view.remove_button.click()
-    assert list(w.takes) == [two]
+    assert list(w.session.takes) == [two]
     assert not (settings.paths.data / "takes" / one.uid).exists()
     assert "Removed take 1" in w.statusBar().currentMessage()
     undo = w.statusBar().findChild(type(view.remove_button), "undoRemoveButton")
     assert undo is not None and undo.isVisible()
     undo.click()
-    assert list(w.takes) == [one, two] and view.list.item(0).text().startswith("Take 1")
+    assert list(w.session.takes) == [one, two] and view.list.item(0).text().startswith("Take 1")
     assert (settings.paths.data / "takes" / one.uid / AUDIO_NAME).exists()
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     view.clear_button.click()
-    assert len(w.takes) == 0 and view.list.count() == 0
+    assert len(w.session.takes) == 0 and view.list.count() == 0
     w.takes_ctl.undo_remove()
-    assert list(w.takes) == [one, two]
+    assert list(w.session.takes) == [one, two]
 
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("  My   best take ", True))
     view.list.clearSelection()
@@ -124,10 +124,10 @@ def test_export_name_comes_from_the_take(qtbot, window: MainWindow, tmp_path: Pa
     window.settings.last_export_folder = tmp_path
     asked = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (asked.append(a[2]), ("", ""))[1])
-    window.export_dialog(take)
+    window.export_ctl.export_dialog(take)
     assert Path(asked[0]).name == "01 Hello there how are you.wav"
-    window.takes.rename(take, "Intro")
-    window.export_dialog(take)
+    window.session.takes.rename(take, "Intro")
+    window.export_ctl.export_dialog(take)
     assert Path(asked[1]).name == "01 Intro.wav"
     assert take_file_stem(7, "") == "take-07" and take_file_stem(2, "a/b\\c") == "02 a b c"
 
@@ -138,13 +138,14 @@ def test_storage_limit_warns_and_deletes_nothing(qtbot, window: MainWindow, monk
     take = _make_take(qtbot, w)
     assert w.last_message is not None and "storage limit" in w.last_message[0]
     assert "Nothing is deleted" in w.last_message[1]
-    assert list(w.takes) == [take] and w.takes_ctl.store.size_bytes() > 1
+    assert list(w.session.takes) == [take] and w.session.store.size_bytes() > 1
 
 
-def _chunk(samples: np.ndarray, index: int, sentence: int = 0) -> Chunk:
+def _chunk(samples: np.ndarray, index: int, sentence: int = 0) -> AudioChunk:
     samples = samples.astype(np.float32)
-    return Chunk(samples=samples, sample_rate=24000, index=index, is_final=False, start_time=0.0,
-                 sentence_index=sentence, sentence_text=f"Sentence {sentence}.", sentence_final=False, elapsed=0.1)
+    return AudioChunk(samples=samples, sample_rate=24000, index=index, is_final=False, timing=0.1, tokens=(),
+                      tokens_so_far=0, sentence_index=sentence, sentence_text=f"Sentence {sentence}.",
+                      sentence_final=False, start_time=0.0)
 
 
 def test_a_chunk_the_sidecar_missed_is_recovered(tmp_path: Path) -> None:
@@ -171,7 +172,7 @@ _KILLED_WRITER = textwrap.dedent("""
     import sys, time
     import numpy as np
     from PySide6.QtCore import QCoreApplication
-    from app.worker.engine_thread import Chunk
+    from cosycore.engine import AudioChunk
     from app.takes.store import TakeStore
     from app.takes.take import Take, TakeList
 
@@ -182,7 +183,7 @@ _KILLED_WRITER = textwrap.dedent("""
     takes.add(take)
     for i in range(3):
         samples = np.full(4800, 0.1 * (i + 1), np.float32)
-        takes.add_chunk(take, Chunk(samples, 24000, i, False, 0.0, i, f"Sentence {i}.", True, 0.1))
+        takes.add_chunk(take, AudioChunk(samples, 24000, i, False, 0.1, (), 0, i, f"Sentence {i}.", True, 0.0))
     print("3 chunks", flush=True)
     time.sleep(60)
 """)
@@ -234,9 +235,9 @@ def test_ctrl_q_keeps_the_takes_and_the_text(qtbot, window: MainWindow, settings
     qtbot.waitActive(w)
     qtbot.keyClick(w.editor.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not w.isVisible(), timeout=5000)
-    assert w.engine.shut_down
+    assert w.session.engine.shut_down
     again = open_window(qtbot, settings, FakeEngine(recorded_chunks), tiny_cv2_model)
-    assert [t.text for t in again.takes] == ["Made before quitting."] and again.takes[0].uid == take.uid
+    assert [t.text for t in again.session.takes] == ["Made before quitting."] and again.session.takes[0].uid == take.uid
     assert again.editor.text() == "Still writing when I quit"
 
 

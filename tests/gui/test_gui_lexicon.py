@@ -15,9 +15,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit, QToolT
 
 from app.main_window import MainWindow
 from app.widgets.lexicon_dialog import LexiconDialog
-from app.worker.engine_messages import to_engine_request
-from app.worker.engine_thread import EngineThread, ModelInfo, SpeakRequest
-from cosycore import engine as engine_module
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import EngineInfo, SynthesisRequest
 from cosycore.studio.lexicon import Lexicon, LexiconEntry, load_csv, save_csv, voice_lexicon
 from cosycore.voices import Voice, VoiceLibrary, load_voice
 
@@ -129,7 +128,7 @@ def test_malformed_csv_is_shown_with_its_line_and_changes_nothing(qtbot, window:
 
 def test_pinyin_tokens_are_flagged_and_refused_for_cosyvoice2(qtbot, window: MainWindow) -> None:
     w = window
-    assert w.model_info.family == "cosyvoice2"
+    assert w.session.model_info.family == "cosyvoice2"
     dialog = _open_app_dialog(qtbot, w)
     dialog.add_entry("Nguyen", "Win")
     dialog.add_entry("吉林", "[j][í][l][ín]")
@@ -245,20 +244,19 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     qtbot.waitUntil(lambda: w.editor.preview.count() == 1 and "Win" in w.editor.preview.item(0).text(),
                     timeout=60000)
     assert "squeal" in w.editor.preview.item(0).text() and "Nguyen" not in w.editor.preview.item(0).text()
-    rid = w.speak()
+    rid = w.speaking_ctl.speak()
     assert rid is not None
     request = fake_engine.requests[-1]
-    assert request.text == "Nguyen likes SQL."  # the take keeps the text as typed ...
-    assert to_engine_request(engine_module, request).text == "Win likes squeal."  # ... the engine gets this
-    assert w.takes_ctl.current.text == "Nguyen likes SQL."
+    assert request.text == "Win likes squeal."  # the engine gets this ...
+    assert w.session.current_take.text == "Nguyen likes SQL."  # ... the take keeps the text as typed
 
     # Changed on disk by another program (the CLI shares the file): the next take reads it again.
     save_csv(w.settings.paths.lexicon, Lexicon((LexiconEntry("Nguyen", "Nuyen"),)))
-    assert to_engine_request(engine_module, w.build_request()).text == "Nuyen likes squeal."
+    assert w.speaking_ctl.build_request().text == "Nuyen likes squeal."
 
     # An unreadable app dictionary: the take is refused with the line, the file is kept.
     w.settings.paths.lexicon.write_text("term,replacement\nNguyen\n", encoding="utf-8")
-    assert w.build_request() is None
+    assert w.speaking_ctl.build_request() is None
     title, text = w.last_message
     assert title == "Pronunciation dictionary" and "line 2" in text
     dialog = _open_app_dialog(qtbot, w)
@@ -267,11 +265,11 @@ def test_a_take_applies_the_app_and_voice_dictionaries(qtbot, window: MainWindow
     assert dialog.save()
     kept = w.settings.paths.lexicon.with_name("lexicon (unreadable).csv")
     assert kept.read_text(encoding="utf-8") == "term,replacement\nNguyen\n"
-    assert to_engine_request(engine_module, w.build_request()).text == "Win likes squeal."
+    assert w.speaking_ctl.build_request().text == "Win likes squeal."
 
     # A voice entry the loaded family cannot take refuses the take, naming the voice.
     w.lexicon_ctl.save_voice_lexicon("Tester", Lexicon((LexiconEntry("SQL", "[S][IY1]"),)))
-    assert w.build_request() is None
+    assert w.speaking_ctl.build_request() is None
     assert "the voice 'Tester'" in w.last_message[1] and "CosyVoice2" in w.last_message[1]
 
 
@@ -286,7 +284,7 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
     dialog.add_entry("SQL", "sequel")
     dialog.table.item(1, 2).setCheckState(Qt.CheckState.Unchecked)  # not whole word
     assert dialog.save()
-    path = next(info.path for info in w.library.list() if info.name == "Tester")
+    path = next(info.path for info in w.session.library.list() if info.name == "Tester")
     stored = load_voice(path)
     assert stored.lexicon == (("Nguyen", "Win", True, False), ("SQL", "sequel", False, False))
     assert w.voice_panel.voice.lexicon == stored.lexicon
@@ -297,12 +295,12 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
     w.close()
     again = MainWindow(settings, model_dir=tiny_cv2_model, engine=type(fake_engine)(fake_engine.chunks))
     qtbot.addWidget(again)
-    qtbot.waitUntil(lambda: again.model_info is not None, timeout=5000)
+    qtbot.waitUntil(lambda: again.session.model_info is not None, timeout=5000)
     assert voice_lexicon(VoiceLibrary(settings.paths.voices).get("Tester")) == Lexicon(
         (LexiconEntry("Nguyen", "Win"), LexiconEntry("SQL", "sequel", whole_word=False)))
     again.controls.set_mode("cross_lingual")
     again.editor.set_text("Nguyen uses MySQL.")
-    assert to_engine_request(engine_module, again.build_request()).text == "Win uses Mysequel."
+    assert again.speaking_ctl.build_request().text == "Win uses Mysequel."
     again.voice_panel.lexicon_button.click()
     qtbot.waitUntil(lambda: again.lexicon_ctl.dialog is not None and again.lexicon_ctl.dialog.isVisible(),
                     timeout=5000)
@@ -313,7 +311,7 @@ def test_voice_dictionary_is_saved_in_the_voice_file(qtbot, window: MainWindow, 
 def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, tiny_engine_voice: Voice) -> None:
     """The real engine on the tiny model: the spoken segments hold the replacement, not the term."""
     thread = EngineThread(torch_threads=1)
-    loaded: list[ModelInfo] = []
+    loaded: list[EngineInfo] = []
     thread.model_loaded.connect(loaded.append)
     thread.load_model(tiny_cv2_model, "cpu")
     try:
@@ -323,8 +321,8 @@ def test_the_engine_thread_speaks_the_replacement(qtbot, tiny_cv2_model: Path, t
         thread.synthesis_finished.connect(done.append)
         thread.synthesis_failed.connect(lambda _rid, msg: done.append(msg))
         lexicon = Lexicon((LexiconEntry("Nguyen", "Winfield"),))
-        thread.speak(SpeakRequest("Hello Nguyen.", mode="cross_lingual", voice=tiny_engine_voice, seed=1,
-                                  max_tokens=30, lexicon=lexicon))
+        thread.speak(SynthesisRequest(lexicon.apply("Hello Nguyen."), mode="cross_lingual", voice=tiny_engine_voice,
+                                      seed=1, max_tokens=30))
         qtbot.waitUntil(lambda: bool(done), timeout=120_000)
         assert not isinstance(done[0], str), done[0]
         spoken = {c.sentence_text for c in chunks}
@@ -353,12 +351,12 @@ def test_an_invalid_voice_entry_is_shown_flagged_not_dropped(qtbot, window: Main
     from dataclasses import replace
 
     w = window
-    voice = w.library.get("Tester")
-    w.library.replace(replace(voice, lexicon=(("Nguyen", "Win", True, False), ("SQL", "   ", True, False))))
+    voice = w.session.library.get("Tester")
+    w.session.library.replace(replace(voice, lexicon=(("Nguyen", "Win", True, False), ("SQL", "   ", True, False))))
     w.voice_panel.reload(select="Tester")
     w.controls.set_mode("cross_lingual")
     w.editor.set_text("Nguyen likes SQL.")
-    assert w.build_request() is None and "'Tester'" in w.last_message[1]  # the take says which voice
+    assert w.speaking_ctl.build_request() is None and "'Tester'" in w.last_message[1]  # the take says which voice
     dialog = w.lexicon_ctl.edit_voice_lexicon()
     qtbot.waitUntil(dialog.isVisible, timeout=5000)
     assert dialog.note_label.isVisibleTo(dialog) and "Tester" in dialog.note_label.text()
@@ -366,4 +364,4 @@ def test_an_invalid_voice_entry_is_shown_flagged_not_dropped(qtbot, window: Main
     assert not dialog.save() and "Row 2" in dialog.last_message[1]
     dialog.table.item(1, 1).setText("sequel")
     assert dialog.save()
-    assert w.library.get("Tester").lexicon == (("Nguyen", "Win", True, False), ("SQL", "sequel", True, False))
+    assert w.session.library.get("Tester").lexicon == (("Nguyen", "Win", True, False), ("SQL", "sequel", True, False))

@@ -69,7 +69,7 @@ def _window(qtbot, settings, model: Path) -> MainWindow:
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
     w.controls.set_seed(SEED)
     w.longform_ctl.ask = lambda title, text: True  # every question is answered yes
     return w
@@ -122,10 +122,10 @@ def test_render_in_the_background_while_a_take_is_spoken(qtbot, window: MainWind
     # The app stays usable: a take is spoken now; the render gives way and goes on after it.
     w.editor.set_text("Hello there.")
     assert runner.state is RenderState.RENDERING
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=WAIT_MS):
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=WAIT_MS):
         qtbot.mouseClick(w.controls.speak_button, Qt.MouseButton.LeftButton)
         assert runner.state is RenderState.RENDERING  # until the engine thread reports that it gave way
-    assert w.takes[-1].state is TakeState.DONE
+    assert w.session.takes[-1].state is TakeState.DONE
     assert RenderState.WAITING in states  # it gave way to the take ...
     qtbot.waitUntil(lambda: runner.state is RenderState.FINISHED, timeout=WAIT_MS)
     assert panel.mode is PanelMode.FINISHED and "book.wav" in panel.message_label.text()
@@ -282,9 +282,9 @@ def test_a_model_loaded_meanwhile_pauses_the_render(qtbot, window: MainWindow, b
     out = book.with_suffix(".wav")
     runner = _render(w, book, out, chapters="none")
     qtbot.waitUntil(lambda: _done(w) >= 1, timeout=WAIT_MS)
-    w.choose_quality("draft")  # loads the model again, in another quality mode
+    w.models_ctl.choose_quality("draft")  # loads the model again, in another quality mode
     qtbot.waitUntil(lambda: runner.state is RenderState.PAUSED, timeout=WAIT_MS)
-    assert w.model_info.quality == "draft"
+    assert w.session.model_info.quality == "draft"
     assert "another model was loaded" in w.render_panel.message_label.text()
     qtbot.mouseClick(w.render_panel.resume_button, Qt.MouseButton.LeftButton)  # goes on with the new one
     qtbot.waitUntil(lambda: runner.state is RenderState.FINISHED, timeout=WAIT_MS)

@@ -90,10 +90,10 @@ def test_a_quality_switch_keeps_the_studio_and_clears_old_figures(qtbot, window:
     w.controls.set_mode("instruct")
     w.controls.instruct_edit.setText("Speak slowly.")
     seen = []
-    w.engine.load_started.connect(lambda _f: seen.append((w.stack.currentWidget() is w.studio,
+    w.session.engine.load_started.connect(lambda _f: seen.append((w.stack.currentWidget() is w.studio,
                                                           w.ttfa_label.text(), w.rtf_label.text(),
                                                           w.models_ctl.progress.isVisible())))
-    with qtbot.waitSignal(w.engine.model_loaded, timeout=5000):
+    with qtbot.waitSignal(w.session.engine.model_loaded, timeout=5000):
         w.quality_actions["fast"].trigger()
     assert seen == [(True, "", "", True)]
     assert w.stack.currentWidget() is w.studio and not w.models_ctl.progress.isVisible()

@@ -37,7 +37,7 @@ def window_factory(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_mo
         w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
         qtbot.addWidget(w)
         w.show()
-        qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+        qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
         return w
 
     return make
@@ -294,10 +294,11 @@ def test_the_main_window_records_and_exports_the_instruction(qtbot, window_facto
     w.controls.set_mode("instruct")
     w.controls.choose_preset("emotion.sad")
     w.editor.set_text("Hello there.")
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    take = w.takes[-1]
-    assert take.instruction == "你能用悲伤的情感说吗？" and w.engine.requests[-1].instruct_text == take.instruction
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    take = w.session.takes[-1]
+    assert take.instruction == "你能用悲伤的情感说吗？"
+    assert w.session.engine.requests[-1].instruct_text == take.instruction
     assert "你能用悲伤的情感说吗？" in w.takes_view.list.item(0).text()
-    assert w.export(take, tmp_path / "t.flac", "flac")
+    assert w.export_ctl.export(take, tmp_path / "t.flac", "flac")
     assert "instruction: 你能用悲伤的情感说吗？" in sf.SoundFile(str(tmp_path / "t.flac")).comment

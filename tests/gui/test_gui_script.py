@@ -84,7 +84,7 @@ def test_problems_are_underlined_with_their_message(qtbot, window: MainWindow) -
 
 def test_a_voice_of_the_other_family_is_flagged_and_underlined(qtbot, window: MainWindow, tiny_engine_voice) -> None:
     w = window
-    w.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
+    w.session.library.add(replace(tiny_engine_voice, name="Fox3", family="cosyvoice3"))
     _script_mode(qtbot, w, "Anna: Hello there.\nAnna: Again.\n")
     w.script_ctl._refresh_voices(force=True)
     combo = w.cast_table.table.cellWidget(0, 1)
@@ -99,9 +99,9 @@ def test_a_voice_of_the_other_family_is_flagged_and_underlined(qtbot, window: Ma
 def test_speak_with_problems_is_refused_with_the_list(qtbot, window: MainWindow) -> None:
     w = window
     _script_mode(qtbot, w, "Anna: Hello.\nnot a line\n")
-    assert w.speak() is None
+    assert w.speaking_ctl.speak() is None
     assert w.last_message is not None and "line 1" in w.last_message[1] and "line 2" in w.last_message[1]
-    assert len(w.takes) == 0 and not w.engine.requests
+    assert len(w.session.takes) == 0 and not w.session.engine.requests
 
 
 def test_cast_table_follows_the_script(qtbot, window: MainWindow) -> None:

@@ -16,7 +16,8 @@ from app.main_window import MainWindow
 from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
-from app.worker.engine_thread import Chunk, EngineThread
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
 
 SCRIPT = "Anna: Hello there.\nBen (emotion.happy): How are you?\n\nAnna: Fine, thanks.\n"
@@ -38,7 +39,7 @@ def _window(qtbot, settings, model: Path) -> MainWindow:
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
     w.script_ctl.max_tokens = TOKENS
     return w
 
@@ -58,9 +59,9 @@ def _speak_script(qtbot, w: MainWindow, text: str = SCRIPT, seed: int = 5) -> Ta
     w.cast_table.set_voice("Anna", "Tester")
     w.cast_table.set_voice("Ben", "Owl")
     assert w.script_ctl.check() == []
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=240_000):
-        assert w.speak() is not None
-    take = w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=240_000):
+        assert w.speaking_ctl.speak() is not None
+    take = w.session.takes[-1]
     assert take.state is TakeState.DONE and take.mode == "script"
     return take
 
@@ -75,8 +76,8 @@ def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, wind
                                                                      tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     w = window
-    chunks: list[Chunk] = []
-    w.engine.chunk_ready.connect(lambda rid, c: chunks.append(c))
+    chunks: list[AudioChunk] = []
+    w.session.engine.chunk_ready.connect(lambda rid, c: chunks.append(c))
     take = _speak_script(qtbot, w)
     info = take.script
     assert info is not None
@@ -148,11 +149,11 @@ def test_script_take_streams_with_marks_and_comes_back_after_restart(qtbot, wind
     w.close()
     again = _window(qtbot, settings, tiny_cv2_model)
     try:
-        restored = again.takes[-1]
+        restored = again.session.takes[-1]
         assert restored.uid == take.uid and restored.script is not None
         assert np.array_equal(restored.audio(), original)
         assert restored.script.to_json() == info.to_json()
-        qtbot.waitUntil(lambda: again.takes_ctl.shown is restored, timeout=5000)
+        qtbot.waitUntil(lambda: again.session.shown_take is restored, timeout=5000)
         qtbot.waitUntil(lambda: [(m.start, m.end, m.label) for m in again.waveform.drawn_marks()] == expected,
                         timeout=5000)
         assert again.controls.mode == "script"
@@ -169,7 +170,7 @@ def test_regenerate_a_line_changes_only_that_line_and_undo_swaps(qtbot, window: 
     old_spans = _line_spans(take)
     old_info = take.script
     assert old_info is not None
-    folder = w.takes_ctl.store.folder(take)
+    folder = w.session.store.folder(take)
 
     with qtbot.waitSignal(w.regen_ctl.finished, timeout=240_000) as done:
         assert w.regen_ctl.regenerate(take, 1, seed=99) is not None
@@ -223,7 +224,7 @@ def test_regenerate_a_line_changes_only_that_line_and_undo_swaps(qtbot, window: 
     w.close()
     again = _window(qtbot, settings, tiny_cv2_model)
     try:
-        restored = again.takes[-1]
+        restored = again.session.takes[-1]
         assert np.array_equal(restored.audio(), after) and restored.previous_version is not None
         assert again.regen_ctl.undo(restored) and np.array_equal(restored.audio(), regenerated)
     finally:
@@ -236,13 +237,13 @@ def test_stop_ends_a_script_take_with_what_it_holds(qtbot, window: MainWindow, n
     w.editor.set_text("Anna: One line.\nAnna: Another line.\nAnna: A third line.\nAnna: And a fourth.\n")
     w.script_ctl.check()
     w.cast_table.set_voice("Anna", "Tester")
-    got: list[Chunk] = []
-    w.engine.chunk_ready.connect(lambda rid, c: got.append(c))
-    w.speak()
+    got: list[AudioChunk] = []
+    w.session.engine.chunk_ready.connect(lambda rid, c: got.append(c))
+    w.speaking_ctl.speak()
     qtbot.waitUntil(lambda: len(got) >= 1, timeout=120_000)
-    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=120_000):
-        w.stop()
-    take = w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_cancelled, timeout=120_000):
+        w.speaking_ctl.stop()
+    take = w.session.takes[-1]
     assert take.state is TakeState.CANCELLED and take.script is not None
     assert take.script.segments and take.script.segments[-1].end == take.samples
     assert len(take.script.spoken_lines()) < 4

@@ -17,7 +17,8 @@ import soundfile as sf
 from conftest import SR, speechlike
 
 from app.controllers.server import LocalServerDialog, ServerController
-from app.worker.engine_thread import EngineThread, ModelInfo, SpeakRequest, SynthesisStats
+from app.worker.engine_thread import EngineThread, SynthesisStats
+from cosycore.engine import EngineInfo, SynthesisRequest
 from cosycore.voices import VoiceLibrary
 
 openai = pytest.importorskip("openai")
@@ -28,7 +29,7 @@ def engine(qapp, tiny_cv2_model: Path):
     from pytestqt.qtbot import QtBot
 
     thread = EngineThread(torch_threads=1)
-    loaded: list[ModelInfo] = []
+    loaded: list[EngineInfo] = []
     thread.model_loaded.connect(loaded.append)
     thread.load_model(tiny_cv2_model, "cpu")
     QtBot(qapp).waitUntil(lambda: bool(loaded), timeout=120_000)
@@ -70,7 +71,7 @@ def test_server_speaks_with_the_apps_engine(engine: EngineThread, library: Voice
         # The app's own takes still run on the same thread afterwards.
         finished: list[SynthesisStats] = []
         engine.synthesis_finished.connect(finished.append)
-        rid = engine.speak(SpeakRequest("A take.", mode="cross_lingual", voice=library.get("Desk"), max_tokens=60))
+        rid = engine.speak(SynthesisRequest("A take.", mode="cross_lingual", voice=library.get("Desk"), max_tokens=60))
         qtbot.waitUntil(lambda: any(s.request_id == rid for s in finished), timeout=120_000)
     finally:
         controller.stop()

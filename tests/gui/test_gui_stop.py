@@ -14,63 +14,64 @@ from PySide6.QtCore import Qt
 from app.audio.playback import PlayState
 from app.main_window import CLOSE_WAIT_MS, MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import EngineThread, SpeakRequest
+from app.worker.engine_thread import EngineThread
+from cosycore.engine import SynthesisRequest
 
 
 def test_stop_is_enabled_while_a_finished_take_plays(qtbot, window: MainWindow, null_audio) -> None:
     w = window
     w.controls.set_mode("cross_lingual")
     w.editor.set_text("Hello there.")
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    take = w.takes[-1]
-    if w.player.state is not PlayState.STOPPED:
-        with qtbot.waitSignal(w.player.playback_finished, timeout=20_000):
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    take = w.session.takes[-1]
+    if w.session.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.session.player.playback_finished, timeout=20_000):
             pass
     assert not w.controls.stop_button.isEnabled()
     view = w.takes_view
     view.list.setCurrentRow(0)
     assert view.play_button.text() == "Play"
     qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
-    assert w.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
+    assert w.session.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
     assert w.controls.stop_button.isEnabled()  # the take is finished, but it is being heard
     assert view.play_button.text() == "Stop"
     qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)  # Play turned into Stop
-    assert w.player.state is PlayState.STOPPED
+    assert w.session.player.state is PlayState.STOPPED
     assert view.play_button.text() == "Play" and not w.controls.stop_button.isEnabled()
-    assert take.state.value == "done" and len(w.takes) == 1
+    assert take.state.value == "done" and len(w.session.takes) == 1
 
     qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
     assert w.controls.stop_button.isEnabled()
     qtbot.mouseClick(w.controls.stop_button, Qt.MouseButton.LeftButton)  # the main Stop silences it too
-    assert w.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
+    assert w.session.player.state is PlayState.STOPPED and not w.controls.stop_button.isEnabled()
 
     # Another take than the one last streamed: its button turns into Stop too.
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    w.player.stop()
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    w.session.player.stop()
     view.list.setCurrentRow(0)
     qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
-    assert w.takes_ctl.playing is take and view.play_button.text() == "Stop"
-    w.player.stop()
+    assert w.session.playing_take is take and view.play_button.text() == "Stop"
+    w.session.player.stop()
 
 
 def test_the_take_being_made_shows_stop_from_its_first_chunk(qtbot, window: MainWindow, null_audio) -> None:
     """Problem 3 while a take streams: from the first chunk it is being heard (or buffered to be), so
     its row's Play says Stop, like the main Stop, until it has played out."""
     w = window
-    w.engine.interval_ms = 300
+    w.session.engine.interval_ms = 300
     w.controls.set_mode("cross_lingual")
     w.editor.set_text("Hello there.")
-    w.speak()
-    take = w.takes[-1]
+    w.speaking_ctl.speak()
+    take = w.session.takes[-1]
     qtbot.waitUntil(lambda: take.chunk_count >= 1, timeout=10_000)
     assert w.takes_view.selected() == [take]
-    assert w.player.state in (PlayState.BUFFERING, PlayState.PLAYING) and w.controls.stop_button.isEnabled()
+    assert w.session.player.state in (PlayState.BUFFERING, PlayState.PLAYING) and w.controls.stop_button.isEnabled()
     assert w.takes_view.play_button.text() == "Stop"
     qtbot.mouseClick(w.takes_view.play_button, Qt.MouseButton.LeftButton)  # stops the sound, not the take
-    assert w.player.state is PlayState.STOPPED and w.takes_view.play_button.text() == "Play"
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=20_000):
+    assert w.session.player.state is PlayState.STOPPED and w.takes_view.play_button.text() == "Play"
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=20_000):
         pass
     assert take.state is TakeState.DONE
 
@@ -115,7 +116,7 @@ def test_closing_during_synthesis_ends_the_engine_thread(qtbot, settings, librar
     w = MainWindow(settings, engine=thread)
     qtbot.addWidget(w)
     w.show()
-    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    thread.speak(SynthesisRequest("A very long text.", mode="cross_lingual"))
     assert slow.started.wait(30)
     w.close()
     assert slow.cancelled.is_set() and slow.ended.is_set()
@@ -128,7 +129,7 @@ def test_a_call_that_ignores_cancel_is_waited_for_not_destroyed(qtbot, settings,
     w = MainWindow(settings, engine=thread)
     qtbot.addWidget(w)
     w.show()
-    thread.speak(SpeakRequest("A very long text.", mode="cross_lingual"))
+    thread.speak(SynthesisRequest("A very long text.", mode="cross_lingual"))
     assert slow.started.wait(30)
     w.close()
     assert not w.isVisible() and thread.isRunning()  # hidden; the thread lives on, owned by the window
@@ -172,10 +173,10 @@ def real_window(qtbot, settings, tiny_cv2_model: Path, library_with_voice, null_
     w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
     yield w
     w.close()
-    assert w.engine.isFinished()
+    assert w.session.engine.isFinished()
 
 
 def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, real_window: MainWindow,
@@ -183,7 +184,7 @@ def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, r
     """Problem 4 with the real engine: Esc while the flow is inside its Euler loop. No further Euler
     step runs, the engine goes idle, and neither the take nor the status bar still says it is being made."""
     w = real_window
-    thread = w.engine
+    thread = w.session.engine
     estimator = thread._engine.model.flow.decoder.estimator
     forward = estimator.forward
     calls: list[int] = []
@@ -202,7 +203,7 @@ def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, r
 
     # 1. Inside the first flow call, before any audio: the empty take goes, and the status bar says so.
     armed.set()
-    w.speak()
+    w.speaking_ctl.speak()
     qtbot.waitUntil(inside.is_set, timeout=120_000)
     assert "Speaking take 1" in w.statusBar().currentMessage()
     qtbot.keyClick(w.editor.edit, Qt.Key.Key_Escape)
@@ -211,16 +212,16 @@ def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, r
         release.set()
     qtbot.waitUntil(lambda: not thread.busy, timeout=10_000)
     assert len(calls) == steps  # the Euler loop stopped: no step after the one Esc landed in
-    assert len(w.takes) == 0 and not w.controls.stop_button.isEnabled()
+    assert len(w.session.takes) == 0 and not w.controls.stop_button.isEnabled()
     assert "Stopped before any audio" in w.statusBar().currentMessage()
 
     # 2. Inside a later flow call, with audio already made: the take is kept as stopped.
     armed.clear()
     inside.clear()
     release.clear()
-    w.speak()
-    qtbot.waitUntil(lambda: len(w.takes) == 1 and w.takes[0].chunk_count >= 1, timeout=120_000)
-    take = w.takes[0]
+    w.speaking_ctl.speak()
+    qtbot.waitUntil(lambda: len(w.session.takes) == 1 and w.session.takes[0].chunk_count >= 1, timeout=120_000)
+    take = w.session.takes[0]
     assert take.number == 1 and "making…" in w.takes_view.list.item(0).text()
     armed.set()
     qtbot.waitUntil(inside.is_set, timeout=120_000)

@@ -34,10 +34,10 @@ def test_srt_has_a_cue_per_typed_sentence(qtbot, window: MainWindow, tmp_path: P
     w = window
     w.controls.set_mode("cross_lingual")
     w.editor.set_text(TEXT)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    take = w.takes[-1]
-    assert w.export(take, tmp_path / "subs.srt", "srt")
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    take = w.session.takes[-1]
+    assert w.export_ctl.export(take, tmp_path / "subs.srt", "srt")
     cues = _cues(tmp_path / "subs.srt")
     assert [c[2] for c in cues] == ["Hello there.", "How are you today?"]
     assert _seconds(cues[0][0]) == 0.0 and _seconds(cues[-1][1]) == pytest.approx(take.duration, abs=0.002)
@@ -45,16 +45,16 @@ def test_srt_has_a_cue_per_typed_sentence(qtbot, window: MainWindow, tmp_path: P
 
 def test_a_stopped_takes_srt_covers_what_was_spoken(qtbot, window: MainWindow, tmp_path: Path) -> None:
     w = window
-    w.engine.interval_ms = 150
+    w.session.engine.interval_ms = 150
     w.controls.set_mode("cross_lingual")
     w.editor.set_text(TEXT)
-    w.speak()
-    take = w.takes[-1]
+    w.speaking_ctl.speak()
+    take = w.session.takes[-1]
     qtbot.waitUntil(lambda: take.chunk_count >= 2, timeout=5000)
-    with qtbot.waitSignal(w.engine.synthesis_cancelled, timeout=5000):
-        w.stop()
+    with qtbot.waitSignal(w.session.engine.synthesis_cancelled, timeout=5000):
+        w.speaking_ctl.stop()
     assert take.state is TakeState.CANCELLED
-    assert w.export(take, tmp_path / "stopped.srt", "srt")
+    assert w.export_ctl.export(take, tmp_path / "stopped.srt", "srt")
     cues = _cues(tmp_path / "stopped.srt")
     assert cues and cues[0][2] == "Hello there."
     assert _seconds(cues[-1][1]) == pytest.approx(take.duration, abs=0.002)  # to the end of the audio
@@ -90,14 +90,14 @@ def test_srt_keeps_the_typed_numbers_not_the_spoken_words(qtbot, window: MainWin
     typed = "2024年3月5日，天气很好。我们去公园吧！"
     spoken = [normalize_text(s) for s in split_sentences(typed)]
     assert spoken[0].startswith("二零二四年三月五日")
-    chunks = window.engine.chunks
+    chunks = window.session.engine.chunks
     half = (len(chunks) + 1) // 2
-    window.engine.chunks = [replace(c, sentence_index=int(i >= half), sentence_text=spoken[int(i >= half)])
+    window.session.engine.chunks = [replace(c, sentence_index=int(i >= half), sentence_text=spoken[int(i >= half)])
                             for i, c in enumerate(chunks)]  # the recorded take, as the engine says it
     window.controls.set_mode("cross_lingual")
     window.editor.set_text(typed)
-    with qtbot.waitSignal(window.engine.synthesis_finished, timeout=10_000):
-        window.speak()
-    assert window.export(window.takes[-1], tmp_path / "zh.srt", "srt")
+    with qtbot.waitSignal(window.session.engine.synthesis_finished, timeout=10_000):
+        window.speaking_ctl.speak()
+    assert window.export_ctl.export(window.session.takes[-1], tmp_path / "zh.srt", "srt")
     assert [c[2] for c in _cues(tmp_path / "zh.srt")] == ["2024年3月5日，天气很好。", "我们去公园吧！"]
     assert "二零二四" not in (tmp_path / "zh.srt").read_text(encoding="utf-8")

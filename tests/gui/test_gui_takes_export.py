@@ -17,13 +17,14 @@ from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.export import encode_audio, export_take, format_for_path, srt_text
 from app.takes.take import SentenceSpan, Take, TakeList, TakeState
-from app.worker.engine_thread import Chunk
+from cosycore.engine import AudioChunk
 from cosycore.errors import StorageError
 
 
-def _chunk(samples: np.ndarray, index: int, sentence: int, text: str, final: bool = False) -> Chunk:
-    return Chunk(samples=samples, sample_rate=SR, index=index, is_final=final, start_time=0.0,
-                 sentence_index=sentence, sentence_text=text, sentence_final=final, elapsed=0.1)
+def _chunk(samples: np.ndarray, index: int, sentence: int, text: str, final: bool = False) -> AudioChunk:
+    return AudioChunk(samples=samples, sample_rate=SR, index=index, is_final=final, timing=0.1, tokens=(),
+                      tokens_so_far=0, sentence_index=sentence, sentence_text=text, sentence_final=final,
+                      start_time=0.0)
 
 
 def test_take_collects_chunks_seams_and_sentences() -> None:
@@ -97,38 +98,38 @@ def window(window: MainWindow) -> MainWindow:
 
 def _make_take(qtbot, w: MainWindow, text: str = "Hello there.") -> Take:
     w.editor.set_text(text)
-    with qtbot.waitSignal(w.engine.synthesis_finished, timeout=10_000):
-        w.speak()
-    return w.takes[-1]
+    with qtbot.waitSignal(w.session.engine.synthesis_finished, timeout=10_000):
+        w.speaking_ctl.speak()
+    return w.session.takes[-1]
 
 
 def test_full_disk_in_the_window_loses_nothing(qtbot, window: MainWindow, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     take = _make_take(qtbot, window)
     monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
-    assert not window.export(take, tmp_path / "out.wav")
+    assert not window.export_ctl.export(take, tmp_path / "out.wav")
     assert window.last_message[0] == "Export failed" and "disk is full" in window.last_message[1]
     assert list(tmp_path.glob("*.tmp")) == [] and not (tmp_path / "out.wav").exists()
-    assert take in list(window.takes) and take.samples > 0  # the take is still there to retry
+    assert take in list(window.session.takes) and take.samples > 0  # the take is still there to retry
     monkeypatch.undo()
-    assert window.export(take, tmp_path / "out.wav")  # with space again, the same take exports
+    assert window.export_ctl.export(take, tmp_path / "out.wav")  # with space again, the same take exports
     assert sf.info(tmp_path / "out.wav").frames == take.samples
 
 
 def test_export_while_streaming_marks_the_take_partial(qtbot, window: MainWindow, tmp_path: Path) -> None:
     w = window
-    w.engine.interval_ms = 300
+    w.session.engine.interval_ms = 300
     w.editor.set_text("Hello there. How are you today?")
-    w.speak()
-    take = w.takes[-1]
+    w.speaking_ctl.speak()
+    take = w.session.takes[-1]
     qtbot.waitUntil(lambda: take.chunk_count >= 1, timeout=5000)
-    assert w.export(take, tmp_path / "early.wav", "wav_float")
+    assert w.export_ctl.export(take, tmp_path / "early.wav", "wav_float")
     assert take.exported_partial and "partial" in w.takes_view.list.item(0).text()
     assert "partial" in w.statusBar().currentMessage()
     data, _ = sf.read(tmp_path / "early.wav", dtype="float32")
-    assert 0 < data.shape[0] < sum(c.samples.shape[0] for c in w.engine.chunks)
+    assert 0 < data.shape[0] < sum(c.samples.shape[0] for c in w.session.engine.chunks)
     assert np.array_equal(data, take.audio()[: data.shape[0]])
-    w.stop()
+    w.speaking_ctl.stop()
 
 
 def test_export_dialog_uses_the_chosen_type(qtbot, window: MainWindow, tmp_path: Path,
@@ -139,7 +140,7 @@ def test_export_dialog_uses_the_chosen_type(qtbot, window: MainWindow, tmp_path:
     answers = [(str(tmp_path / "x"), "FLAC (*.flac)"), (str(tmp_path / "subs.srt"), "WAV, 16-bit PCM (*.wav)")]
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: answers.pop(0))
     with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000):  # written on a worker thread
-        window.export_dialog(take)
+        window.export_ctl.export_dialog(take)
     assert sf.info(tmp_path / "x.flac").format == "FLAC"
     with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000):
         qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)  # Ctrl+E exports the shown take
@@ -151,14 +152,14 @@ def test_takes_list_replay_compare_and_remove(qtbot, window: MainWindow, null_au
     w = window
     first = _make_take(qtbot, w, "First take.")
     second = _make_take(qtbot, w, "Second take.")
-    if w.player.state is not PlayState.STOPPED:
-        with qtbot.waitSignal(w.player.playback_finished, timeout=20_000):
+    if w.session.player.state is not PlayState.STOPPED:
+        with qtbot.waitSignal(w.session.player.playback_finished, timeout=20_000):
             pass
     view = w.takes_view
     assert view.list.count() == 2
     view.list.setCurrentRow(0)  # selecting shows the take
     assert w.waveform.duration == pytest.approx(first.duration) and w.waveform.is_finished
-    with qtbot.waitSignal(w.player.playback_finished, timeout=20_000):
+    with qtbot.waitSignal(w.session.player.playback_finished, timeout=20_000):
         qtbot.mouseClick(view.play_button, Qt.MouseButton.LeftButton)
     played = played_samples(null_audio)
     audio = first.audio()
@@ -172,23 +173,23 @@ def test_takes_list_replay_compare_and_remove(qtbot, window: MainWindow, null_au
     view.compare_button.click()
     view.compare_button.click()
     assert compared == [(first, second), (second, first)]
-    w.player.stop()
+    w.session.player.stop()
 
     view.list.clearSelection()
     view.list.item(0).setSelected(True)
     view.remove_button.click()
-    assert list(w.takes) == [second] and view.list.count() == 1
+    assert list(w.session.takes) == [second] and view.list.count() == 1
 
 
 def test_click_on_the_waveform_plays_from_there(qtbot, window: MainWindow, null_audio: Path) -> None:
     w = window
     take = _make_take(qtbot, w)
-    w.player.stop()
+    w.session.player.stop()
     w.waveform.redraw()
     vp = w.waveform.plot.viewport()
     x = int(vp.width() * 0.6)
     t = w.waveform.time_at(x)
-    with qtbot.waitSignal(w.player.playback_finished, timeout=20_000):
+    with qtbot.waitSignal(w.session.player.playback_finished, timeout=20_000):
         qtbot.mouseClick(vp, Qt.MouseButton.LeftButton, pos=QPoint(x, vp.height() // 2))
     tail = take.audio()[int(t * SR):]
     played = played_samples(null_audio)
@@ -216,7 +217,7 @@ def test_the_export_dialog_writes_off_the_gui_thread(qtbot, window: MainWindow, 
     monkeypatch.setattr(export_ctl, "export_take", spy)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "bg.wav"), ""))
     with qtbot.waitSignal(window.export_ctl.finished, timeout=10_000) as done:
-        window.export_dialog(take)
+        window.export_ctl.export_dialog(take)
     assert done.args == [True] and threads and threads[0] is not threading.main_thread()
     assert sf.info(tmp_path / "bg.wav").frames == take.samples and "Exported bg.wav" in \
         window.statusBar().currentMessage()

@@ -55,7 +55,7 @@ def window(qtbot, settings, fake_engine, library_with_voice, tiny_engine_voice: 
     w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
     qtbot.addWidget(w)
     w.show()
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
     assert w.voice_panel.voice.name == "Quiet"
     return w
 
@@ -84,8 +84,8 @@ def test_transcribe_fills_the_voice_and_takes_never_run_it_again(qtbot, window: 
     assert row.isVisible() and row.button.isEnabled() and panel.transcript == ""
     row.button.click()
     assert not row.button.isEnabled() and row.button.text() == "Transcribing…"  # busy while it works
-    qtbot.waitUntil(lambda: window.library.get("Quiet").transcript != "", timeout=WAIT_MS)
-    saved = window.library.get("Quiet")
+    qtbot.waitUntil(lambda: window.session.library.get("Quiet").transcript != "", timeout=WAIT_MS)
+    saved = window.session.library.get("Quiet")
     assert saved.transcript_source == "asr" and saved.language == "en"
     qtbot.waitUntil(lambda: panel.transcript == saved.transcript, timeout=5000)  # shown for editing
     assert not row.isVisible() and "Saved the transcript" in window.statusBar().currentMessage()
@@ -94,15 +94,15 @@ def test_transcribe_fills_the_voice_and_takes_never_run_it_again(qtbot, window: 
     window.controls.set_mode("zero_shot")
     window.editor.set_text("Hello there.")
     for _take in range(2):
-        request = window.build_request()
+        request = window.speaking_ctl.build_request()
         assert request is not None and request.voice.transcript == saved.transcript
-        window.speak_request(request)
-        qtbot.waitUntil(lambda: not window.engine.busy, timeout=WAIT_MS)
+        window.speaking_ctl.speak_request(request)
+        qtbot.waitUntil(lambda: not window.session.engine.busy, timeout=WAIT_MS)
     assert len(counted) == 1  # the takes read the transcript from the voice file: no second recognition
 
     panel.transcript_edit.setText("Corrected words.")
     panel.transcript_edit.editingFinished.emit()
-    corrected = window.library.get("Quiet")
+    corrected = window.session.library.get("Quiet")
     assert (corrected.transcript, corrected.transcript_source) == ("Corrected words.", "typed")
 
 
@@ -126,7 +126,7 @@ def test_a_damaged_model_is_said_in_place(qtbot, window: MainWindow, settings, t
     row.button.click()
     qtbot.waitUntil(lambda: "damaged" in row.status.text(), timeout=WAIT_MS)
     assert "Download it again" in row.status.text() and row.button.isEnabled()
-    assert window.library.get("Quiet").transcript == ""  # nothing was written
+    assert window.session.library.get("Quiet").transcript == ""  # nothing was written
 
 
 def test_the_voice_editor_transcribes_into_its_field(qtbot, window: MainWindow, settings,
@@ -142,7 +142,7 @@ def test_the_voice_editor_transcribes_into_its_field(qtbot, window: MainWindow, 
     assert values["transcript_source"] == "asr" and values["language"] == "en"
     editor.transcript_edit.setPlainText("My own words.")
     assert "transcript_source" not in editor.values()  # edited: saved as typed
-    typed = VoiceEditor(window.library.get("Tester"), window, window.voices_ctl.transcriber)
+    typed = VoiceEditor(window.session.library.get("Tester"), window, window.voices_ctl.transcriber)
     qtbot.addWidget(typed)
     assert typed.transcribe_row.isHidden()  # a voice with a transcript is not offered Transcribe
 
@@ -150,13 +150,13 @@ def test_the_voice_editor_transcribes_into_its_field(qtbot, window: MainWindow, 
 def test_the_recorder_transcribes_the_clip_before_saving(qtbot, window: MainWindow, settings,
                                                          tiny_sensevoice: Path, null_audio, counted) -> None:
     install_recognizer(settings, tiny_sensevoice)
-    recorder = window.open_recorder(speechlike(5.0), SR)
+    recorder = window.voices_ctl.open_recorder(speechlike(5.0), SR)
     assert recorder.transcribe_row.isVisible()
     recorder.name_edit.setText("Fresh")
     recorder.transcribe_row.button.click()
     qtbot.waitUntil(lambda: recorder.transcript_edit.text() != "", timeout=WAIT_MS)
     words = recorder.transcript_edit.text()
     recorder.save_button.click()
-    qtbot.waitUntil(lambda: "Fresh" in window.library, timeout=WAIT_MS)
-    fresh = window.library.get("Fresh")
+    qtbot.waitUntil(lambda: "Fresh" in window.session.library, timeout=WAIT_MS)
+    fresh = window.session.library.get("Fresh")
     assert (fresh.transcript, fresh.transcript_source) == (words, "asr") and len(counted) == 1

@@ -32,7 +32,7 @@ def test_a_typed_transcript_is_saved_into_the_voice(qtbot, window: MainWindow, s
     w = window
     w.voice_panel.transcript_edit.setText("The words really spoken.")
     w.voice_panel.transcript_edit.editingFinished.emit()  # leaving the field
-    assert w.library.get("Tester").transcript == "The words really spoken."
+    assert w.session.library.get("Tester").transcript == "The words really spoken."
     w.close()
     again = MainWindow(settings, model_dir=tiny_cv2_model, engine=FakeEngine(recorded_chunks))
     qtbot.addWidget(again)
@@ -41,7 +41,7 @@ def test_a_typed_transcript_is_saved_into_the_voice(qtbot, window: MainWindow, s
 
 def test_edit_transcript_language_and_notes(qtbot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     w = window
-    before = w.library.get("Tester")
+    before = w.session.library.get("Tester")
 
     def fill(dialog: VoiceEditor) -> QDialog.DialogCode:
         assert dialog.transcript_edit.toPlainText() == before.transcript
@@ -52,7 +52,7 @@ def test_edit_transcript_language_and_notes(qtbot, window: MainWindow, monkeypat
 
     monkeypatch.setattr(VoiceEditor, "exec", fill)
     w.voice_panel.edit_button.click()
-    after = load_voice(w.library.list()[0].path)
+    after = load_voice(w.session.library.list()[0].path)
     assert (after.transcript, after.language, after.notes) == ("Hello, this is my voice.", "en",
                                                              "Recorded in the kitchen.")
     assert np.array_equal(after.speech_tokens, before.speech_tokens) and after.created_at == before.created_at
@@ -62,24 +62,24 @@ def test_edit_transcript_language_and_notes(qtbot, window: MainWindow, monkeypat
 
 def test_the_recorder_starts_clean(qtbot, window: MainWindow, null_audio) -> None:
     w = window
-    rec = w.open_recorder(speechlike(6.0), SR)
+    rec = w.voices_ctl.open_recorder(speechlike(6.0), SR)
     rec.name_edit.setText("First")
     rec.transcript_edit.setText("First words.")
     rec.close()
-    rec = w.open_recorder()
+    rec = w.voices_ctl.open_recorder()
     assert rec.name_edit.text() == "" and rec.transcript_edit.text() == "" and rec.trimmed().size == 0
     assert not rec.save_button.isEnabled()
 
 
 def test_an_8_khz_file_is_refused_when_chosen(qtbot, window: MainWindow, tmp_path: Path) -> None:
     sf.write(tmp_path / "phone.wav", speechlike(5.0, sr=8000), 8000)
-    assert not window.voice_from_file(tmp_path / "phone.wav")
+    assert not window.voices_ctl.voice_from_file(tmp_path / "phone.wav")
     assert "8000 Hz" in window.last_message[1] and "16 kHz" in window.last_message[1]
-    assert window._recorder is None or not window._recorder.isVisible()
+    assert window.voices_ctl.recorder is None or not window.voices_ctl.recorder.isVisible()
 
 
 def test_a_long_clip_says_what_the_transcript_must_cover(qtbot, window: MainWindow) -> None:
-    rec = window.open_recorder(speechlike(60.0), SR)
+    rec = window.voices_ctl.open_recorder(speechlike(60.0), SR)
     assert rec.problems == [] and rec.trimmed().shape[0] <= 30 * SR
     text = rec.messages.text()
     assert "60.0 s long" in text and "the transcript must cover exactly that part" in text
@@ -88,7 +88,7 @@ def test_a_long_clip_says_what_the_transcript_must_cover(qtbot, window: MainWind
 
 
 def test_a_short_selection_says_which_part(qtbot, window: MainWindow) -> None:
-    rec = window.open_recorder(speechlike(12.0), SR)
+    rec = window.voices_ctl.open_recorder(speechlike(12.0), SR)
     rec.transcript_edit.setText("Words.")
     rec.set_trim(2.0, 8.0)
     assert "(2.0–8.0 s) leaves out some of the speech" in rec.messages.text()
@@ -96,26 +96,27 @@ def test_a_short_selection_says_which_part(qtbot, window: MainWindow) -> None:
 
 def test_the_engines_error_shows_in_the_recorder(qtbot, window: MainWindow) -> None:
     w = window
-    rec = w.open_recorder(speechlike(6.0), SR)
+    rec = w.voices_ctl.open_recorder(speechlike(6.0), SR)
     rec.name_edit.setText("Broken")
     rec.set_saving(True)
-    w.engine.voice_failed.emit(99, "The recording has no speech the tokenizer can use.")
+    w.session.engine.voice_failed.emit(99, "The recording has no speech the tokenizer can use.")
     assert "no speech the tokenizer can use" in rec.messages.text() and "Making" not in rec.messages.text()
     assert rec.save_button.isEnabled()
 
 
 def test_a_voice_of_the_other_family_is_made_again_once_and_saved(qtbot, window: MainWindow) -> None:
     w = window
-    w.engine.family = "cosyvoice3"
-    w.engine.load_model(w.model_info.model_dir)
-    qtbot.waitUntil(lambda: w.model_info is not None and w.model_info.family == "cosyvoice3", timeout=5000)
+    w.session.engine.family = "cosyvoice3"
+    w.session.engine.load_model(w.session.model_info.model_dir)
+    qtbot.waitUntil(lambda: w.session.model_info is not None and w.session.model_info.family == "cosyvoice3",
+                    timeout=5000)
     w.controls.set_mode("cross_lingual")
     w.editor.set_text("Hello.")
-    assert w.build_request().voice is None  # this take re-extracts from the audio
-    w.build_request()
-    assert w.engine.refreshed == ["Tester"]  # asked once
-    qtbot.waitUntil(lambda: w.library.get("Tester").family == "cosyvoice3", timeout=5000)
-    assert w.build_request().voice is not None and w.engine.refreshed == ["Tester"]
+    assert w.speaking_ctl.build_request().voice is None  # this take re-extracts from the audio
+    w.speaking_ctl.build_request()
+    assert w.session.engine.refreshed == ["Tester"]  # asked once
+    qtbot.waitUntil(lambda: w.session.library.get("Tester").family == "cosyvoice3", timeout=5000)
+    assert w.speaking_ctl.build_request().voice is not None and w.session.engine.refreshed == ["Tester"]
 
 
 def test_clip_thresholds_match_the_engine() -> None:
@@ -147,7 +148,7 @@ def test_a_typed_transcript_survives_switching_voices(qtbot, window: MainWindow)
     """Problem 2: a transcript typed into the main window, then another voice chosen with the mouse and
     the first one chosen again: the typed words are there, and in the voice file."""
     w = window
-    w.library.add(replace(w.library.get("Tester"), name="Other", transcript="Other words."))
+    w.session.library.add(replace(w.session.library.get("Tester"), name="Other", transcript="Other words."))
     panel = w.voice_panel
     panel.reload(select="Tester")
     qtbot.waitActive(w)
@@ -168,5 +169,5 @@ def test_a_typed_transcript_survives_switching_voices(qtbot, window: MainWindow)
     assert panel.transcript == "Other words."
     click("Tester")
     assert panel.transcript == "Words typed in the main window."
-    assert w.library.get("Tester").transcript == "Words typed in the main window."
-    assert w.library.get("Other").transcript == "Other words."
+    assert w.session.library.get("Tester").transcript == "Words typed in the main window."
+    assert w.session.library.get("Other").transcript == "Other words."

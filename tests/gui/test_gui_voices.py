@@ -192,8 +192,8 @@ def test_saving_a_recording_adds_a_voice(qtbot, settings, fake_engine, library_w
                                          tiny_cv2_model: Path) -> None:
     w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
     qtbot.addWidget(w)
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
-    rec = w.open_recorder(speechlike(6.0), SR)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
+    rec = w.voices_ctl.open_recorder(speechlike(6.0), SR)
     assert rec.isVisible()
     rec.name_edit.setText("From the mic")
     rec.transcript_edit.setText("What I said.")
@@ -209,7 +209,7 @@ def test_the_menu_and_its_shortcut_open_an_empty_recorder(qtbot, settings, fake_
     """Voice > Record a voice… (Ctrl+R): the action's `checked` flag must not reach the recorder as audio."""
     w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
     qtbot.addWidget(w)
-    qtbot.waitUntil(lambda: w.model_info is not None, timeout=5000)
+    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
     action = next(a for a in w.findChildren(QAction) if a.shortcut() == QKeySequence("Ctrl+R"))
     action.trigger()
     rec = w.findChild(Recorder)
@@ -228,10 +228,10 @@ def test_voice_from_a_file_opens_the_recorder(qtbot, settings, fake_engine, libr
     qtbot.addWidget(w)
     stereo = np.stack([speechlike(5.0, sr=22050), speechlike(5.0, sr=22050, seed=1)], axis=1)
     sf.write(tmp_path / "anna.wav", stereo, 22050)
-    assert w.voice_from_file(tmp_path / "anna.wav")
-    rec = w._recorder
+    assert w.voices_ctl.voice_from_file(tmp_path / "anna.wav")
+    rec = w.voices_ctl.recorder
     assert rec.name_edit.text() == "anna" and rec.sample_rate == 22050
     assert rec.trimmed().shape[0] == stereo.shape[0]
     (tmp_path / "bad.wav").write_bytes(b"RIFF nonsense")
-    assert not w.voice_from_file(tmp_path / "bad.wav")
+    assert not w.voices_ctl.voice_from_file(tmp_path / "bad.wav")
     assert "bad.wav" in w.last_message[0]

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ...errors import InputError
-from ...frontend.features import AudioSource
+from ...frontend.audio_file import AudioSource
 from ...speed import MAX_SPEED, MIN_SPEED
 from ...voices import Voice
 from .source import MAX_SOURCE_SECONDS

@@ -40,8 +40,8 @@ from ...model import CosyModel, SynthesisKnobs
 from ...perf import PerfOptions
 from ...request import AudioChunk
 from ...threads import set_torch_threads
-from ...token2wav import Token2WavStream
-from ..segments import RequestState, Segment, segment_audio
+from ...token2wav import Token2WavStream, token_audio
+from ..segments import RequestState, Segment
 from .request import ConversionRequest
 from .source import SourceInfo, SourcePiece, is_silent, iter_pieces, level_warnings
 
@@ -143,7 +143,7 @@ def run_conversion(engine: ConverterEngine, req: ConversionRequest, info: Source
                         piece.start, tokens.shape[1])
             t2w = piece_stream(engine, prompt, knobs, g_voc)
             ids = state.take_tokens(iter(tokens[0].tolist()))
-            for audio, seg_end in segment_audio(ids, t2w, stream=req.stream, speed=float(req.speed), state=state):
+            for audio, seg_end in token_audio(ids, t2w, cancelled=state.cancelled):
                 if state.cancelled():
                     break
                 if audio.size or (seg_end and seg.is_last):

@@ -5,8 +5,8 @@ into pieces of at most :data:`MAX_PIECE_SECONDS`, each converted on its own. A c
 source is quietest in the last :data:`SEARCH_SECONDS` of a full piece (a pause between words), on
 the speech-token grid (40 ms) where the rate allows, so the pieces' lengths add up to the source's.
 
-A file is decoded in blocks and mixed to mono block by block (as :mod:`cosycore.frontend.audio_head`
-does for prompts): at most one piece plus the next piece's first block is held, whatever the file's
+A file is decoded in blocks and mixed to mono block by block (:func:`cosycore.frontend.audio_file.audio_blocks`,
+the reader of prompts too): at most one piece plus the next piece's first block is held, whatever the file's
 length, so an hour-long, 6-channel 192 kHz file needs no more memory than a 30 s one. A source of at
 most 30 s is one piece holding the whole recording, read as the original's ``load_wav`` reads it
 (float32, mean over channels), so exact mode sees the samples the original sees.
@@ -19,19 +19,16 @@ with what to do; :func:`iter_pieces` yields the :class:`SourcePiece` objects.
 from __future__ import annotations
 
 import logging
-import math
 import os
-import warnings
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import soundfile as sf
 import torch
 
 from ...errors import InputError
-from ...frontend.audio_head import BLOCK_BYTES, MAX_CHANNELS, MAX_SAMPLE_RATE
-from ...frontend.features import AudioSource, analyse_audio, checked_source
+from ...frontend.audio_file import MAX_CHANNELS, MAX_SAMPLE_RATE, AudioSource, audio_blocks, probe_audio
+from ...frontend.features import analyse_audio
 from ...frontend.prompt import mono_array
 
 logger = logging.getLogger(__name__)
@@ -118,18 +115,7 @@ def probe_source(source: AudioSource | np.ndarray | torch.Tensor, sr: int | None
         return SourceInfo("the source recording", int(sr), seconds)
     if isinstance(source, (bytes, bytearray)):
         raise InputError("Pass the source recording as a file path, a binary file object or a waveform, not bytes.")
-    checked, name = checked_source(source)  # missing, empty, truncated WAV
-    try:
-        if not isinstance(checked, (str, os.PathLike)):
-            pos = checked.tell()
-        info = sf.info(checked)
-        if not isinstance(checked, (str, os.PathLike)):
-            checked.seek(pos)
-        rate, channels, frames = int(info.samplerate), int(info.channels), int(info.frames)
-    except (sf.SoundFileError, RuntimeError) as e:
-        if not isinstance(checked, (str, os.PathLike)):
-            raise InputError(f"'{name}' could not be decoded as audio ({e}). Use WAV, FLAC, OGG or MP3.") from e
-        rate, channels, frames = _probe_with_librosa(os.fspath(checked), name, e)
+    name, rate, channels, frames = probe_audio(source)  # missing, empty, truncated WAV, not audio
     if not 0 < channels <= MAX_CHANNELS:
         raise InputError(f"'{name}' has {channels} channels; export it as mono or stereo.")
     check_rate(rate, f"'{name}'")
@@ -139,58 +125,9 @@ def probe_source(source: AudioSource | np.ndarray | torch.Tensor, sr: int | None
     return SourceInfo(f"'{name}'", rate, seconds)
 
 
-def _probe_with_librosa(path: str, name: str, error: Exception) -> tuple[int, int, int]:
-    """Rate, channels and frames of a format libsndfile cannot read (audioread backends)."""
-    import librosa
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rate = int(librosa.get_samplerate(path))
-            seconds = float(librosa.get_duration(path=path))
-    except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
-        raise InputError(f"'{name}' is not a readable audio file or is corrupt ({error}). "
-                         "Use WAV, FLAC, OGG or MP3.") from e
-    return rate, 1, int(seconds * rate)
-
-
 # --------------------------------------------------------------------------------------------
 # Decoding in blocks
 # --------------------------------------------------------------------------------------------
-
-
-def _file_blocks(source: AudioSource, max_seconds: float) -> Iterator[np.ndarray]:
-    """Mono float32 blocks of a file, at most ``max_seconds`` (plus a frame) in all."""
-    checked, name = checked_source(source)
-    try:
-        fh = sf.SoundFile(checked)
-    except (sf.SoundFileError, RuntimeError) as e:
-        if not isinstance(checked, (str, os.PathLike)):  # probe_source refused it already
-            raise InputError(f"'{name}' could not be decoded as audio ({e}). Use WAV, FLAC, OGG or MP3.") from e
-        yield from _librosa_blocks(os.fspath(checked), max_seconds)
-        return
-    with fh:
-        limit = math.ceil(max_seconds * fh.samplerate) + 1
-        block = max(1, BLOCK_BYTES // (4 * fh.channels))
-        got = 0
-        while got < limit:
-            try:
-                data = fh.read(min(block, limit - got), dtype="float32", always_2d=True)  # [n, C]
-            except (sf.SoundFileError, RuntimeError) as e:
-                raise InputError(f"'{name}' is corrupt after {got / fh.samplerate:.1f} s ({e}); re-export it.") from e
-            if data.shape[0] == 0:
-                return
-            got += data.shape[0]
-            yield data.mean(axis=1, dtype=np.float32)
-
-
-def _librosa_blocks(path: str, max_seconds: float) -> Iterator[np.ndarray]:
-    import librosa
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # librosa warns that audioread is deprecated
-        data, _ = librosa.load(path, sr=None, mono=True, dtype=np.float32, duration=max_seconds + 1.0)
-    yield np.ascontiguousarray(data.reshape(-1))
 
 
 def _array_blocks(wav: np.ndarray, sr: int) -> Iterator[np.ndarray]:
@@ -243,7 +180,7 @@ def iter_pieces(source: AudioSource | np.ndarray | torch.Tensor, info: SourceInf
     if isinstance(source, (np.ndarray, torch.Tensor)):
         blocks = _array_blocks(mono_array(source, "the source recording"), sr)
     else:
-        blocks = _file_blocks(source, max_seconds)
+        blocks = audio_blocks(source, max_seconds)
     limit = int(piece_seconds * sr)
     buf = np.zeros(0, np.float32)
     start = 0  # samples of the source before buf

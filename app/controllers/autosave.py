@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 
 from cosycore.errors import StorageError
 from cosycore.voices import write_atomic
 
+from ..session import StudioSession
 from ..takes.script_take import CastEntry
-
-if TYPE_CHECKING:
-    from ..main_window import MainWindow
+from ..widgets.cast_table import CastTable
+from ..widgets.synthesis_controls import SynthesisControls
+from ..widgets.text_editor import TextEditor
 
 logger = logging.getLogger(__name__)
 
@@ -24,28 +25,33 @@ SESSION_NAME = "session.json"
 SAVE_DELAY_MS = 500
 
 
-class SessionController(QObject):
-    """Saves and restores the editor's text and the instruction. Created by the main window."""
+class EditorAutosave(QObject):
+    """Saves and restores the editor's text, the instruction and the cast. Built by the main window from the
+    session and those three widgets."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
-        self.path = window.settings.paths.data / SESSION_NAME
+    def __init__(self, session: StudioSession, *, editor: TextEditor, controls: SynthesisControls,
+                 cast_table: CastTable, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.editor = editor
+        self.controls = controls
+        self.cast_table = cast_table
+        self.path = session.settings.paths.data / SESSION_NAME
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(SAVE_DELAY_MS)
         self._timer.timeout.connect(self.save)
         self._failed = False
 
-    def connect(self) -> None:
+    def wire(self) -> None:
         self.restore()
-        self.w.editor.text_changed.connect(self._timer.start)
-        self.w.controls.instruct_edit.textChanged.connect(self._timer.start)
-        self.w.cast_table.changed.connect(self._timer.start)
+        self.editor.text_changed.connect(self._timer.start)
+        self.controls.instruct_edit.textChanged.connect(self._timer.start)
+        self.cast_table.changed.connect(self._timer.start)
 
     def state(self) -> dict[str, Any]:
-        return {"text": self.w.editor.text(), "instruction": self.w.controls.instruct_edit.text(),
-                "cast": [e.to_json() for e in self.w.cast_table.entries()]}
+        return {"text": self.editor.text(), "instruction": self.controls.instruct_edit.text(),
+                "cast": [e.to_json() for e in self.cast_table.entries()]}
 
     def save(self) -> bool:
         """Write the text and the instruction now. On failure the user is told once; typing goes on."""
@@ -56,8 +62,9 @@ class SessionController(QObject):
             logger.warning("cannot save the session: %s", e)
             if not self._failed:
                 self._failed = True
-                self.w.show_error(self.tr("Cannot save the text"),
-                                  self.tr("{0}\nThe text is still in the editor; copy it somewhere safe.").format(e))
+                self.session.show_error(
+                    self.tr("Cannot save the text"),
+                    self.tr("{0}\nThe text is still in the editor; copy it somewhere safe.").format(e))
             return False
         self._failed = False
         return True
@@ -74,14 +81,14 @@ class SessionController(QObject):
             return
         text, instruction = raw.get("text"), raw.get("instruction")
         if isinstance(text, str) and text:
-            self.w.editor.set_text(text)
+            self.editor.set_text(text)
         if isinstance(instruction, str) and instruction:
-            self.w.controls.instruct_edit.setText(instruction)
+            self.controls.instruct_edit.setText(instruction)
         cast = raw.get("cast")
         if isinstance(cast, list):
             entries = [e for e in (CastEntry.from_json(r) for r in cast) if e is not None]
             if entries:
-                self.w.cast_table.set_entries(entries)
+                self.cast_table.set_entries(entries)
 
     def close(self) -> None:
         self.save()
