@@ -31,6 +31,7 @@ from .audio.playback import Player
 from .config.resources import icon
 from .config.settings import QUALITIES, Settings
 from .controllers.autosave import EditorAutosave
+from .controllers.convert import ConvertController
 from .controllers.devices import DevicesController
 from .controllers.drops import DropController
 from .controllers.export import ExportController
@@ -53,6 +54,7 @@ from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
 from .session import StudioSession
 from .widgets.cast_table import CastTable
+from .widgets.convert_panel import ConvertPanel
 from .widgets.hud import LiveHud
 from .widgets.model_screen import ModelScreen
 from .widgets.render_panel import RenderPanel
@@ -140,6 +142,8 @@ class MainWindow(QMainWindow):
         self.cast_table = CastTable(self.studio)
         self.cast_table.setMaximumHeight(190)
         self.controls.set_script_panel(self.cast_table)
+        self.convert_panel = ConvertPanel(self.studio)
+        self.controls.set_convert_panel(self.convert_panel)
         center_layout.addWidget(self.controls, 5)
         center_layout.addWidget(self.waveform, 4)
         self.render_panel = RenderPanel(center)  # a long-form render's progress; hidden while there is none
@@ -232,6 +236,9 @@ class MainWindow(QMainWindow):
             s, controls=self.controls, editor=self.editor, voice_panel=self.voice_panel, ttfa_label=self.ttfa_label,
             rtf_label=self.rtf_label, lexicon=self.lexicon_ctl, voices=self.voices_ctl, script=self.script_ctl,
             longform=self.longform_ctl, playback=self.playback_ctl, takes=self.takes_ctl, parent=self)
+        self.convert_ctl = ConvertController(s, panel=self.convert_panel, controls=self.controls,
+                                             voices=self.voices_ctl, dialog_parent=self, parent=self)
+        self.speaking_ctl.converter = self.convert_ctl.convert  # Convert mode's Convert button (and Ctrl+Enter)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -368,14 +375,16 @@ class MainWindow(QMainWindow):
         self.longform_ctl.script_opener = self.script_ctl.open_script  # File › Open offers a script to Script mode
         for controller in (self.speaking_ctl, self.playback_ctl, self.takes_ctl, self.export_ctl, self.devices_ctl,
                            self.voices_ctl, self.models_ctl, self.script_ctl, self.regen_ctl, self.autosave_ctl,
-                           self.lexicon_ctl, self.longform_ctl):
+                           self.lexicon_ctl, self.longform_ctl, self.convert_ctl):
             controller.wire()
         self.controls.mode_changed.connect(self._apply_mode)
         s.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
         self.waveform.installEventFilter(self)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self).activated.connect(self.speaking_ctl.speak)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self).activated.connect(self.speaking_ctl.stop)
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        escape.activated.connect(self.speaking_ctl.stop)
+        escape.activated.connect(self.convert_ctl.stop)
 
     def _apply_mode(self, mode: str) -> None:
         self.voice_panel.set_transcript_visible(mode == "zero_shot")
@@ -461,6 +470,7 @@ class MainWindow(QMainWindow):
         self._save_settings()
         s.player.stop()
         self.voices_ctl.close()
+        self.convert_ctl.close()
         self.autosave_ctl.close()
         self.script_ctl.close()
         s.close()  # a take still being made is kept as stopped

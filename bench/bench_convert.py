@@ -4,6 +4,9 @@
     .venv/bin/python bench/bench_convert.py --model-dir /tmp/cv2-full --threads 2 --source-seconds 10
     # the command's code path on a tiny model (measures nothing useful)
     .venv/bin/python bench/bench_convert.py --family cosyvoice3 --dry-run
+    # live conversion's mouth-to-ear latency, quiet, then with one core kept busy by another process
+    .venv/bin/python bench/bench_convert.py --model-dir /tmp/cv2-full --threads 2 --live 20
+    .venv/bin/python bench/bench_convert.py --model-dir /tmp/cv2-full --threads 2 --live 20 --busy-core
 
 For each ``--quality`` mode (default: exact, fast, draft) an engine is loaded and converts a
 synthetic, speech-like source of ``--source-seconds`` (an amplitude-modulated glide with pauses, at
@@ -14,6 +17,16 @@ factor (total time / seconds of audio made; below 1 is faster than real time), c
 first run of the process on its own (cold start). Conversion has no LM, so the modes differ only in
 the flow (see cosycore.perf). Also the CPU, threads, the load average before and after, and peak
 memory. Nothing here asserts a speed.
+
+``--live SECONDS`` measures live conversion instead (cosycore.studio.live_convert, as the app's Live button
+runs it): a feeder thread plays the role of a microphone, handing 20 ms blocks of a 48 kHz speech-like
+signal to the :class:`PieceCutter` at real-time pace; the pieces are converted in turn, and a
+:class:`LatencyMeter` replays the playback queue. Reported per mode: mouth-to-ear latency (median,
+90th percentile, max, first and last piece: the moment a piece's converted audio starts to play minus
+the moment its first sample was spoken, plus ``--output-delay`` for the audio device's buffer, the
+app's pre-roll by default), the real-time factor over the pieces with speech, pieces, and whether the
+conversion kept up. ``--busy-core`` keeps one core busy with a spinning process meanwhile (the issue's
+"one core busy" case; say so with the figures).
 """
 
 from __future__ import annotations
@@ -39,8 +52,12 @@ from perf_common import cpu_name, peak_memory
 
 from cosycore.config import QUALITY_MODES
 from cosycore.engine import Engine
+from cosycore.studio.live_convert import LatencyMeter, LiveFeed, PieceCutter, convert_pieces
 
 SOURCE_RATE = 22050
+MIC_RATE = 48000
+MIC_BLOCK_SECONDS = 0.02
+APP_OUTPUT_DELAY = 0.15  # app.audio.playback_feed.MIN_PREROLL: the player's buffer before it starts
 
 
 def speechlike(seconds: float, sr: int = SOURCE_RATE, seed: int = 0) -> np.ndarray:
@@ -94,6 +111,53 @@ def bench_mode(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     return out
 
 
+def feed_in_real_time(feed: LiveFeed, signal: np.ndarray, sr: int) -> None:
+    """A microphone: hand ``signal`` to the cutter in 20 ms blocks, each when it would have been recorded."""
+    cutter = PieceCutter(sr)
+    block = int(MIC_BLOCK_SECONDS * sr)
+    t0 = time.perf_counter()
+    for i in range(0, signal.shape[0], block):
+        end = min(signal.shape[0], i + block)
+        due = t0 + end / sr
+        time.sleep(max(0.0, due - time.perf_counter()))
+        for piece in cutter.push(signal[i:end], time.perf_counter()):
+            feed.put(piece)
+    last = cutter.flush()
+    if last is not None:
+        feed.put(last)
+    feed.close()
+
+
+def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
+    import threading
+
+    engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads)
+    voice = engine.create_voice(speechlike(args.prompt_seconds, seed=1), SOURCE_RATE, name="bench")
+    warm = LiveFeed()  # one piece first, so the first measured piece pays no first-call costs
+    feed_in_real_time(warm, speechlike(1.5, sr=MIC_RATE, seed=3), MIC_RATE)
+    list(convert_pieces(engine, warm.pieces(), voice=voice, seed=0))
+    feed = LiveFeed()
+    signal = speechlike(args.live, sr=MIC_RATE, seed=2)
+    feeder = threading.Thread(target=feed_in_real_time, args=(feed, signal, MIC_RATE), name="mic", daemon=True)
+    meter = LatencyMeter(output_delay=args.output_delay)
+    behind = False
+    feeder.start()
+    for piece in convert_pieces(engine, feed.pieces(), voice=voice, seed=0):
+        meter.add(piece)
+        behind = behind or meter.falling_behind
+    feeder.join()
+    lat = np.array(meter.latencies)
+    out = {"quality": engine.quality, "pieces": meter.pieces, "silent_pieces": meter.silent_pieces,
+           "latency_median_s": float(np.median(lat)), "latency_p90_s": float(np.percentile(lat, 90)),
+           "latency_max_s": float(lat.max()), "latency_first_s": float(lat[0]), "latency_last_s": float(lat[-1]),
+           "rtf": meter.rtf, "kept_up": not behind, "output_delay_s": args.output_delay}
+    print(f"{quality:6s} live: latency median {out['latency_median_s']:.2f} s, p90 {out['latency_p90_s']:.2f} s, "
+          f"max {out['latency_max_s']:.2f} s (first {lat[0]:.2f}, last {lat[-1]:.2f}); RTF "
+          f"{meter.rtf if meter.rtf is not None else float('nan'):.2f}; {meter.pieces} pieces; "
+          f"{'kept up' if out['kept_up'] else 'fell behind'}", file=sys.stderr)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--model-dir", type=Path, default=None, help="a release folder (with its ONNX frontend models)")
@@ -107,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompt-seconds", type=float, default=3.0)
     ap.add_argument("--dry-run", action="store_true", help="a tiny model, 3 s, 1 run: checks the command only")
     ap.add_argument("--json", type=Path, default=None, help="also write the results here")
+    ap.add_argument("--live", type=float, default=0.0, metavar="SECONDS",
+                    help="measure live conversion's mouth-to-ear latency on SECONDS of real-time input instead")
+    ap.add_argument("--output-delay", type=float, default=APP_OUTPUT_DELAY,
+                    help="--live: seconds the audio output adds (default: the app's pre-roll)")
+    ap.add_argument("--busy-core", action="store_true", help="--live: keep one core busy meanwhile")
     args = ap.parse_args(argv)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.dry_run:
@@ -115,14 +184,30 @@ def main(argv: list[str] | None = None) -> int:
         tmp = tempfile.TemporaryDirectory()
         args.model_dir = write_tiny_model(Path(tmp.name) / "tiny", args.family).model_dir
         args.source_seconds, args.runs = min(args.source_seconds, 3.0), 1
+        args.live = min(args.live, 4.0)
     if args.model_dir is None:
         ap.error("--model-dir is required (or --dry-run)")
     if args.threads:
         torch.set_num_threads(args.threads)
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
-    results = {q: bench_mode(args, q) for q in args.quality}
+    busy = None
+    if args.busy_core:
+        import subprocess
+
+        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        if args.live:
+            results = {q: bench_live(args, q) for q in args.quality}
+        else:
+            results = {q: bench_mode(args, q) for q in args.quality}
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
     report = {
-        "scenario": "convert",
+        "scenario": "convert-live" if args.live else "convert",
+        "live_seconds": args.live or None,
+        "busy_core": args.busy_core,
         "model_dir": str(args.model_dir),
         "device": args.device,
         "cpu": cpu_name(),

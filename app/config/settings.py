@@ -39,7 +39,7 @@ from .user_presets import UserPreset, parse_user_presets
 logger = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
-MODES = ("zero_shot", "cross_lingual", "instruct", "script")
+MODES = ("zero_shot", "cross_lingual", "instruct", "script", "convert")
 LANGUAGES = ("", "en", "zh_CN")  # "" follows the system locale
 SPEED_RANGE = (MIN_SPEED, MAX_SPEED)  # the engine's (cosycore.config.choices)
 QUALITIES = QUALITY_CHOICES  # auto and the engine's quality modes
@@ -433,6 +433,15 @@ class Settings:
     @input_device.setter
     def input_device(self, name: str) -> None:
         self._s.setValue("audio/input", name)
+
+    @property
+    def headphones(self) -> bool:
+        """Convert mode's "I use headphones": live conversion may play on the microphone's own device."""
+        return _as_bool(self._s.value("audio/headphones", False), False)
+
+    @headphones.setter
+    def headphones(self, on: bool) -> None:
+        self._s.setValue("audio/headphones", bool(on))
 
     # -- local speech server -------------------------------------------------------------------
     @property

@@ -7,6 +7,7 @@ whose signals the playback (:mod:`app.controllers.playback`) follows to show and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -55,6 +56,7 @@ class SpeakingController(QObject):
         self.longform = longform
         self.playback = playback
         self.takes = takes
+        self.converter: Callable[[], int | None] | None = None  # Convert mode's Convert (set by the window)
 
     def wire(self) -> None:
         e = self.session.engine
@@ -138,6 +140,8 @@ class SpeakingController(QObject):
         """Start a take from the current fields; a take still being made is cancelled."""
         if self.controls.mode == "script":
             return self.script.speak()
+        if self.controls.mode == "convert" and self.converter is not None:
+            return self.converter()
         request = self.build_request()
         if request is None:
             return None
@@ -228,7 +232,8 @@ class SpeakingController(QObject):
                 self._drop(take, TakeState.FAILED)
             else:
                 s.end_take(take, TakeState.FAILED, error=message)
-        s.show_error(self.tr("Cannot speak"), message)
+        converting = take is not None and take.mode == "convert"
+        s.show_error(self.tr("Cannot convert") if converting else self.tr("Cannot speak"), message)
 
     def _drop(self, take: Take, state: TakeState) -> None:
         """A take that ended before its first chunk leaves the list (its number is used again)."""

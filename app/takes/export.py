@@ -51,8 +51,11 @@ MAX_METADATA_CHARS = 1000  # per field; a longer text is cut with "…" (libsndf
 def take_metadata(take: Take) -> dict[str, str]:
     """What an exported file says about its take: the text (title), the voice (artist), how it was made
     (comment: mode and, for instruct takes, the instruction) and the program."""
-    modes = {"zero_shot": "clone", "cross_lingual": "cross-lingual", "instruct": "instruct", "script": "script"}
+    modes = {"zero_shot": "clone", "cross_lingual": "cross-lingual", "instruct": "instruct", "script": "script",
+             "convert": "voice conversion"}
     comment = f"Mode: {modes.get(take.mode, take.mode)}"
+    if take.mode == "convert":
+        comment += f"; source: {take.text}"
     if take.instruction:
         comment += f"; instruction: {take.instruction}"
     if take.seed is not None:

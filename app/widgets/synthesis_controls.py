@@ -1,5 +1,5 @@
-"""How to speak: mode (Clone / Cross-lingual / Instruct / Script), instruction, speed, seed, streaming,
-and the Speak and Stop buttons.
+"""How to speak: mode (Clone / Cross-lingual / Instruct / Script / Convert), instruction, speed, seed,
+streaming, and the Speak (Convert) and Stop buttons.
 
 The instruction row has the preset picker (:mod:`.preset_picker`: the loaded family's built-in
 presets by group, and the user's own in Custom), the free-text field, *Save as preset…* and a line
@@ -52,12 +52,12 @@ class SynthesisControls(QWidget):
     and is shown by the voice panel in Clone mode.)
     """
 
-    mode_changed = Signal(str)  # "zero_shot", "cross_lingual", "instruct" or "script"
+    mode_changed = Signal(str)  # "zero_shot", "cross_lingual", "instruct", "script" or "convert"
     speak_clicked = Signal()
     stop_clicked = Signal()
     user_presets_changed = Signal()  # a preset was saved, deleted or imported (already stored)
 
-    MODES = ("zero_shot", "cross_lingual", "instruct", "script")
+    MODES = ("zero_shot", "cross_lingual", "instruct", "script", "convert")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +77,8 @@ class SynthesisControls(QWidget):
             "script": (self.tr("Script"), self.tr("A dialogue: every line “Name: text” spoken by the voice cast for "
                                                   "that name, optionally with its own instruction “Name (whispering): "
                                                   "text”; one take")),
+            "convert": (self.tr("Convert"), self.tr("Voice conversion: a recording of your own (a file, the "
+                                                    "microphone, or live) spoken again in the chosen voice")),
         }
         self.mode_group = QButtonGroup(self)
         self.mode_group.setExclusive(True)
@@ -203,13 +205,23 @@ class SynthesisControls(QWidget):
         self._layout.addWidget(self.instruct_row)
         self._layout.addLayout(knobs)
         self.script_panel: QWidget | None = None
+        self.convert_panel: QWidget | None = None
+        self.body: QWidget | None = None
         self._on_speed_slider_changed(self.speed_slider.value())
         self.set_family("")
         self._apply_mode(self.mode)
 
     def set_body(self, widget: QWidget) -> None:
-        """Place ``widget`` (the text editor) between the instruction row and the knobs."""
+        """Place ``widget`` (the text editor) between the instruction row and the knobs (hidden in Convert)."""
+        self.body = widget
         self._layout.insertWidget(2, widget, 1)
+        self._apply_mode(self.mode)
+
+    def set_convert_panel(self, widget: QWidget) -> None:
+        """Place ``widget`` (Convert mode's source and live controls) where the text is; shown in Convert only."""
+        self.convert_panel = widget
+        self._layout.insertWidget(self._layout.count() - 1, widget, 1)
+        self._apply_mode(self.mode)
 
     def set_script_panel(self, widget: QWidget) -> None:
         """Place ``widget`` (the cast) below the text; it is shown in Script mode only."""
@@ -446,3 +458,11 @@ class SynthesisControls(QWidget):
         self.instruct_row.setVisible(mode == "instruct")
         if self.script_panel is not None:
             self.script_panel.setVisible(mode == "script")
+        if self.convert_panel is not None:
+            self.convert_panel.setVisible(mode == "convert")
+        if self.body is not None:
+            self.body.setVisible(mode != "convert")
+        converting = mode == "convert"
+        self.speak_button.setText(self.tr("Convert") if converting else self.tr("Speak"))
+        self.speak_button.setToolTip(self.tr("Convert the source into the chosen voice as a new take (Ctrl+Enter)")
+                                     if converting else self.tr("Make and play a take of the text (Ctrl+Enter)"))

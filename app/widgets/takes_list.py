@@ -108,7 +108,7 @@ class TakesList(QWidget):
 
     def mode_name(self, mode: str) -> str:
         modes = {"zero_shot": self.tr("Clone"), "cross_lingual": self.tr("Cross-lingual"),
-                 "instruct": self.tr("Instruct"), "script": self.tr("Script")}
+                 "instruct": self.tr("Instruct"), "script": self.tr("Script"), "convert": self.tr("Convert")}
         return modes.get(mode, mode)
 
     def label(self, take: Take) -> str:
@@ -118,7 +118,9 @@ class TakesList(QWidget):
         flags = [s for s in (states[take.state], self.tr("recovered") if take.recovered else "",
                              self.tr("partial export") if take.exported_partial else "") if s]
         parts = [self.tr("{0:.1f} s").format(take.duration), self.mode_name(take.mode)]
-        if take.voice_name:
+        if take.mode == "convert":  # source → target
+            parts.append(self.tr("{0} → {1}").format(take.text, take.voice_name or "—"))
+        elif take.voice_name:
             parts.append(take.voice_name)
         if take.instruction:
             short = " ".join(take.instruction.split())
@@ -128,7 +130,11 @@ class TakesList(QWidget):
 
     def tooltip(self, take: Take) -> str:
         """The whole text, the voice and instruction the take was made with, and how it was made."""
-        lines = [take.text, self.tr("Voice: {0}").format(take.voice_name or "—")]
+        if take.mode == "convert":
+            lines = [self.tr("Source: {0}").format(take.text),
+                     self.tr("Target voice: {0}").format(take.voice_name or "—")]
+        else:
+            lines = [take.text, self.tr("Voice: {0}").format(take.voice_name or "—")]
         if take.instruction:
             lines.append(self.tr("Instruction: {0}").format(take.instruction))
         details = [self.mode_name(take.mode)]

@@ -205,9 +205,10 @@ class WaveformView(QWidget):
         self._marks = []
         self._dirty = True
 
-    def append(self, samples: np.ndarray) -> None:
-        """Add one chunk; a seam marker goes where it starts (except for the first)."""
-        if self._env.samples:
+    def append(self, samples: np.ndarray, *, seam: bool = True) -> None:
+        """Add one chunk; a seam marker goes where it starts (except for the first, or ``seam`` False: a recording
+        growing block by block)."""
+        if self._env.samples and seam:
             self._seams.append(self.duration)
         self._env.append(samples)
         self._dirty = True

@@ -34,6 +34,7 @@ from cosycore.errors import CosyError, SynthesisError
 from cosycore.request import AudioChunk, SynthesisRequest
 from cosycore.voices import Voice
 
+from .convert_jobs import ConvertJob, LiveJob, convert_chunks, live_chunks
 from .engine_messages import SynthesisStats, detached_chunk, readable_error
 from .eta import rtf_key
 from .script_jobs import RegenJob, ScriptJob, run_regen, script_chunks
@@ -153,7 +154,15 @@ class EngineThread(QThread):
         """Queue regenerating a script take's line; cancelled like a take."""
         return self._queue_speak("regen", job)
 
-    def _queue_speak(self, kind: str, request: SynthesisRequest | ScriptJob | RegenJob) -> int:
+    def convert(self, job: ConvertJob) -> int:
+        """Queue a voice conversion (app.worker.convert_jobs) as one take, reported like :meth:`speak`'s."""
+        return self._queue_speak("convert", job)
+
+    def convert_live(self, job: LiveJob) -> int:
+        """Queue a live conversion: one take that converts the pieces of ``job.feed`` until it is closed."""
+        return self._queue_speak("live", job)
+
+    def _queue_speak(self, kind: str, request: SynthesisRequest | ScriptJob | RegenJob | ConvertJob | LiveJob) -> int:
         request_id = self._new_id()
         with self._lock:
             self._wanted_speak = request_id
@@ -269,7 +278,7 @@ class EngineThread(QThread):
             try:
                 if job.kind == "load":
                     self._run_load(job)
-                elif job.kind in ("speak", "script", "regen"):
+                elif job.kind in ("speak", "script", "regen", "convert", "live"):
                     self._run_speak(job)
                 elif job.kind == "voice":
                     self._run_voice(job)
@@ -350,6 +359,11 @@ class EngineThread(QThread):
                           failed=self.regen_failed.emit)
             elif job.kind == "script":
                 self._synthesize(request_id, lambda start: self._script_chunks(request_id, request, start))
+            elif job.kind == "convert":
+                self._synthesize(request_id, lambda start: convert_chunks(self._engine, request, start))
+            elif job.kind == "live":
+                self._synthesize(request_id, lambda start: live_chunks(self._engine, request, start,
+                                                                       lambda: self._is_cancelled(request_id)))
             else:
                 self._synthesize(request_id, lambda start: self._speak_chunks(request, start))
         finally:

@@ -123,6 +123,200 @@
     </message>
 </context>
 <context>
+    <name>ConvertController</name>
+    <message>
+        <source>Recording to convert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot use this recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recording of {0:.1f} s ({1})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} · {1:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recording… speak now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot record: {0}. Plug in a microphone, or choose another one in Voice › Record a voice…, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Microphone, live · {0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recording… {0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recording stopped at the limit of {0:g} minutes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No target voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the voice to convert into in the list of voices, or record or make one first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop live conversion first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open a recording or record one first, then press Convert.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headphones needed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another output in Settings › Output device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot convert live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recording; press Stop live to convert the whole recording.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Say it yourself, hear it in a saved voice: the words, timing and emphasis of the source, spoken in the target voice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No source yet: open a recording or record one.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A recording to convert: WAV, FLAC, OGG or MP3, 16 kHz or more, up to an hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Record the source from the microphone; press again to stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The source recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The source recording appears here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The voice chosen in the list of voices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Convert from the microphone while you speak; the converted voice plays a moment later. Press again to stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>I use headphones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live conversion plays what the microphone hears; through speakers it would hear itself. Wear headphones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency: from your speech to its converted sound. RTF: seconds of work per second of speech (above 1 this computer cannot keep up)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Convert when I stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop converting live, keep recording, and convert the whole recording when you press Live again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target voice:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(too long to draw)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: choose or make a voice on the left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listening… {0:.1f} s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency {0:.1f} s · RTF {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This computer converts slower than you speak (RTF {0}), so the converted voice falls further behind. Convert the whole recording when you stop instead?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>DevicesController</name>
     <message>
         <source>No audio device — export still works</source>
@@ -2253,6 +2447,10 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Cannot convert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Stopped before any audio was made.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2313,6 +2511,14 @@ The take stays in this session only; export it to keep it.</source>
     </message>
     <message>
         <source>A dialogue: every line “Name: text” spoken by the voice cast for that name, optionally with its own instruction “Name (whispering): text”; one take</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Convert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Voice conversion: a recording of your own (a file, the microphone, or live) spoken again in the chosen voice</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2433,6 +2639,10 @@ The take stays in this session only; export it to keep it.</source>
     </message>
     <message>
         <source>Not usable: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Convert the source into the chosen voice as a new take (Ctrl+Enter)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2565,11 +2775,27 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Convert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0:.1f} s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>{0} → {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Take {0} · {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target voice: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -8,7 +8,7 @@
         <translation>语音识别（用于文字稿）</translation>
     </message>
     <message>
-        <source>Writes a voice's transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
+        <source>Writes a voice&apos;s transcript from its recording when you press Transcribe: Chinese, English, Japanese, Korean and Cantonese, on this computer.</source>
         <translation>按下“识别文字”时，根据声音的录音写出其文字稿：支持中文、英语、日语、韩语和粤语，全部在本机完成。</translation>
     </message>
     <message>
@@ -120,6 +120,200 @@
     <message>
         <source>About %1</source>
         <translation>约 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ConvertController</name>
+    <message>
+        <source>Recording to convert</source>
+        <translation>要转换的录音</translation>
+    </message>
+    <message>
+        <source>Cannot use this recording</source>
+        <translation>无法使用这段录音</translation>
+    </message>
+    <message>
+        <source>Recording of {0:.1f} s ({1})</source>
+        <translation>{0:.1f} 秒的录音（{1}）</translation>
+    </message>
+    <message>
+        <source>{0} · {1:.1f} s</source>
+        <translation>{0} · {1:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Recording… speak now.</source>
+        <translation>正在录音……请说话。</translation>
+    </message>
+    <message>
+        <source>Cannot record</source>
+        <translation>无法录音</translation>
+    </message>
+    <message>
+        <source>Cannot record: {0}. Plug in a microphone, or choose another one in Voice › Record a voice…, then try again.</source>
+        <translation>无法录音：{0}。请插入麦克风，或在“音色 › 录制音色…”中选择其他麦克风，然后重试。</translation>
+    </message>
+    <message>
+        <source>Microphone, live · {0:.1f} s</source>
+        <translation>麦克风，实时 · {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Recording… {0:.1f} s</source>
+        <translation>正在录音…… {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Recording stopped at the limit of {0:g} minutes.</source>
+        <translation>录音已达到 {0:g} 分钟的上限，已停止。</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>没有模型</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>No target voice</source>
+        <translation>没有目标音色</translation>
+    </message>
+    <message>
+        <source>Choose the voice to convert into in the list of voices, or record or make one first.</source>
+        <translation>请在音色列表中选择要转换成的音色，或先录制或制作一个。</translation>
+    </message>
+    <message>
+        <source>Stop live conversion first.</source>
+        <translation>请先停止实时转换。</translation>
+    </message>
+    <message>
+        <source>No source</source>
+        <translation>没有源录音</translation>
+    </message>
+    <message>
+        <source>Open a recording or record one first, then press Convert.</source>
+        <translation>请先打开或录制一段录音，然后点击“转换”。</translation>
+    </message>
+    <message>
+        <source>Headphones needed</source>
+        <translation>需要耳机</translation>
+    </message>
+    <message>
+        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another output in Settings › Output device.</source>
+        <translation>麦克风和输出是同一设备（{0}），转换后的声音会被麦克风再次录入并转换。请戴上耳机并勾选“我在用耳机”，或在“设置 › 输出设备”中选择其他输出。</translation>
+    </message>
+    <message>
+        <source>Cannot convert live</source>
+        <translation>无法实时转换</translation>
+    </message>
+    <message>
+        <source>Live {0}</source>
+        <translation>实时 {0}</translation>
+    </message>
+    <message>
+        <source>Recording; press Stop live to convert the whole recording.</source>
+        <translation>正在录音；点击“停止实时”即可转换整段录音。</translation>
+    </message>
+</context>
+<context>
+    <name>ConvertPanel</name>
+    <message>
+        <source>Say it yourself, hear it in a saved voice: the words, timing and emphasis of the source, spoken in the target voice.</source>
+        <translation>自己说，用保存的音色听：保留源录音的内容、节奏和重音，换成目标音色说出来。</translation>
+    </message>
+    <message>
+        <source>No source yet: open a recording or record one.</source>
+        <translation>还没有源录音：请打开或录制一段。</translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation>打开文件…</translation>
+    </message>
+    <message>
+        <source>A recording to convert: WAV, FLAC, OGG or MP3, 16 kHz or more, up to an hour</source>
+        <translation>要转换的录音：WAV、FLAC、OGG 或 MP3，16 kHz 或以上，最长一小时</translation>
+    </message>
+    <message>
+        <source>Record</source>
+        <translation>录音</translation>
+    </message>
+    <message>
+        <source>Record the source from the microphone; press again to stop</source>
+        <translation>用麦克风录制源录音；再按一次停止</translation>
+    </message>
+    <message>
+        <source>The source recording</source>
+        <translation>源录音</translation>
+    </message>
+    <message>
+        <source>The source recording appears here</source>
+        <translation>源录音显示在这里</translation>
+    </message>
+    <message>
+        <source>The voice chosen in the list of voices</source>
+        <translation>音色列表中选中的音色</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Convert from the microphone while you speak; the converted voice plays a moment later. Press again to stop</source>
+        <translation>边说边从麦克风转换，转换后的声音稍后播放。再按一次停止</translation>
+    </message>
+    <message>
+        <source>I use headphones</source>
+        <translation>我在用耳机</translation>
+    </message>
+    <message>
+        <source>Live conversion plays what the microphone hears; through speakers it would hear itself. Wear headphones</source>
+        <translation>实时转换会播放麦克风听到的内容；用扬声器播放时麦克风会听到它自己。请戴耳机</translation>
+    </message>
+    <message>
+        <source>Latency: from your speech to its converted sound. RTF: seconds of work per second of speech (above 1 this computer cannot keep up)</source>
+        <translation>延迟：从您说话到听到转换后的声音。RTF：每秒语音所需的计算秒数（大于 1 表示这台电脑跟不上）</translation>
+    </message>
+    <message>
+        <source>Convert when I stop</source>
+        <translation>停止后再转换</translation>
+    </message>
+    <message>
+        <source>Stop converting live, keep recording, and convert the whole recording when you press Live again</source>
+        <translation>停止实时转换，继续录音，再次点击“实时”时转换整段录音</translation>
+    </message>
+    <message>
+        <source>Source:</source>
+        <translation>源录音：</translation>
+    </message>
+    <message>
+        <source>Target voice:</source>
+        <translation>目标音色：</translation>
+    </message>
+    <message>
+        <source>(too long to draw)</source>
+        <translation>（太长，无法绘制）</translation>
+    </message>
+    <message>
+        <source>none: choose or make a voice on the left</source>
+        <translation>无：请在左侧选择或制作音色</translation>
+    </message>
+    <message>
+        <source>Stop recording</source>
+        <translation>停止录音</translation>
+    </message>
+    <message>
+        <source>Stop live</source>
+        <translation>停止实时</translation>
+    </message>
+    <message>
+        <source>Listening… {0:.1f} s</source>
+        <translation>正在聆听…… {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Latency {0:.1f} s · RTF {1}</source>
+        <translation>延迟 {0:.1f} 秒 · 实时率 {1}</translation>
+    </message>
+    <message>
+        <source>This computer converts slower than you speak (RTF {0}), so the converted voice falls further behind. Convert the whole recording when you stop instead?</source>
+        <translation>这台电脑转换得比您说话慢（实时率 {0}），转换后的声音会越来越滞后。要改为在您停止后转换整段录音吗？</translation>
     </message>
 </context>
 <context>
@@ -522,7 +716,7 @@ Saving keeps that file under another name and writes a new one.</source>
         <translation>本地服务器</translation>
     </message>
     <message>
-        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice's name).</source>
+        <source>Serve the loaded model and your saved voices to other programs on this computer through the OpenAI speech API (POST /v1/audio/speech; the voice is a saved voice&apos;s name).</source>
         <translation>通过 OpenAI 语音 API（POST /v1/audio/speech；voice 为已保存音色的名称）把已加载的模型和你保存的音色提供给本机上的其他程序。</translation>
     </message>
     <message>
@@ -530,8 +724,8 @@ Saving keeps that file under another name and writes a new one.</source>
         <translation>可选</translation>
     </message>
     <message>
-        <source>Clients must then send the header 'Authorization: Bearer KEY'</source>
-        <translation>客户端随后必须发送请求头 'Authorization: Bearer KEY'</translation>
+        <source>Clients must then send the header &apos;Authorization: Bearer KEY&apos;</source>
+        <translation>客户端随后必须发送请求头 &apos;Authorization: Bearer KEY&apos;</translation>
     </message>
     <message>
         <source>Copy</source>
@@ -703,7 +897,7 @@ Replace them?</source>
         <translation>{0} 已不在原处（被移动或删除了？）。请把它放回去，然后按“继续”。</translation>
     </message>
     <message>
-        <source>The voice '{0}' is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
+        <source>The voice &apos;{0}&apos; is not in the voice library any more (deleted or renamed?). Put it back (import its .cosyvoice file) and press Resume.</source>
         <translation>声音“{0}”已不在声音库中（被删除或改名了？）。请把它放回去（导入它的 .cosyvoice 文件），然后按“继续”。</translation>
     </message>
     <message>
@@ -830,7 +1024,7 @@ Replace them?</source>
         <translation>撤销重新生成(&amp;U)</translation>
     </message>
     <message>
-        <source>Put the shown take's previous version back (again: the newer one)</source>
+        <source>Put the shown take&apos;s previous version back (again: the newer one)</source>
         <translation>恢复所显示录音的上一个版本（再次执行：恢复较新的版本）</translation>
     </message>
     <message>
@@ -1038,7 +1232,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>有显卡时用精确；只用处理器时，选用本机实测能不间断播放的最佳模式（在快速或精确被测得可实时播放之前用草稿）。</translation>
     </message>
     <message>
-        <source>The original model's computation: the reference sound, and the slowest.</source>
+        <source>The original model&apos;s computation: the reference sound, and the slowest.</source>
         <translation>与原始模型完全相同的计算：参考音质，速度最慢。</translation>
     </message>
     <message>
@@ -1073,8 +1267,8 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>缺少 %1。请重新下载模型（“继续”会保留已有内容），或选择一个完整的文件夹。</translation>
     </message>
     <message>
-        <source>ModelScope is greyed out because the modelscope package is not installed: pip install 'cosy-studio[modelscope]', then restart Cosy Studio.</source>
-        <translation>ModelScope 不可用，因为未安装 modelscope 包：请运行 pip install 'cosy-studio[modelscope]'，然后重新启动 Cosy Studio。</translation>
+        <source>ModelScope is greyed out because the modelscope package is not installed: pip install &apos;cosy-studio[modelscope]&apos;, then restart Cosy Studio.</source>
+        <translation>ModelScope 不可用，因为未安装 modelscope 包：请运行 pip install &apos;cosy-studio[modelscope]&apos;，然后重新启动 Cosy Studio。</translation>
     </message>
     <message>
         <source>%1 (not installed)</source>
@@ -1085,7 +1279,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>huggingface.co，或镜像，例如 https://hf-mirror.com</translation>
     </message>
     <message>
-        <source>Where Hugging Face downloads come from; type a mirror's address if huggingface.co cannot be reached from here</source>
+        <source>Where Hugging Face downloads come from; type a mirror&apos;s address if huggingface.co cannot be reached from here</source>
         <translation>Hugging Face 下载的来源；如果此处无法访问 huggingface.co，请输入镜像地址</translation>
     </message>
     <message>
@@ -1129,7 +1323,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>校验</translation>
     </message>
     <message>
-        <source>Check the selected model's files against what was installed</source>
+        <source>Check the selected model&apos;s files against what was installed</source>
         <translation>按安装时的记录检查所选模型的文件</translation>
     </message>
     <message>
@@ -1564,7 +1758,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>使用音频文件代替麦克风</translation>
     </message>
     <message>
-        <source>Drag the shaded area's edges to trim the recording</source>
+        <source>Drag the shaded area&apos;s edges to trim the recording</source>
         <translation>拖动阴影区域的边缘来裁剪录音</translation>
     </message>
     <message>
@@ -1768,15 +1962,15 @@ The take is unchanged.</source>
         <translation>{0}. {1}：{2}</translation>
     </message>
     <message>
-        <source>Another seed speaks the line another way; the line's own seed remakes it</source>
+        <source>Another seed speaks the line another way; the line&apos;s own seed remakes it</source>
         <translation>换一个种子会换一种说法；用这一句原来的种子会重新得到它</translation>
     </message>
     <message>
-        <source>Keep the line's instruction, speak it without one, or choose a preset or type another</source>
+        <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
         <translation>保留这一句的指令、不用指令，或选择预设、输入其他指令</translation>
     </message>
     <message>
-        <source>(keep the line's instruction)</source>
+        <source>(keep the line&apos;s instruction)</source>
         <translation>（保留这一句的指令）</translation>
     </message>
     <message>
@@ -1948,7 +2142,7 @@ The take is unchanged.</source>
 <context>
     <name>RenderPanel</name>
     <message>
-        <source>Segments are paragraphs and headings; the time left is estimated from this session's speed</source>
+        <source>Segments are paragraphs and headings; the time left is estimated from this session&apos;s speed</source>
         <translation>段落和标题各为一段；剩余时间按本次会话的速度估算</translation>
     </message>
     <message>
@@ -1988,7 +2182,7 @@ The take is unchanged.</source>
         <translation>丢弃…</translation>
     </message>
     <message>
-        <source>Delete this unfinished render's partial audio</source>
+        <source>Delete this unfinished render&apos;s partial audio</source>
         <translation>删除这个未完成渲染的部分音频</translation>
     </message>
     <message>
@@ -2062,7 +2256,7 @@ The take is unchanged.</source>
         <translation>{0} 还没有分配音色：请在文本下方的演员表中选择一个。</translation>
     </message>
     <message>
-        <source>{0}'s voice: {1}</source>
+        <source>{0}&apos;s voice: {1}</source>
         <translation>{0} 的音色：{1}</translation>
     </message>
     <message numerus="yes">
@@ -2153,7 +2347,7 @@ The take is unchanged.</source>
         <translation>FLAC</translation>
     </message>
     <message>
-        <source>Subtitles, SRT (one cue per line, with the speaker's name)</source>
+        <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
         <translation>字幕，SRT（每句一条，带说话人名字）</translation>
     </message>
     <message>
@@ -2220,7 +2414,7 @@ The take is unchanged.</source>
         <translation>没有文本</translation>
     </message>
     <message>
-        <source>Clone mode needs the transcript of the voice's recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
+        <source>Clone mode needs the transcript of the voice&apos;s recording. Type it, press Transcribe under the field to have it written from the recording, or use Cross-lingual mode, which needs none.</source>
         <translation>克隆模式需要该声音录音的文字内容。请输入，或按输入框下方的“识别文字”根据录音自动写出，或改用不需要文本的跨语种模式。</translation>
     </message>
     <message>
@@ -2252,6 +2446,10 @@ The take is unchanged.</source>
         <translation>无法朗读</translation>
     </message>
     <message>
+        <source>Cannot convert</source>
+        <translation>无法转换</translation>
+    </message>
+    <message>
         <source>Stopped before any audio was made.</source>
         <translation>在生成任何音频之前已停止。</translation>
     </message>
@@ -2276,7 +2474,7 @@ The take stays in this session only; export it to keep it.</source>
         <translation>克隆</translation>
     </message>
     <message>
-        <source>Speak the text in the chosen voice; uses the voice's transcript (best for the same language)</source>
+        <source>Speak the text in the chosen voice; uses the voice&apos;s transcript (best for the same language)</source>
         <translation>用所选声音朗读文本；会用到该声音的文本（同语种效果最好）</translation>
     </message>
     <message>
@@ -2284,7 +2482,7 @@ The take stays in this session only; export it to keep it.</source>
         <translation>跨语种</translation>
     </message>
     <message>
-        <source>Speak the text in the voice without using its transcript (for another language than the voice's)</source>
+        <source>Speak the text in the voice without using its transcript (for another language than the voice&apos;s)</source>
         <translation>用该声音朗读文本而不使用其文本（适合与声音不同的语种）</translation>
     </message>
     <message>
@@ -2316,6 +2514,14 @@ The take stays in this session only; export it to keep it.</source>
         <translation>对话：每一行“名字: 文本”由分配给该名字的音色朗读，可带自己的指令“名字 (whispering): 文本”；合成一个录音</translation>
     </message>
     <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
+        <source>Voice conversion: a recording of your own (a file, the microphone, or live) spoken again in the chosen voice</source>
+        <translation>声音转换：把您自己的录音（文件、麦克风或实时）用选中的音色重新说出来</translation>
+    </message>
+    <message>
         <source>Ready-made instructions of the loaded model, by group, with search; a dialect, an emotion, a speed and a volume can be combined</source>
         <translation>已加载模型的现成指令，按组排列，可搜索；方言、情感、语速和音量可以组合</translation>
     </message>
@@ -2332,7 +2538,7 @@ The take stays in this session only; export it to keep it.</source>
         <translation>以一个名称把这条指令保存到“自定义”组；它随设置保存，并随声音一起导出</translation>
     </message>
     <message>
-        <source>Exactly the prompt text the model's language model receives before the text to speak</source>
+        <source>Exactly the prompt text the model&apos;s language model receives before the text to speak</source>
         <translation>模型的语言模型在要说的文本之前收到的提示文本，一字不差</translation>
     </message>
     <message>
@@ -2384,15 +2590,15 @@ The take stays in this session only; export it to keep it.</source>
         <translation>来源：CosyVoice 2 论文（arXiv 2412.10117）的指令表</translation>
     </message>
     <message>
-        <source>Source: the original's example.py (CosyVoice2 instruct)</source>
+        <source>Source: the original&apos;s example.py (CosyVoice2 instruct)</source>
         <translation>来源：原版的 example.py（CosyVoice2 指令）</translation>
     </message>
     <message>
-        <source>Source: the original's instruct list (cosyvoice/utils/common.py)</source>
+        <source>Source: the original&apos;s instruct list (cosyvoice/utils/common.py)</source>
         <translation>来源：原版的指令列表（cosyvoice/utils/common.py）</translation>
     </message>
     <message>
-        <source>Worded like the paper's example for this group; the exact training sentence is not published</source>
+        <source>Worded like the paper&apos;s example for this group; the exact training sentence is not published</source>
         <translation>按论文中此组示例的句式措辞；确切的训练语句未公开</translation>
     </message>
     <message>
@@ -2434,6 +2640,10 @@ The take stays in this session only; export it to keep it.</source>
     <message>
         <source>Not usable: {0}</source>
         <translation>无法使用：{0}</translation>
+    </message>
+    <message>
+        <source>Convert the source into the chosen voice as a new take (Ctrl+Enter)</source>
+        <translation>把源录音转换成选中的音色，生成新的片段（Ctrl+Enter）</translation>
     </message>
 </context>
 <context>
@@ -2568,12 +2778,28 @@ Limit in MB:</source>
         <translation>脚本</translation>
     </message>
     <message>
+        <source>Convert</source>
+        <translation>转换</translation>
+    </message>
+    <message>
         <source>{0:.1f} s</source>
         <translation>{0:.1f} 秒</translation>
     </message>
     <message>
+        <source>{0} → {1}</source>
+        <translation>{0} → {1}</translation>
+    </message>
+    <message>
         <source>Take {0} · {1}</source>
         <translation>合成 {0} · {1}</translation>
+    </message>
+    <message>
+        <source>Source: {0}</source>
+        <translation>源录音：{0}</translation>
+    </message>
+    <message>
+        <source>Target voice: {0}</source>
+        <translation>目标音色：{0}</translation>
     </message>
     <message>
         <source>Instruction: {0}</source>
@@ -2706,16 +2932,16 @@ Limit in MB:</source>
         <translation>原版</translation>
     </message>
     <message>
-        <source>The original CosyVoice's text normalisation: the same text ids as the original, e.g. "$3.50" is read "three point five dollars".</source>
-        <translation>原版 CosyVoice 的文本规范化：文本编号与原版相同，例如 "$3.50" 读作 "three point five dollars"。</translation>
+        <source>The original CosyVoice&apos;s text normalisation: the same text ids as the original, e.g. &quot;$3.50&quot; is read &quot;three point five dollars&quot;.</source>
+        <translation>原版 CosyVoice 的文本规范化：文本编号与原版相同，例如 &quot;$3.50&quot; 读作 &quot;three point five dollars&quot;。</translation>
     </message>
     <message>
         <source>Improved English reading</source>
         <translation>改进的英文读法</translation>
     </message>
     <message>
-        <source>Money, dates, units and abbreviations read in full, e.g. "$3.50" is read "three dollars and fifty cents"; runs of marks such as "?!" are kept.</source>
-        <translation>金额、日期、单位和缩写完整读出，例如 "$3.50" 读作 "three dollars and fifty cents"；保留 "?!" 这样的连续标点。</translation>
+        <source>Money, dates, units and abbreviations read in full, e.g. &quot;$3.50&quot; is read &quot;three dollars and fifty cents&quot;; runs of marks such as &quot;?!&quot; are kept.</source>
+        <translation>金额、日期、单位和缩写完整读出，例如 &quot;$3.50&quot; 读作 &quot;three dollars and fifty cents&quot;；保留 &quot;?!&quot; 这样的连续标点。</translation>
     </message>
     <message>
         <source>&amp;Text reading</source>
@@ -2768,7 +2994,7 @@ Limit in MB:</source>
         <translation>编辑音色“{0}”</translation>
     </message>
     <message>
-        <source>Exactly what is said in the voice's recording (Clone mode reads it with the recording)</source>
+        <source>Exactly what is said in the voice&apos;s recording (Clone mode reads it with the recording)</source>
         <translation>音色录音中所说的准确内容（克隆模式会将其与录音一起读取）</translation>
     </message>
     <message>
@@ -2859,7 +3085,7 @@ Limit in MB:</source>
         <translation>编辑…</translation>
     </message>
     <message>
-        <source>Edit the selected voice's transcript, language and notes</source>
+        <source>Edit the selected voice&apos;s transcript, language and notes</source>
         <translation>编辑所选音色的文本、语言和备注</translation>
     </message>
     <message>
@@ -2867,7 +3093,7 @@ Limit in MB:</source>
         <translation>文本：</translation>
     </message>
     <message>
-        <source>Exactly what is said in the voice's recording</source>
+        <source>Exactly what is said in the voice&apos;s recording</source>
         <translation>该声音录音中所说的原文</translation>
     </message>
     <message>
@@ -2887,7 +3113,7 @@ Limit in MB:</source>
         <translation>（没有文本：克隆模式需要文本；可用“编辑…”添加）</translation>
     </message>
     <message>
-        <source>The selected voice's recording</source>
+        <source>The selected voice&apos;s recording</source>
         <translation>所选声音的录音</translation>
     </message>
     <message>
@@ -2895,7 +3121,7 @@ Limit in MB:</source>
         <translation>词典…</translation>
     </message>
     <message>
-        <source>The selected voice's own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
+        <source>The selected voice&apos;s own pronunciation dictionary (saved in the voice file; it goes with the voice when exported)</source>
         <translation>所选音色自己的发音词典（保存在音色文件中，导出音色时一并带走）</translation>
     </message>
     <message>
@@ -2903,7 +3129,7 @@ Limit in MB:</source>
         <translation>试听</translation>
     </message>
     <message>
-        <source>Play the selected voice's recording</source>
+        <source>Play the selected voice&apos;s recording</source>
         <translation>播放所选声音的录音</translation>
     </message>
     <message>
