@@ -356,7 +356,8 @@ class MainWindow(QMainWindow):
         self.mode_texts = ModeTexts(s, editor=self.editor, controls=self.controls, parent=self)  # before the mode
 
     def order_tabs(self) -> list[QWidget]:
-        return order_tabs_by_layout([self.voice_panel, self.controls.parentWidget(), self.takes_view])
+        areas = [self.voice_panel, self.controls.parentWidget(), self.takes_view]
+        return order_tabs_by_layout([a for a in areas if a is not None])
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)

@@ -6,6 +6,7 @@ Space types a space or presses the focused button and the arrows move the cursor
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
@@ -33,11 +34,14 @@ class TransportController(QObject):
         self.paused_at: tuple[Take, float] | None = None  # where Space paused (the take and its position)
         self.shortcuts: list[QShortcut] = []
         for area in seek_areas:
-            self.shortcuts.append(QShortcut(QKeySequence(Qt.Key.Key_Space), area, activated=self.toggle,
-                                            context=Qt.ShortcutContext.WidgetWithChildrenShortcut))
+            self._add(area, Qt.Key.Key_Space, self.toggle)
             for key, step in ((Qt.Key.Key_Left, -SEEK_SECONDS), (Qt.Key.Key_Right, SEEK_SECONDS)):
-                self.shortcuts.append(QShortcut(QKeySequence(key), area, activated=lambda s=step: self.seek(s),
-                                                context=Qt.ShortcutContext.WidgetWithChildrenShortcut))
+                self._add(area, key, functools.partial(self.seek, step))
+
+    def _add(self, area: QWidget, key: Qt.Key, slot: Callable[[], None]) -> None:
+        shortcut = QShortcut(QKeySequence(key), area, context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(slot)
+        self.shortcuts.append(shortcut)
 
     def _playing(self) -> bool:
         return self.player.state in (PlayState.PLAYING, PlayState.BUFFERING)

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
+    QMenu,
     QMenuBar,
     QTableWidget,
     QTableWidgetItem,
@@ -23,7 +24,7 @@ def menu_shortcuts(bar: QMenuBar) -> list[tuple[str, str]]:
         for action in actions:
             text = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
             menu = action.menu()
-            if menu is not None:
+            if isinstance(menu, QMenu):
                 walk(menu.actions(), f"{path}{text} › ")
             elif not action.shortcut().isEmpty():
                 keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts())
