@@ -55,6 +55,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Make the cast&apos;s voices again from their recordings for the loaded model (each is saved; it takes a few seconds per voice)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>none (or a preset, or your own words)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -67,7 +71,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Made for {0}; the loaded model is {1}. Re-create the voice with this model, or load the other model.</source>
+        <source>Made for {0}; the loaded model is {1}. Re-make it for this model with the button under the cast, or load the other model.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -77,6 +81,13 @@
     <message>
         <source>There is no saved voice called “{0}” any more; choose another or make it again.</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Re-make %n voice(s) for the loaded model</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
     <message>
         <source>Remove “{0}” from the cast</source>
@@ -332,6 +343,21 @@
     </message>
 </context>
 <context>
+    <name>DropController</name>
+    <message>
+        <source>Make a voice?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make a voice from {0}? The recorder opens with the clip, to trim and name it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make a voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EditorAutosave</name>
     <message>
         <source>Cannot save the text</source>
@@ -375,6 +401,57 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
 </context>
 <context>
+    <name>ExportAllDialog</name>
+    <message>
+        <source>Export all takes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MP3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} takes, one file each, named after the take. Existing files are not replaced unless you say so.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export all takes to</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ExportController</name>
     <message>
         <source>There is no take to export yet.</source>
@@ -390,6 +467,14 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
     <message>
         <source>FLAC (*.flac)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MP3 (*.mp3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis (*.ogg)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1028,6 +1113,14 @@ Replace them?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Recent mo&amp;dels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ta&amp;kes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Voice</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1113,6 +1206,10 @@ Replace them?</source>
     </message>
     <message>
         <source>The audio output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1695,6 +1792,21 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>RecentModelsController</name>
+    <message>
+        <source>{0} (missing)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(none yet)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is loaded already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Recorder</name>
     <message>
         <source>The clip is sampled at {0} Hz; a voice needs at least {1} kHz (telephone-quality audio cannot be used). Record it again, or export it at 16 kHz or higher.</source>
@@ -1997,6 +2109,24 @@ The take is unchanged.</source>
     </message>
     <message>
         <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RemakeController</name>
+    <message>
+        <source>Cannot re-make “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Re-making %n voice(s) for the loaded model…</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The cast&apos;s voices were made for the loaded model.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2377,6 +2507,73 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Does</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop making and playing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Space</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play or pause the shown take (in the Takes list or the waveform)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Left, Right</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seek 5 s back or on (in the Takes list or the waveform)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play the selected take (Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rename the selected take (Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move the selected takes to the trash (Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put removed takes back (Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Next or previous field, in the order of the layout</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>SpeakingController</name>
     <message>
         <source>The model is still loading; Speak when it is ready.</source>
@@ -2647,6 +2844,138 @@ The take stays in this session only; export it to keep it.</source>
     </message>
 </context>
 <context>
+    <name>TakeEditDialog</name>
+    <message>
+        <source> s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the take starts after trimming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the take ends after trimming</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fade in from silence over this long</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fade out to silence over this long</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Normalise loudness to {0:g} LUFS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Integrated loudness (ITU-R BS.1770), the level podcasts and streaming services use; peaks stay under -1 dBFS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fade in:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fade out:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loudness now:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edits are made from the original audio, which is kept: reset at any time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reset to original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the take back as it was made</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TakeToolsController</name>
+    <message>
+        <source>Export failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Edit take…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trim, fade and normalise the loudness of the shown take; the original is kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export &amp;all takes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0:.1f} LUFS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>silence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a finished take to edit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot edit take {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit take {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0}: back to the original.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} edited; the original is kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There are no takes to export yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} of these files exist already:
+{1}
+Replace them? (No: skip those takes.)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exporting {0} takes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported {0} takes to {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>TakesController</name>
     <message>
         <source>Some saved takes could not be read</source>
@@ -2678,19 +3007,11 @@ The take stays in this session only; export it to keep it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Put the removed takes back (Ctrl+Z in the Takes list)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Put back {0} take(s).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Clear takes</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Remove all {0} takes? Until you quit, Undo puts them back.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2701,6 +3022,14 @@ The take stays in this session only; export it to keep it.</source>
         <source>Saved takes use {0:.0f} MB in {1}.
 Above the limit Cosy Studio warns you; it never deletes a take by itself, and new takes are still saved.
 Limit in MB:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove all {0} takes? They go to the trash: Undo (Ctrl+Z) or Takes › Trash puts them back until you empty it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2759,15 +3088,7 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Remove the selected takes (Delete); Undo puts them back</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Clear…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Remove every take; Undo puts them back until you quit</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2820,6 +3141,14 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Clone</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move the selected takes to the trash (Delete); Ctrl+Z puts them back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove every take (to the trash); Undo puts them back</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2911,6 +3240,13 @@ Limit in MB:</source>
             <numerusform>%n sentences</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>spoken in %n part(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
     <message>
         <source>Cannot preview: {0}</source>
         <translation type="unfinished"></translation>
@@ -2987,6 +3323,83 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TrashController</name>
+    <message>
+        <source>&amp;Trash…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed takes: put them back, or empty the trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put back {0} take(s) from the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These folders in {0} hold files Cosy Studio did not make; they were kept:
+{1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The trash is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>TrashDialog</name>
+    <message>
+        <source>Trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed takes stay here until you empty the trash.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Restore</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the selected takes back into the Takes list (Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Empty trash…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete every take in the trash for good (asks first)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} · {1}
+{2:.1f} s · {3}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Removed takes stay here until you empty the trash. These folders could not be read and are left as they are:
+{0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the {0} takes in the trash for good? This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>
@@ -2997,7 +3410,19 @@ Limit in MB:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>not known yet, e.g. en, zh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The language spoken in the recording, e.g. zh, en, ja</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>e.g. calm, narrator, female</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Words to find the voice by in the library&apos;s search, separated by commas</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3010,6 +3435,10 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Language:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tags:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3029,6 +3458,18 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Saved voices; the selected one speaks the text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search voices and tags…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shows the voices whose name, tags, language, transcript or notes hold every word typed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Olive: made for the other model family; re-made from its recording when used.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3129,6 +3570,10 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Play the selected voice&apos;s recording</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tags: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -55,6 +55,10 @@
         <translation>脚本已按演员表和已加载的模型检查；问题在文本中以红色波浪线标出（鼠标悬停可查看处理方法）</translation>
     </message>
     <message>
+        <source>Make the cast&apos;s voices again from their recordings for the loaded model (each is saved; it takes a few seconds per voice)</source>
+        <translation>用录音为已加载的模型重新制作角色的声音（每个都会保存；每个声音需要几秒钟）</translation>
+    </message>
+    <message>
         <source>none (or a preset, or your own words)</source>
         <translation>无（或预设，或你自己的话）</translation>
     </message>
@@ -67,8 +71,8 @@
         <translation>— 选择音色 —</translation>
     </message>
     <message>
-        <source>Made for {0}; the loaded model is {1}. Re-create the voice with this model, or load the other model.</source>
-        <translation>为 {0} 制作；当前加载的模型是 {1}。请用此模型重新制作该音色，或加载另一个模型。</translation>
+        <source>Made for {0}; the loaded model is {1}. Re-make it for this model with the button under the cast, or load the other model.</source>
+        <translation>为 {0} 制作；已加载的模型是 {1}。用角色表下方的按钮为此模型重新制作，或加载另一个模型。</translation>
     </message>
     <message>
         <source>{0} (missing)</source>
@@ -77,6 +81,12 @@
     <message>
         <source>There is no saved voice called “{0}” any more; choose another or make it again.</source>
         <translation>已没有名为“{0}”的音色；请选择其他音色或重新制作。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Re-make %n voice(s) for the loaded model</source>
+        <translation>
+            <numerusform>为已加载的模型重新制作 %n 个声音</numerusform>
+        </translation>
     </message>
     <message>
         <source>Remove “{0}” from the cast</source>
@@ -332,6 +342,21 @@
     </message>
 </context>
 <context>
+    <name>DropController</name>
+    <message>
+        <source>Make a voice?</source>
+        <translation>制作声音？</translation>
+    </message>
+    <message>
+        <source>Make a voice from {0}? The recorder opens with the clip, to trim and name it.</source>
+        <translation>用 {0} 制作声音？录音器会打开这段音频，供你裁剪和命名。</translation>
+    </message>
+    <message>
+        <source>Make a voice</source>
+        <translation>制作声音</translation>
+    </message>
+</context>
+<context>
     <name>EditorAutosave</name>
     <message>
         <source>Cannot save the text</source>
@@ -376,6 +401,57 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
 </context>
 <context>
+    <name>ExportAllDialog</name>
+    <message>
+        <source>Export all takes</source>
+        <translation>导出全部录音</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation>WAV，16 位 PCM</translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation>WAV，32 位浮点</translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation>FLAC</translation>
+    </message>
+    <message>
+        <source>MP3</source>
+        <translation>MP3</translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis</source>
+        <translation>Ogg Vorbis</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>文件夹：</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>{0} takes, one file each, named after the take. Existing files are not replaced unless you say so.</source>
+        <translation>{0} 条录音，每条一个文件，以录音命名。除非你同意，已有文件不会被替换。</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Export all takes to</source>
+        <translation>将全部录音导出到</translation>
+    </message>
+</context>
+<context>
     <name>ExportController</name>
     <message>
         <source>There is no take to export yet.</source>
@@ -392,6 +468,14 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>FLAC (*.flac)</source>
         <translation>FLAC (*.flac)</translation>
+    </message>
+    <message>
+        <source>MP3 (*.mp3)</source>
+        <translation>MP3 (*.mp3)</translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis (*.ogg)</source>
+        <translation>Ogg Vorbis (*.ogg)</translation>
     </message>
     <message>
         <source>Subtitles, SRT (*.srt)</source>
@@ -1028,6 +1112,14 @@ Replace them?</source>
         <translation>恢复所显示录音的上一个版本（再次执行：恢复较新的版本）</translation>
     </message>
     <message>
+        <source>Recent mo&amp;dels</source>
+        <translation>最近的模型(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Ta&amp;kes</source>
+        <translation>录音(&amp;K)</translation>
+    </message>
+    <message>
         <source>&amp;Voice</source>
         <translation>声音(&amp;V)</translation>
     </message>
@@ -1114,6 +1206,10 @@ Replace them?</source>
     <message>
         <source>The audio output</source>
         <translation>音频输出</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
     </message>
     <message>
         <source>Playback</source>
@@ -1696,6 +1792,21 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>RecentModelsController</name>
+    <message>
+        <source>{0} (missing)</source>
+        <translation>{0}（缺失）</translation>
+    </message>
+    <message>
+        <source>(none yet)</source>
+        <translation>（暂无）</translation>
+    </message>
+    <message>
+        <source>{0} is loaded already.</source>
+        <translation>{0} 已经加载。</translation>
+    </message>
+</context>
+<context>
     <name>Recorder</name>
     <message>
         <source>The clip is sampled at {0} Hz; a voice needs at least {1} kHz (telephone-quality audio cannot be used). Record it again, or export it at 16 kHz or higher.</source>
@@ -2000,6 +2111,23 @@ The take is unchanged.</source>
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>RemakeController</name>
+    <message>
+        <source>Cannot re-make “{0}”</source>
+        <translation>无法重新制作“{0}”</translation>
+    </message>
+    <message numerus="yes">
+        <source>Re-making %n voice(s) for the loaded model…</source>
+        <translation>
+            <numerusform>正在为已加载的模型重新制作 %n 个声音…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The cast&apos;s voices were made for the loaded model.</source>
+        <translation>角色的声音已为已加载的模型制作。</translation>
     </message>
 </context>
 <context>
@@ -2376,6 +2504,73 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Does</source>
+        <translation>作用</translation>
+    </message>
+    <message>
+        <source>Speak</source>
+        <translation>朗读</translation>
+    </message>
+    <message>
+        <source>Stop making and playing</source>
+        <translation>停止生成和播放</translation>
+    </message>
+    <message>
+        <source>Space</source>
+        <translation>空格</translation>
+    </message>
+    <message>
+        <source>Play or pause the shown take (in the Takes list or the waveform)</source>
+        <translation>播放或暂停显示的录音（在录音列表或波形中）</translation>
+    </message>
+    <message>
+        <source>Left, Right</source>
+        <translation>左、右</translation>
+    </message>
+    <message>
+        <source>Seek 5 s back or on (in the Takes list or the waveform)</source>
+        <translation>后退或前进 5 秒（在录音列表或波形中）</translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation>回车</translation>
+    </message>
+    <message>
+        <source>Play the selected take (Takes list)</source>
+        <translation>播放选中的录音（录音列表）</translation>
+    </message>
+    <message>
+        <source>Rename the selected take (Takes list)</source>
+        <translation>重命名选中的录音（录音列表）</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Move the selected takes to the trash (Takes list)</source>
+        <translation>将选中的录音移到回收站（录音列表）</translation>
+    </message>
+    <message>
+        <source>Put removed takes back (Takes list)</source>
+        <translation>恢复已移除的录音（录音列表）</translation>
+    </message>
+    <message>
+        <source>Next or previous field, in the order of the layout</source>
+        <translation>按布局顺序切换到下一个或上一个字段</translation>
+    </message>
+</context>
+<context>
     <name>SpeakingController</name>
     <message>
         <source>The model is still loading; Speak when it is ready.</source>
@@ -2647,6 +2842,140 @@ The take stays in this session only; export it to keep it.</source>
     </message>
 </context>
 <context>
+    <name>TakeEditDialog</name>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Where the take starts after trimming</source>
+        <translation>裁剪后录音开始的位置</translation>
+    </message>
+    <message>
+        <source>Where the take ends after trimming</source>
+        <translation>裁剪后录音结束的位置</translation>
+    </message>
+    <message>
+        <source>Fade in from silence over this long</source>
+        <translation>在这段时间内从静音淡入</translation>
+    </message>
+    <message>
+        <source>Fade out to silence over this long</source>
+        <translation>在这段时间内淡出到静音</translation>
+    </message>
+    <message>
+        <source>Normalise loudness to {0:g} LUFS</source>
+        <translation>将响度标准化为 {0:g} LUFS</translation>
+    </message>
+    <message>
+        <source>Integrated loudness (ITU-R BS.1770), the level podcasts and streaming services use; peaks stay under -1 dBFS</source>
+        <translation>综合响度（ITU-R BS.1770），播客和流媒体服务使用的电平；峰值保持在 -1 dBFS 以下</translation>
+    </message>
+    <message>
+        <source>Start:</source>
+        <translation>开始：</translation>
+    </message>
+    <message>
+        <source>End:</source>
+        <translation>结束：</translation>
+    </message>
+    <message>
+        <source>Fade in:</source>
+        <translation>淡入：</translation>
+    </message>
+    <message>
+        <source>Fade out:</source>
+        <translation>淡出：</translation>
+    </message>
+    <message>
+        <source>Loudness now:</source>
+        <translation>当前响度：</translation>
+    </message>
+    <message>
+        <source>Edits are made from the original audio, which is kept: reset at any time.</source>
+        <translation>编辑基于保留的原始音频进行：随时可以还原。</translation>
+    </message>
+    <message>
+        <source>&amp;Reset to original</source>
+        <translation>还原为原始音频(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Give the take back as it was made</source>
+        <translation>将录音恢复为生成时的样子</translation>
+    </message>
+</context>
+<context>
+    <name>TakeToolsController</name>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>&amp;Edit take…</source>
+        <translation>编辑录音(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Trim, fade and normalise the loudness of the shown take; the original is kept</source>
+        <translation>裁剪显示的录音、加淡入淡出并标准化响度；原始音频会保留</translation>
+    </message>
+    <message>
+        <source>Export &amp;all takes…</source>
+        <translation>导出全部录音(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>{0:.1f} LUFS</source>
+        <translation>{0:.1f} LUFS</translation>
+    </message>
+    <message>
+        <source>silence</source>
+        <translation>静音</translation>
+    </message>
+    <message>
+        <source>Choose a finished take to edit.</source>
+        <translation>请选择一条已完成的录音来编辑。</translation>
+    </message>
+    <message>
+        <source>Cannot edit take {0}</source>
+        <translation>无法编辑录音 {0}</translation>
+    </message>
+    <message>
+        <source>Edit take {0}</source>
+        <translation>编辑录音 {0}</translation>
+    </message>
+    <message>
+        <source>Take {0}: back to the original.</source>
+        <translation>录音 {0}：已恢复为原始音频。</translation>
+    </message>
+    <message>
+        <source>Take {0} edited; the original is kept.</source>
+        <translation>录音 {0} 已编辑；原始音频已保留。</translation>
+    </message>
+    <message>
+        <source>There are no takes to export yet.</source>
+        <translation>还没有可导出的录音。</translation>
+    </message>
+    <message>
+        <source>Replace files?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>{0} of these files exist already:
+{1}
+Replace them? (No: skip those takes.)</source>
+        <translation>其中 {0} 个文件已存在：
+{1}
+要替换吗？（否：跳过这些录音。）</translation>
+    </message>
+    <message>
+        <source>Exporting {0} takes…</source>
+        <translation>正在导出 {0} 条录音…</translation>
+    </message>
+    <message>
+        <source>Exported {0} takes to {1}</source>
+        <translation>已将 {0} 条录音导出到 {1}</translation>
+    </message>
+</context>
+<context>
     <name>TakesController</name>
     <message>
         <source>Some saved takes could not be read</source>
@@ -2679,20 +3008,12 @@ The take stays in this session only; export it to keep it.</source>
         <translation>撤销</translation>
     </message>
     <message>
-        <source>Put the removed takes back (Ctrl+Z in the Takes list)</source>
-        <translation>恢复已移除的合成（在合成列表中按 Ctrl+Z）</translation>
-    </message>
-    <message>
         <source>Put back {0} take(s).</source>
         <translation>已恢复 {0} 个合成。</translation>
     </message>
     <message>
         <source>Clear takes</source>
         <translation>清空合成</translation>
-    </message>
-    <message>
-        <source>Remove all {0} takes? Until you quit, Undo puts them back.</source>
-        <translation>移除全部 {0} 个合成？在退出之前，可用“撤销”恢复。</translation>
     </message>
     <message>
         <source>Take storage limit</source>
@@ -2705,6 +3026,14 @@ Limit in MB:</source>
         <translation>已保存的合成在 {1} 中占用 {0:.0f} MB。
 超过上限时 Cosy Studio 会提醒你；它从不自行删除合成，新的合成仍会保存。
 上限（MB）：</translation>
+    </message>
+    <message>
+        <source>Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)</source>
+        <translation>恢复已移除的录音（在录音列表中按 Ctrl+Z；或 录音 › 回收站）</translation>
+    </message>
+    <message>
+        <source>Remove all {0} takes? They go to the trash: Undo (Ctrl+Z) or Takes › Trash puts them back until you empty it.</source>
+        <translation>移除全部 {0} 条录音？它们会进入回收站：在清空回收站之前，撤销（Ctrl+Z）或 录音 › 回收站 可以恢复。</translation>
     </message>
     <message>
         <source>Rename take {0}</source>
@@ -2762,16 +3091,8 @@ Limit in MB:</source>
         <translation>移除</translation>
     </message>
     <message>
-        <source>Remove the selected takes (Delete); Undo puts them back</source>
-        <translation>移除所选合成（Delete）；可用“撤销”恢复</translation>
-    </message>
-    <message>
         <source>Clear…</source>
         <translation>清空…</translation>
-    </message>
-    <message>
-        <source>Remove every take; Undo puts them back until you quit</source>
-        <translation>移除所有合成；退出之前可用“撤销”恢复</translation>
     </message>
     <message>
         <source>Script</source>
@@ -2824,6 +3145,14 @@ Limit in MB:</source>
     <message>
         <source>Clone</source>
         <translation>克隆</translation>
+    </message>
+    <message>
+        <source>Move the selected takes to the trash (Delete); Ctrl+Z puts them back</source>
+        <translation>将选中的录音移到回收站（Delete）；Ctrl+Z 可恢复</translation>
+    </message>
+    <message>
+        <source>Remove every take (to the trash); Undo puts them back</source>
+        <translation>移除所有录音（到回收站）；撤销可恢复</translation>
     </message>
     <message>
         <source>Cross-lingual</source>
@@ -2912,6 +3241,12 @@ Limit in MB:</source>
             <numerusform>%n 句</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>spoken in %n part(s)</source>
+        <translation>
+            <numerusform>分 %n 段朗读</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Cannot preview: {0}</source>
         <translation>无法预览：{0}</translation>
@@ -2988,6 +3323,86 @@ Limit in MB:</source>
     </message>
 </context>
 <context>
+    <name>TrashController</name>
+    <message>
+        <source>&amp;Trash…</source>
+        <translation>回收站(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Removed takes: put them back, or empty the trash</source>
+        <translation>已移除的录音：恢复它们，或清空回收站</translation>
+    </message>
+    <message>
+        <source>Put back {0} take(s) from the trash.</source>
+        <translation>已从回收站恢复 {0} 条录音。</translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation>清空回收站</translation>
+    </message>
+    <message>
+        <source>These folders in {0} hold files Cosy Studio did not make; they were kept:
+{1}</source>
+        <translation>{0} 中的这些文件夹含有不是 Cosy Studio 创建的文件；已保留：
+{1}</translation>
+    </message>
+    <message>
+        <source>The trash is empty.</source>
+        <translation>回收站是空的。</translation>
+    </message>
+</context>
+<context>
+    <name>TrashDialog</name>
+    <message>
+        <source>Trash</source>
+        <translation>回收站</translation>
+    </message>
+    <message>
+        <source>Removed takes stay here until you empty the trash.</source>
+        <translation>已移除的录音会留在这里，直到你清空回收站。</translation>
+    </message>
+    <message>
+        <source>&amp;Restore</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Put the selected takes back into the Takes list (Enter)</source>
+        <translation>将选中的录音放回录音列表（回车）</translation>
+    </message>
+    <message>
+        <source>&amp;Empty trash…</source>
+        <translation>清空回收站(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Delete every take in the trash for good (asks first)</source>
+        <translation>永久删除回收站中的所有录音（会先询问）</translation>
+    </message>
+    <message>
+        <source>Take {0} · {1}
+{2:.1f} s · {3}</source>
+        <translation>录音 {0} · {1}
+{2:.1f} 秒 · {3}</translation>
+    </message>
+    <message>
+        <source>Removed takes stay here until you empty the trash. These folders could not be read and are left as they are:
+{0}</source>
+        <translation>已移除的录音会留在这里，直到你清空回收站。这些文件夹无法读取，保持原样：
+{0}</translation>
+    </message>
+    <message>
+        <source>Empty trash</source>
+        <translation>清空回收站</translation>
+    </message>
+    <message>
+        <source>Delete the {0} takes in the trash for good? This cannot be undone.</source>
+        <translation>永久删除回收站中的 {0} 条录音？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
     <name>VoiceEditor</name>
     <message>
         <source>Edit voice “{0}”</source>
@@ -2998,8 +3413,20 @@ Limit in MB:</source>
         <translation>音色录音中所说的准确内容（克隆模式会将其与录音一起读取）</translation>
     </message>
     <message>
+        <source>not known yet, e.g. en, zh</source>
+        <translation>暂不知道，例如 en、zh</translation>
+    </message>
+    <message>
         <source>The language spoken in the recording, e.g. zh, en, ja</source>
         <translation>录音中所说的语言，例如 zh、en、ja</translation>
+    </message>
+    <message>
+        <source>e.g. calm, narrator, female</source>
+        <translation>例如：平静、旁白、女声</translation>
+    </message>
+    <message>
+        <source>Words to find the voice by in the library&apos;s search, separated by commas</source>
+        <translation>在声音库搜索中用来找到此声音的词，用逗号分隔</translation>
     </message>
     <message>
         <source>Anything worth remembering about this voice</source>
@@ -3012,6 +3439,10 @@ Limit in MB:</source>
     <message>
         <source>Language:</source>
         <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Tags:</source>
+        <translation>标签：</translation>
     </message>
     <message>
         <source>Notes:</source>
@@ -3031,6 +3462,18 @@ Limit in MB:</source>
     <message>
         <source>Saved voices; the selected one speaks the text</source>
         <translation>已保存的声音；所选声音将朗读文本</translation>
+    </message>
+    <message>
+        <source>Search voices and tags…</source>
+        <translation>搜索声音和标签…</translation>
+    </message>
+    <message>
+        <source>Shows the voices whose name, tags, language, transcript or notes hold every word typed</source>
+        <translation>显示名称、标签、语言、文本或备注中包含所有输入词的声音</translation>
+    </message>
+    <message>
+        <source>Olive: made for the other model family; re-made from its recording when used.</source>
+        <translation>橄榄色：为另一个模型系列制作；使用时会用其录音重新制作。</translation>
     </message>
     <message>
         <source>Record…</source>
@@ -3131,6 +3574,10 @@ Limit in MB:</source>
     <message>
         <source>Play the selected voice&apos;s recording</source>
         <translation>播放所选声音的录音</translation>
+    </message>
+    <message>
+        <source>Tags: {0}</source>
+        <translation>标签：{0}</translation>
     </message>
     <message>
         <source>Made for another model; it is re-made from its recording when used.</source>
