@@ -62,11 +62,14 @@ def test_request_needs_text_voice_transcript_and_instruction(qtbot, window: Main
     w.voice_panel.transcript_edit.clear()
     assert w.speaking_ctl.build_request() is None and "transcript" in w.last_message[1]
     w.controls.set_mode("instruct")
+    assert w.editor.text() == ""  # each mode keeps its own text (issue 25)
+    w.editor.set_text("Hello.")
     assert w.speaking_ctl.build_request() is None and "instruction" in w.last_message[1]
     w.controls.instruct_edit.setText("Please speak very happily.")
     req = w.speaking_ctl.build_request()
     assert req.mode == "instruct" and req.instruct_text == "Please speak very happily." and req.voice.name == "Tester"
     w.controls.set_mode("zero_shot")
+    assert w.editor.text() == "Hello."  # Clone's own text, back
     w.voice_panel.transcript_edit.setText("Hello, this is my test voice.")
     req = w.speaking_ctl.build_request()
     assert req.prompt_text is None and req.voice is not None  # the voice's own transcript is used
@@ -90,6 +93,7 @@ def test_text_reading_menu_goes_into_the_request(qtbot, window: MainWindow) -> N
     assert actions[""].isChecked() and actions[""].actionGroup().isExclusive()
     assert all(a.toolTip() and a.isCheckable() for a in actions.values())
     assert w.editor.text_reading == "original"  # exact mode: the preview reads as the engine will
+    w.controls.set_mode("cross_lingual")  # each mode keeps its own text: the mode first
     w.editor.set_text("It costs $3.50.")
     w.editor.refresh_preview_now()
     qtbot.waitUntil(lambda: w.editor.preview.count() == 1, timeout=60000)
