@@ -48,7 +48,7 @@ def test_chinese_interface(qtbot, translated) -> None:
     editor = TextEditor()
     qtbot.addWidget(editor)
     editor.set_text("你好")
-    assert editor.count_label.text() == "2 个字符"
+    assert editor.count_label.text() == "2 个字符 · 1 句"
     problems, _ = check_recording(np.zeros(24000, np.float32), 24000)
     assert any("录音长" in p for p in problems)  # module-level messages are translated too
 
@@ -59,9 +59,9 @@ def test_english_plurals_and_the_setting_override(qtbot, translated, monkeypatch
     editor = TextEditor()
     qtbot.addWidget(editor)
     editor.set_text("a")
-    assert editor.count_label.text() == "1 character"
+    assert editor.count_label.text() == "1 character · 1 sentence"
     editor.set_text("ab")
-    assert editor.count_label.text() == "2 characters"
+    assert editor.count_label.text() == "2 characters · 1 sentence"
     assert QCoreApplication.translate("SynthesisControls", "Speak") == "Speak"
 
 
@@ -79,7 +79,7 @@ def test_unknown_locale_falls_back_to_english(qtbot, translated, language: str) 
     editor = TextEditor()
     qtbot.addWidget(editor)
     editor.set_text("ab")
-    assert editor.count_label.text() == "2 characters"  # the plural forms come from the English file
+    assert editor.count_label.text() == "2 characters · 1 sentence"  # the plural forms come from the English file
 
 
 def test_all_sources_are_in_the_translation_files() -> None:

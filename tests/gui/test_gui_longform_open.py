@@ -159,6 +159,7 @@ def test_a_script_is_offered_to_script_mode(qtbot, window: MainWindow, tmp_path:
     assert w.longform_ctl.open_file(script) and w.editor.text().startswith("Anna: Hello there.")
     assert questions == ["Open as a script?"] and w.controls.mode != "script"  # no: opened as text
     w.longform_ctl.ask = lambda title, text: questions.append(title) or True
+    w.controls.set_mode("script")  # each mode keeps its own text (issue 25): this is Script mode's
     w.editor.set_text("before")
     assert w.longform_ctl.open_file(script)
     assert len(questions) == 2 and w.controls.mode == "script"

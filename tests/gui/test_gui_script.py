@@ -76,8 +76,9 @@ def test_problems_are_underlined_with_their_message(qtbot, window: MainWindow) -
     assert "3 line" in w.cast_table.status.text() and "ready to speak" in w.cast_table.status.text()
     assert w.script_ctl.script is not None and len(w.script_ctl.cast) == 2
 
-    # Other modes show no script formats.
+    # Other modes show their own text (issue 25: each mode keeps its text), with no script formats.
     w.controls.set_mode("cross_lingual")
+    w.editor.set_text("Anna: a line of plain text.\nZed: another one.")
     assert w.cast_table.isHidden() and _colour_at(w, 2, 0) != speaker_color(0).name()
     assert not w.editor.preview_box.isHidden()
 

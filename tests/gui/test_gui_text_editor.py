@@ -66,7 +66,7 @@ def test_count_and_sentence_preview(qtbot) -> None:
     assert editor.preview.count() == len(sentences)
     assert editor.preview.item(0).text().startswith("1. ")
     assert f"{len(text)} character" in editor.count_label.text()
-    assert f"{len(sentences)} sentence" in editor.count_label.text()
+    assert f"spoken in {len(sentences)} part" in editor.count_label.text()  # typed sentences, then parts
 
 
 def test_outdated_previews_are_dropped(qtbot) -> None:
