@@ -84,9 +84,9 @@
     </message>
     <message numerus="yes">
         <source>Re-make %n voice(s) for the loaded model</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Re-make %n voice for the loaded model</numerusform>
+            <numerusform>Re-make %n voices for the loaded model</numerusform>
         </translation>
     </message>
     <message>
@@ -956,9 +956,9 @@ Replace them?</source>
     </message>
     <message numerus="yes">
         <source>%n more unfinished render(s) in File › Unfinished renders.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n more unfinished render in File › Unfinished renders.</numerusform>
+            <numerusform>%n more unfinished renders in File › Unfinished renders.</numerusform>
         </translation>
     </message>
     <message>
@@ -2120,9 +2120,9 @@ The take is unchanged.</source>
     </message>
     <message numerus="yes">
         <source>Re-making %n voice(s) for the loaded model…</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>Re-making %n voice for the loaded model…</numerusform>
+            <numerusform>Re-making %n voices for the loaded model…</numerusform>
         </translation>
     </message>
     <message>
@@ -2150,9 +2150,9 @@ The take is unchanged.</source>
     </message>
     <message numerus="yes">
         <source>The text in the editor (%n character(s))</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>The text in the editor (%n character)</numerusform>
+            <numerusform>The text in the editor (%n characters)</numerusform>
         </translation>
     </message>
     <message>
@@ -2390,9 +2390,9 @@ The take is unchanged.</source>
     </message>
     <message numerus="yes">
         <source>%n problem(s), underlined in the text. First: line {0}: {1}</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n problem, underlined in the text. First: line {0}: {1}</numerusform>
+            <numerusform>%n problems, underlined in the text. First: line {0}: {1}</numerusform>
         </translation>
     </message>
     <message>
@@ -2401,16 +2401,16 @@ The take is unchanged.</source>
     </message>
     <message numerus="yes">
         <source>%n line(s); load a model to check them against it.</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n line; load a model to check it against the model.</numerusform>
+            <numerusform>%n lines; load a model to check them against it.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>%n line(s), ready to speak (about {0:.0f} s).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n line, ready to speak (about {0:.0f} s).</numerusform>
+            <numerusform>%n lines, ready to speak (about {0:.0f} s).</numerusform>
         </translation>
     </message>
     <message>
@@ -3242,9 +3242,9 @@ Limit in MB:</source>
     </message>
     <message numerus="yes">
         <source>spoken in %n part(s)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>spoken in %n part</numerusform>
+            <numerusform>spoken in %n parts</numerusform>
         </translation>
     </message>
     <message>
