@@ -128,7 +128,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     args.flow_cache_mb = opts.flow_cache_mb if args.flow_cache_mb is None else args.flow_cache_mb
     args.prompt_cache = opts.prompt_cache if args.prompt_cache is None else args.prompt_cache
     args.quant = opts.llm_quant
-    args.llm_decode = opts.llm_decode
+    if getattr(args, "llm_decode", None) is None:
+        args.llm_decode = opts.llm_decode
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16

@@ -70,7 +70,7 @@ def scenario_llm_accuracy(args: argparse.Namespace, dev: torch.device) -> dict[s
             if dev.type != "cpu":
                 continue
             q.quantize_int8("int8-dynamic")
-            q.decode_step = OrtDecodeStep(decode_graph(args, lm), torch.get_num_threads())
+            q.decode_step = OrtDecodeStep(decode_graph(args, copy.deepcopy(lm)), torch.get_num_threads())
         else:
             q.quantize_int8(mode)
         with torch.inference_mode():
@@ -107,7 +107,7 @@ def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str,
             variants[mode] = q
         # fast's and draft's LM: int8 prefill, decode steps through ONNX Runtime's 4-bit graph
         q = copy.deepcopy(variants["int8-dynamic"])
-        q.decode_step = OrtDecodeStep(decode_graph(args, base), torch.get_num_threads())
+        q.decode_step = OrtDecodeStep(decode_graph(args, copy.deepcopy(base)), torch.get_num_threads())
         variants["int8+ort-int4"] = q
     else:  # on a GPU the LM runs in float32 (exact) or bfloat16 (--dtype bfloat16)
         variants["bfloat16"] = copy.deepcopy(base).to(torch.bfloat16)

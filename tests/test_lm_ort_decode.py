@@ -70,6 +70,21 @@ def test_the_float_graph_decodes_as_torch_within_rounding(family: str, graphs: d
     assert tokens == ref_tokens
 
 
+def test_a_steps_logits_come_from_the_graph_and_equal_the_heads(graphs: dict[str, Path], cv2_dir: Path) -> None:
+    lm = _float_lm(cv2_dir)
+    step = OrtDecodeStep(graphs["cosyvoice2-float"], threads=1)
+    with torch.inference_mode():
+        cache = lm.new_cache(8)
+        h0 = lm.prefill(lm.speech_embedding.weight[:3].unsqueeze(0), cache)
+        lm.decode_step = step
+        assert step.logits_of(h0) is None  # prefill's hidden state is torch's
+        h = lm.decode_one_token(lm.speech_embedding.weight[4:5], cache)
+        got = lm.logits(h[0])
+        assert got.shape == (lm.cfg.speech_vocab_size,) and step.logits_of(h[0]) is not None
+        torch.testing.assert_close(got, lm.llm_decoder(h[0]), atol=2e-5, rtol=1e-4)
+        assert step.logits_of(h.clone()) is None  # another tensor with the same numbers: the head runs
+
+
 @pytest.mark.parametrize("family", ["cosyvoice2", "cosyvoice3"])
 def test_the_4bit_graph_stays_close_to_the_float_lm(family: str, graphs: dict[str, Path],
                                                     cv2_dir: Path, cv3_dir: Path) -> None:
@@ -101,7 +116,7 @@ def test_the_key_follows_the_weights_file(tmp_path: Path) -> None:
     weights = tmp_path / "llm.pt"
     weights.write_bytes(b"a" * 5000)
     first = graph_key(weights, 4)
-    assert first == graph_key(weights, 4) and first.startswith("v1-int4-")
+    assert first == graph_key(weights, 4) and first.startswith("v2-int4-")
     weights.write_bytes(b"b" * 5000)
     assert graph_key(weights, 4) != first
 

@@ -33,6 +33,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -43,11 +44,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-GRAPH_VERSION = 1  # bump when DecodeGraph's inputs, outputs or math change: old cached graphs are then unused
+GRAPH_VERSION = 2  # bump when DecodeGraph's inputs, outputs or math change: old cached graphs are then unused
 GRAPH_FILE = "decode.onnx"
 BLOCK_SIZE = 32  # MatMulNBits block: 32 weights share one float scale
 INPUTS = ("x", "cos", "sin", "past_k", "past_v")
-OUTPUTS = ("hidden", "new_k", "new_v")
+OUTPUTS = ("hidden", "logits", "new_k", "new_v")
 
 
 class DecodeGraph(nn.Module):
@@ -55,8 +56,8 @@ class DecodeGraph(nn.Module):
 
     Inputs: ``x`` [1, 1, D] the new position's embedding; ``cos``/``sin`` [1, Dh] its RoPE angles;
     ``past_k``/``past_v`` [L, K, P, Dh] the keys and values of the P filled positions. Outputs:
-    ``hidden`` [1, D] after the final norm; ``new_k``/``new_v`` [L, K, 1, Dh] (RoPE applied to the
-    keys, as the cache holds them). The math is :mod:`cosycore.lm.qwen2`'s for one position (the
+    ``hidden`` [1, D] after the final norm; ``logits`` [1, V] of the speech-token head;
+    ``new_k``/``new_v`` [L, K, 1, Dh] (RoPE applied to the keys, as the cache holds them). The math is :mod:`cosycore.lm.qwen2`'s for one position (the
     same modules are called; attention is written out so that it exports as MatMul and Softmax).
     """
 
@@ -65,11 +66,12 @@ class DecodeGraph(nn.Module):
         if lm.quantization is not None:
             raise ValueError("the decode graph is exported from the float LM, not a quantized one")
         self.qwen = lm.qwen
+        self.head = lm.llm_decoder
         q = lm.cfg.qwen
         self.heads, self.kv_heads, self.head_dim = q.num_heads, q.num_kv_heads, q.head_dim
 
     def forward(self, x: Tensor, cos: Tensor, sin: Tensor, past_k: Tensor, past_v: Tensor
-                ) -> tuple[Tensor, Tensor, Tensor]:
+                ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         h, kvh, dh = self.heads, self.kv_heads, self.head_dim
         group = h // kvh
         half = dh // 2
@@ -99,7 +101,7 @@ class DecodeGraph(nn.Module):
             new_k.append(k)
             new_v.append(v)
         hidden = self.qwen.norm(x).reshape(1, -1)
-        return hidden, torch.stack(new_k), torch.stack(new_v)
+        return hidden, self.head(hidden), torch.stack(new_k), torch.stack(new_v)
 
 
 def graph_key(weights_file: Path, bits: int) -> str:
@@ -120,10 +122,19 @@ def graph_key(weights_file: Path, bits: int) -> str:
 
 def export_decode_graph(lm: SpeechLM, folder: Path, *, bits: int | None = 4) -> Path:
     """Export ``lm``'s decode step into ``folder`` (``decode.onnx`` and its weights file) and, with
-    ``bits=4``, quantize its matrix products to MatMulNBits; ``bits=None`` keeps float32 (tests)."""
+    ``bits=4``, quantize its matrix products to MatMulNBits; ``bits=None`` keeps float32 (tests).
+
+    ``lm`` is changed: its q/k/v and gate/up projections are fused (the same numbers; callers pass a
+    model made for the export)."""
     import onnx
 
     folder.mkdir(parents=True, exist_ok=True)
+    for module in lm.qwen.layers:  # q/k/v and gate/up as one matrix each: 4 products a layer, not 7
+        layer = cast("DecoderLayer", module)
+        if layer.self_attn.qkv is None:
+            layer.self_attn.fuse()
+        if layer.mlp.gate_up is None:
+            layer.mlp.fuse()
     q = lm.cfg.qwen
     graph = DecodeGraph(lm).eval()
     d, dh, layers, kvh = q.hidden_size, q.head_dim, q.num_layers, q.num_kv_heads
@@ -175,6 +186,8 @@ class OrtDecodeStep:
         if names != INPUTS:
             raise ValueError(f"{path} is not a decode graph of this version (inputs {names})")
         self.steps = 0
+        # the last step's hidden state (kept, so no other tensor can take its address) and logits
+        self._last: tuple[Tensor, Tensor] | None = None
 
     def __call__(self, x: Tensor, cos: Tensor, sin: Tensor, cache: KVCache) -> Tensor:
         """``x`` [1, 1, D] at position ``cache.length`` -> hidden [1, 1, D]; writes its keys and values
@@ -182,15 +195,30 @@ class OrtDecodeStep:
         pos = cache.length
         if pos + 1 > cache.capacity:
             raise ValueError(f"the KV cache holds {cache.capacity} positions and {pos} are used")
+        if cache.k.dtype != torch.float32 or x.dtype != torch.float32:
+            raise ValueError("the decode graph runs on float32 inputs and a float32 KV cache")
+        # numpy views and numpy copies only: a torch operator here would wake torch's OpenMP threads,
+        # which then spin beside ONNX Runtime's on the same cores (measured: 46 against 32 ms a step)
+        keys, values = cache.k.numpy(), cache.v.numpy()  # [L, 1, K, S, Dh], shared with the cache
         feeds = {
-            "x": x.detach().reshape(1, 1, -1).float().contiguous().numpy(),
-            "cos": cos.reshape(1, -1).float().contiguous().numpy(),
-            "sin": sin.reshape(1, -1).float().contiguous().numpy(),
-            "past_k": cache.k[:, 0, :, :pos].float().contiguous().numpy(),  # [L, K, P, Dh]
-            "past_v": cache.v[:, 0, :, :pos].float().contiguous().numpy(),
+            "x": x.detach().reshape(1, 1, -1).numpy(),
+            "cos": cos.reshape(1, -1).numpy(),
+            "sin": sin.reshape(1, -1).numpy(),
+            "past_k": np.ascontiguousarray(keys[:, 0, :, :pos]),  # [L, K, P, Dh]
+            "past_v": np.ascontiguousarray(values[:, 0, :, :pos]),
         }
-        hidden, new_k, new_v = self.session.run(list(OUTPUTS), feeds)
-        cache.k[:, 0, :, pos] = torch.from_numpy(new_k[:, :, 0]).to(cache.k.dtype)
-        cache.v[:, 0, :, pos] = torch.from_numpy(new_v[:, :, 0]).to(cache.v.dtype)
+        hidden, logits, new_k, new_v = self.session.run(list(OUTPUTS), feeds)
+        keys[:, 0, :, pos] = new_k[:, :, 0]
+        values[:, 0, :, pos] = new_v[:, :, 0]
         self.steps += 1
-        return torch.from_numpy(hidden).reshape(1, 1, -1).to(x.dtype)
+        out = torch.from_numpy(hidden).reshape(1, 1, -1)
+        self._last = (out, torch.from_numpy(logits))
+        return out
+
+    def logits_of(self, hidden: Tensor) -> Tensor | None:
+        """The head's logits [.., V] the graph computed with ``hidden`` (a view of the last step's
+        hidden state, as ``decode_one_token`` returns it), or None for any other tensor."""
+        last = self._last
+        if last is None or hidden.data_ptr() != last[0].data_ptr() or hidden.numel() != last[0].numel():
+            return None
+        return last[1].reshape(*hidden.shape[:-1], -1)

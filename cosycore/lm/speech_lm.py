@@ -251,6 +251,10 @@ class SpeechLM(nn.Module):
 
     def logits(self, hidden: Tensor) -> Tensor:
         """Speech-token logits [.., V] from final hidden states [.., D]."""
+        if self.decode_step is not None:
+            done = self.decode_step.logits_of(hidden)  # a graph step computed them with the hidden state
+            if done is not None:
+                return done
         return self.llm_decoder(hidden)
 
     def scores(self, logits: Tensor, *, ignore_eos: bool, eos_rule: EosRule) -> Tensor:
