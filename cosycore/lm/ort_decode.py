@@ -57,8 +57,9 @@ class DecodeGraph(nn.Module):
     Inputs: ``x`` [1, 1, D] the new position's embedding; ``cos``/``sin`` [1, Dh] its RoPE angles;
     ``past_k``/``past_v`` [L, K, P, Dh] the keys and values of the P filled positions. Outputs:
     ``hidden`` [1, D] after the final norm; ``logits`` [1, V] of the speech-token head;
-    ``new_k``/``new_v`` [L, K, 1, Dh] (RoPE applied to the keys, as the cache holds them). The math is :mod:`cosycore.lm.qwen2`'s for one position (the
-    same modules are called; attention is written out so that it exports as MatMul and Softmax).
+    ``new_k``/``new_v`` [L, K, 1, Dh] (RoPE applied to the keys, as the cache holds them). The math
+    is :mod:`cosycore.lm.qwen2`'s for one position (the same modules are called; attention is
+    written out so that it exports as MatMul and Softmax).
     """
 
     def __init__(self, lm: SpeechLM) -> None:
