@@ -79,7 +79,7 @@ class SentenceDialog(QDialog):
         choice = self._choice()
         if choice.seed is not None:
             self.seed_spin.setValue((choice.seed + 1) % (SEED_MAX + 1))
-        seed = str(choice.seed) if choice.seed is not None else self.tr("a random seed")
+        seed = self.tr("seed {0}").format(choice.seed) if choice.seed is not None else self.tr("a random seed")
         self.current_label.setText(self.tr("Spoken with {0}; instruction: {1}").format(
             seed, choice.instruction or self.tr("none")))
 
