@@ -191,3 +191,32 @@ def test_an_edited_take_says_to_reset_it_first(qtbot, window: MainWindow) -> Non
     w.sentence_actions.regenerate.trigger()
     assert w.sentence_ctl.dialog_shown is None
     assert "Reset" in w.statusBar().currentMessage()
+
+
+def test_the_engine_thread_speaks_the_sentence_again(qtbot, settings, library_with_voice, recorded_chunks,
+                                                     tiny_cv2_model: Path) -> None:
+    """The real engine thread (EngineThread.regenerate_sentence) on the tiny model, for a take made of the
+    recorded chunks through the session, as Speak makes one."""
+    from app.worker.engine_thread import EngineThread
+
+    w = open_window(qtbot, settings, EngineThread(torch_threads=1), tiny_cv2_model, timeout=120_000)
+    try:
+        s = w.session
+        take = Take(10_000, TEXT, mode="cross_lingual", voice_name="Tester", sample_rate=SR, seed=5)
+        s.begin_take(take)
+        for chunk in _two_sentences(recorded_chunks):
+            s.add_chunk(take, chunk)
+        s.end_take(take, TakeState.DONE)
+        old = take.audio().copy()
+        a, _b = _samples(take, 1)
+        w.sentence_ctl.max_tokens = 12  # the random model speaks to its limit: keep it short
+        with qtbot.waitSignal(w.sentence_ctl.finished, timeout=120_000) as done:
+            assert w.sentence_ctl.regenerate(take, 0, seed=3) is not None
+        assert done.args == [True], w.last_message
+        c, d = _samples(take, 0)
+        new = take.audio()
+        assert c == 0 and take.sentence_settings[0]["seed"] == 3
+        assert np.array_equal(new[d + 240:], old[a + 240:])  # the second sentence is kept after the crossfade
+        assert not np.array_equal(new[:d], old[:a])
+    finally:
+        w.close()
