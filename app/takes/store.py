@@ -8,9 +8,10 @@ Layout, under the app's data folder (``<data>/takes``)::
                       name, state, chunk starts, sentence spans; for a dialogue script's take the
                       script, cast, lines and segments); replaced atomically after each chunk
     <uid>/audio-<v>.f32, line-<v>.f32
-                      a script take after a line was regenerated: the new version of its audio and the
-                      new line's own samples. ``take.json`` names the current version's files and the
-                      previous version's (kept for Undo); it is the commit point: a version's files are
+                      a take after a script line or a sentence was regenerated (or an edit applied): the
+                      new version of its audio and, for a script line, the new line's own samples.
+                      ``take.json`` names the current version's files and the previous version's (kept
+                      for Undo); it is the commit point: a version's files are
                       written completely before ``take.json`` names them, and files neither names are
                       deleted afterwards
     .trash/<uid>/     removed takes, kept until the user empties the trash (Takes › Trash…); Ctrl+Z or
