@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import torch
 from torch import Tensor, nn
@@ -45,9 +45,6 @@ from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, sliced_context, stat
 from .sampling import RasSampler, Sampler, greedy_sampler
 from .token_ids import ENDOFPROMPT_ID, TokenIds, as_ids
 
-if TYPE_CHECKING:
-    from .ort_decode import OrtDecodeStep
-
 logger = logging.getLogger(__name__)
 
 EosRule = Literal["upstream", "all_specials"]
@@ -61,6 +58,14 @@ class TeacherForced:
     hidden: Tensor  # [N+1, D] final-norm hidden state at the last position
     logits: Tensor  # [N+1, V] llm_decoder output
     scores: Tensor  # [N+1, V] log-softmax, stop ids masked on steps < min_len
+
+
+class DecodeStep(Protocol):
+    """One-position steps run outside torch (:class:`cosycore.lm.ort_decode.OrtDecodeStep`)."""
+
+    def __call__(self, x: Tensor, cos: Tensor, sin: Tensor, cache: KVCache) -> Tensor: ...
+
+    def logits_of(self, hidden: Tensor) -> Tensor | None: ...
 
 
 class SpeechLM(nn.Module):
@@ -84,7 +89,7 @@ class SpeechLM(nn.Module):
         self._compiled_step: Callable[[Tensor, AttnContext, KVCache], Tensor] | None = None
         self.quantization: str | None = None  # None = the exact float weights; see quantize_int8
         # One-position steps through ONNX Runtime's 4-bit graph (cosycore.lm.ort_build; fast, draft on a CPU)
-        self.decode_step: OrtDecodeStep | None = None
+        self.decode_step: DecodeStep | None = None
 
     # ---- input assembly ----------------------------------------------------------------
 
