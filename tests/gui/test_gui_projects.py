@@ -270,3 +270,20 @@ def test_problems_are_told_and_nothing_changes(qtbot, window: MainWindow, settin
     assert not w.projects_ctl.open_recent(path)
     assert "not there any more" in w.last_message[1]
     assert path not in settings.recent_projects
+
+
+def test_new_project_starts_empty_and_close_brings_untitled_back(qtbot, window: MainWindow, settings, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window
+    take = _make_take(qtbot, w, "An Untitled take.")
+    _choose_save_path(monkeypatch, tmp_path / "Fresh.cosyproj")
+    _keys(qtbot, w, Qt.Key.Key_N)  # Ctrl+N
+    qtbot.waitUntil(lambda: w.windowTitle().startswith("Fresh"), timeout=3000)
+    assert (tmp_path / "Fresh" / "Fresh.cosyproj").is_file() and (tmp_path / "Fresh" / "takes").is_dir()
+    assert len(w.session.takes) == 0 and w.takes_view.list.count() == 0 and w.editor.text() == ""
+    assert w.session.store.root == tmp_path / "Fresh" / "takes"
+    w.takes_ctl.undo_remove()  # nothing of Untitled's can be put back into this project
+    assert len(w.session.takes) == 0
+    w.project_menu.close_action.trigger()
+    assert w.windowTitle().startswith("Untitled") and [t.uid for t in w.session.takes] == [take.uid]
+    assert w.editor.text() == "An Untitled take." and w.session.store.root == settings.paths.data / "takes"
