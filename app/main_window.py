@@ -41,6 +41,7 @@ from .controllers.mode_texts import ModeTexts
 from .controllers.models import ModelLabels, ModelsController
 from .controllers.performance import PerformanceMenu
 from .controllers.playback import PlaybackController
+from .controllers.projects import ProjectMenu, ProjectsController, ProjectWidgets
 from .controllers.recent_models import RecentModelsController
 from .controllers.remake import RemakeController
 from .controllers.script import ScriptController
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         self._build_keys()
         self._restore_settings()
         self._apply_mode(self.controls.mode)
+        self.projects_ctl.reopen_last()  # the project open when the app last ran (else Untitled)
         self.devices_ctl.update_audio_status()
 
         folder = Path(model_dir) if model_dir else self.settings.model_folder
@@ -186,8 +188,18 @@ class MainWindow(QMainWindow):
 
     def _make_actions(self) -> None:
         """The menu entries the controllers drive (placed in the menus by :meth:`_build_menus`)."""
-        self.open_action = QAction(self.tr("&Open…"), self)
-        self.open_action.setShortcut(QKeySequence.StandardKey.Open)
+        self.project_menu = ProjectMenu(
+            QAction(self.tr("&New project…"), self), QAction(self.tr("&Open project…"), self),
+            QAction(self.tr("&Save project"), self), QAction(self.tr("Save project &as…"), self),
+            QAction(self.tr("&Close project"), self), QMenu(self.tr("Open &recent"), self))
+        pm = self.project_menu
+        keys = QKeySequence.StandardKey
+        for action, key in ((pm.new_action, keys.New), (pm.open_action, keys.Open), (pm.save_action, keys.Save)):
+            action.setShortcut(key)
+        pm.save_as_action.setShortcut(QKeySequence("Ctrl+Shift+S"))
+        pm.close_action.setToolTip(self.tr("Back to the Untitled session, as you left it"))
+        self.open_action = QAction(self.tr("Open &text…"), self)
+        self.open_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.open_action.setToolTip(self.tr("Open a .txt or .md file into the editor"))
         self.render_action = QAction(self.tr("&Render to file…"), self)
         self.render_action.setToolTip(self.tr("Speak a long text or a book into a WAV or FLAC file, in the background"))
@@ -257,6 +269,13 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
+        pm = self.project_menu
+        for action in (pm.new_action, pm.open_action):
+            file_menu.addAction(action)
+        file_menu.addMenu(pm.recent_menu)
+        for action in (pm.save_action, pm.save_as_action, pm.close_action):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
         file_menu.addAction(self.open_action)
         file_menu.addAction(self.render_action)
         file_menu.addMenu(self.unfinished_menu)
@@ -371,6 +390,11 @@ class MainWindow(QMainWindow):
             show_status=s.show_status, show_error=s.show_error, parent=self)
         self.controls.mode_changed.connect(lambda _mode: QTimer.singleShot(0, self.order_tabs))
         self.mode_texts = ModeTexts(s, editor=self.editor, controls=self.controls, parent=self)  # before the mode
+        self.projects_ctl = ProjectsController(
+            s, autosave=self.autosave_ctl, mode_texts=self.mode_texts, menu=self.project_menu, dialog_parent=self,
+            widgets=ProjectWidgets(self.editor, self.controls, self.cast_table, self.voice_panel), parent=self)
+        self.projects_ctl.title_changed.connect(self._show_title)
+        self.projects_ctl.wire()
 
     def order_tabs(self) -> list[QWidget]:
         areas = [self.voice_panel, self.controls.parentWidget(), self.takes_view]
@@ -443,6 +467,10 @@ class MainWindow(QMainWindow):
         logger.info("%s: %s", title, text)
         self._warnings.show(title, text)
 
+    def _show_title(self, project: str, modified: bool) -> None:
+        self.setWindowTitle(self.tr("{0}[*] — Cosy Studio").format(project))
+        self.setWindowModified(modified)
+
     def _show_status(self, text: str, ms: int) -> None:
         if text:
             self.statusBar().showMessage(text, ms)
@@ -486,6 +514,9 @@ class MainWindow(QMainWindow):
         hides and closes itself when the thread has finished.
         """
         s = self.session
+        if not self._close_when_finished and not self.projects_ctl.may_leave():
+            event.ignore()  # Cancel, or the save failed
+            return
         self._save_settings()
         s.player.stop()
         self.voices_ctl.close()

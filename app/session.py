@@ -13,6 +13,7 @@ Messages for the user also go through the session (:meth:`StudioSession.show_err
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -50,6 +51,7 @@ class StudioSession(QObject):
     model_loading_changed = Signal(bool)  # a model loads while the studio stays in view (or stopped doing so)
     error_shown = Signal(str, str)  # title, text: a problem the user must read
     status_shown = Signal(str, int)  # text ("" clears), milliseconds to show it (0: until replaced)
+    takes_switched = Signal()  # the takes now come from another folder (another project was opened)
 
     def __init__(self, settings: Settings, *, engine: EngineThread | None = None, player: Player | None = None,
                  parent: QObject | None = None) -> None:
@@ -64,7 +66,11 @@ class StudioSession(QObject):
         restored, self.load_problems = self.store.load()
         for take in restored:
             self.takes.insert(take)
-        self.store.attach(self.takes, self._on_store_failed)
+        # The store saves what happens to the takes through a feed that is paused while projects switch.
+        self._store_feed = TakeList(self)
+        for name in ("take_added", "chunk_added", "take_changed", "take_removed"):
+            getattr(self.takes, name).connect(getattr(self._store_feed, name))
+        self.store.attach(self._store_feed, self._on_store_failed)
         self._model: EngineInfo | None = None
         self._voice: Voice | None = None
         self._current: Take | None = None
@@ -198,6 +204,28 @@ class StudioSession(QObject):
     def set_regenerating(self, busy: bool) -> None:
         self._regenerating = busy
         self.activity_changed.emit()
+
+    def switch_takes(self, root: Path) -> list[str]:
+        """Show the takes saved in ``root`` (another project's folder) instead of the current ones, which
+        stay where they are on disk. Nothing may be being made. Returns the folders that could not be read."""
+        self.player.stop()
+        self.set_playing_take(None)
+        self.set_shown_take(None)
+        self.set_current_take(None)
+        self._store_feed.blockSignals(True)  # leaving the list is not a removal: the files stay
+        try:
+            for take in list(self.takes):
+                self.takes.remove(take)
+            self.store.close()
+            self.store.root = Path(root)
+            self.store.emptied.clear()
+            restored, self.load_problems = self.store.load()
+            for take in restored:
+                self.takes.insert(take)
+        finally:
+            self._store_feed.blockSignals(False)
+        self.takes_switched.emit()
+        return self.load_problems
 
     def close(self) -> None:
         """The studio closes: a take still being made is kept as stopped, with what it holds."""

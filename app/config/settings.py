@@ -139,6 +139,7 @@ _MIGRATIONS = ((1, _to_v1),)
 
 
 MAX_RECENT_MODELS = 10
+MAX_RECENT_PROJECTS = 10
 
 
 class Settings:
@@ -211,6 +212,30 @@ class Settings:
 
     def add_recent_model(self, folder: Path) -> None:
         self.recent_models = [Path(folder), *self.recent_models]
+
+    @property
+    def project(self) -> Path | None:
+        """The project file open when the app last ran (None: the Untitled project)."""
+        value = str(self._s.value("project/current", "") or "")
+        return Path(value) if value else None
+
+    @project.setter
+    def project(self, path: Path | None) -> None:
+        self._s.setValue("project/current", str(Path(path)) if path is not None else "")
+
+    @property
+    def recent_projects(self) -> list[Path]:
+        """Project files opened or saved before, the most recent first (File › Open recent)."""
+        try:
+            raw = json.loads(str(self._s.value("project/recent", "[]") or "[]"))
+        except ValueError:
+            return []
+        return [Path(p) for p in raw if isinstance(p, str) and p][:MAX_RECENT_PROJECTS] if isinstance(raw, list) else []
+
+    @recent_projects.setter
+    def recent_projects(self, paths: list[Path]) -> None:
+        unique = list(dict.fromkeys(str(Path(p)) for p in paths))[:MAX_RECENT_PROJECTS]
+        self._s.setValue("project/recent", json.dumps(unique, ensure_ascii=False))
 
     @property
     def device(self) -> str:

@@ -45,6 +45,7 @@ class TakesController(QObject):
         view.clear_requested.connect(self.clear_dialog)
         view.undo_requested.connect(self.undo_last)
         s = self.session
+        s.takes_switched.connect(self._forget_removals)  # another project's takes: its trash is its own
         if s.load_problems:
             QTimer.singleShot(0, lambda: s.show_error(
                 self.tr("Some saved takes could not be read"),
@@ -156,6 +157,11 @@ class TakesController(QObject):
         if self._undo_button is not None and not self._undo:
             self._undo_button.hide()
         return takes
+
+    def _forget_removals(self) -> None:
+        self._undo.clear()
+        if self._undo_button is not None:
+            self._undo_button.hide()
 
     def clear_takes(self) -> list[Take]:
         return self.remove_takes(list(self.session.takes))

@@ -1053,10 +1053,6 @@ Replace them?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Open…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Open a .txt or .md file into the editor</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1098,6 +1094,38 @@ Replace them?</source>
     </message>
     <message>
         <source>&amp;Regenerate a line…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New project…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open project…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save project &amp;as…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Close project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Back to the Untitled session, as you left it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open &amp;text…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1230,6 +1258,10 @@ Replace them?</source>
     </message>
     <message>
         <source>Playback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}[*] — Cosy Studio</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1804,6 +1836,119 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Delete this preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProjectsController</name>
+    <message>
+        <source>Untitled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the changes to the project “{0}”?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The takes are kept either way; Don&apos;t save goes back to the texts as they were last saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A take is being made. Stop it (Esc), or wait until it ends, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cosy Studio projects (*{0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open the project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Some takes could not be read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These take folders in {0} were left as they are:
+{1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These voices of the project are not in your voice library: {0}. Add them (Voice › Voice from file…, or copy their .cosyvoice files into {1}); until then their takes still play, but new takes cannot use them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These voices differ from the ones the project was saved with (same name, another file): {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>These takes of the project are not in its takes folder {0}: {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save the project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} already exists and holds files. A project gets a folder of its own, and Cosy Studio never writes over files it did not make: choose another name, or another place.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save project as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+Nothing was saved; the work is still open as it was.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot make the project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (not found)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not there any more (moved, renamed, or on a drive that is not connected)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No recent projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear list</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1052,10 +1052,6 @@ Replace them?</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <source>&amp;Open…</source>
-        <translation>打开(&amp;O)…</translation>
-    </message>
-    <message>
         <source>Open a .txt or .md file into the editor</source>
         <translation>把 .txt 或 .md 文件打开到编辑器中</translation>
     </message>
@@ -1098,6 +1094,38 @@ Replace them?</source>
     <message>
         <source>&amp;Regenerate a line…</source>
         <translation>重新生成一句(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>&amp;New project…</source>
+        <translation>新建项目(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open project…</source>
+        <translation>打开项目(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save project</source>
+        <translation>保存项目(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save project &amp;as…</source>
+        <translation>项目另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close project</source>
+        <translation>关闭项目(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>最近的项目(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Back to the Untitled session, as you left it</source>
+        <translation>回到“未命名”会话，保持你离开时的样子</translation>
+    </message>
+    <message>
+        <source>Open &amp;text…</source>
+        <translation>打开文本(&amp;T)…</translation>
     </message>
     <message>
         <source>Speak one line of the shown script take again (another seed or instruction) and splice it in</source>
@@ -1230,6 +1258,10 @@ Replace them?</source>
     <message>
         <source>Playback</source>
         <translation>播放</translation>
+    </message>
+    <message>
+        <source>{0}[*] — Cosy Studio</source>
+        <translation>{0}[*] — Cosy Studio</translation>
     </message>
     <message>
         <source>The language changes when Cosy Studio is restarted.</source>
@@ -1805,6 +1837,121 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Delete this preset</source>
         <translation>删除此预设</translation>
+    </message>
+</context>
+<context>
+    <name>ProjectsController</name>
+    <message>
+        <source>Untitled</source>
+        <translation>未命名</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>Save the changes to the project “{0}”?</source>
+        <translation>要保存对项目“{0}”的更改吗？</translation>
+    </message>
+    <message>
+        <source>The takes are kept either way; Don&apos;t save goes back to the texts as they were last saved.</source>
+        <translation>无论如何录音都会保留；“不保存”会让文本回到上次保存时的样子。</translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>A take is being made. Stop it (Esc), or wait until it ends, then try again.</source>
+        <translation>正在生成录音。请先停止（Esc）或等它结束，然后重试。</translation>
+    </message>
+    <message>
+        <source>Open project</source>
+        <translation>打开项目</translation>
+    </message>
+    <message>
+        <source>Cosy Studio projects (*{0})</source>
+        <translation>Cosy Studio 项目 (*{0})</translation>
+    </message>
+    <message>
+        <source>Cannot open the project</source>
+        <translation>无法打开项目</translation>
+    </message>
+    <message>
+        <source>Some takes could not be read</source>
+        <translation>有些录音无法读取</translation>
+    </message>
+    <message>
+        <source>These take folders in {0} were left as they are:
+{1}</source>
+        <translation>{0} 中的这些录音文件夹保持原样：
+{1}</translation>
+    </message>
+    <message>
+        <source>Project: {0}</source>
+        <translation>项目：{0}</translation>
+    </message>
+    <message>
+        <source>These voices of the project are not in your voice library: {0}. Add them (Voice › Voice from file…, or copy their .cosyvoice files into {1}); until then their takes still play, but new takes cannot use them.</source>
+        <translation>项目用到的这些声音不在你的声音库中：{0}。请添加它们（“声音 › 从文件创建声音…”，或把它们的 .cosyvoice 文件复制到 {1}）；在此之前，用它们做的录音仍可播放，但新录音无法使用它们。</translation>
+    </message>
+    <message>
+        <source>These voices differ from the ones the project was saved with (same name, another file): {0}.</source>
+        <translation>这些声音与项目保存时的不同（名字相同，文件不同）：{0}。</translation>
+    </message>
+    <message>
+        <source>These takes of the project are not in its takes folder {0}: {1}.</source>
+        <translation>项目的这些录音不在其录音文件夹 {0} 中：{1}。</translation>
+    </message>
+    <message>
+        <source>Project “{0}”</source>
+        <translation>项目“{0}”</translation>
+    </message>
+    <message>
+        <source>Cannot save the project</source>
+        <translation>无法保存项目</translation>
+    </message>
+    <message>
+        <source>Saved {0}.</source>
+        <translation>已保存 {0}。</translation>
+    </message>
+    <message>
+        <source>{0} already exists and holds files. A project gets a folder of its own, and Cosy Studio never writes over files it did not make: choose another name, or another place.</source>
+        <translation>{0} 已存在且其中有文件。每个项目都有自己的文件夹，Cosy Studio 从不覆盖不是它创建的文件：请换一个名字或位置。</translation>
+    </message>
+    <message>
+        <source>Save project as</source>
+        <translation>项目另存为</translation>
+    </message>
+    <message>
+        <source>{0}
+Nothing was saved; the work is still open as it was.</source>
+        <translation>{0}
+没有保存任何内容；工作仍按原样打开着。</translation>
+    </message>
+    <message>
+        <source>New project</source>
+        <translation>新建项目</translation>
+    </message>
+    <message>
+        <source>Cannot make the project</source>
+        <translation>无法创建项目</translation>
+    </message>
+    <message>
+        <source>{0} (not found)</source>
+        <translation>{0}（找不到）</translation>
+    </message>
+    <message>
+        <source>{0} is not there any more (moved, renamed, or on a drive that is not connected)</source>
+        <translation>{0} 已不在原处（被移动、改名，或位于未连接的驱动器上）</translation>
+    </message>
+    <message>
+        <source>No recent projects</source>
+        <translation>没有最近的项目</translation>
+    </message>
+    <message>
+        <source>Clear list</source>
+        <translation>清空列表</translation>
     </message>
 </context>
 <context>

@@ -28,7 +28,7 @@ def test_open_txt_and_md_into_the_editor(qtbot, window: MainWindow, tmp_path: Pa
     assert w.longform_ctl.open_file(md)
     assert w.editor.text() == md.read_text(encoding="utf-8")  # the Markdown as written; rendering strips markup
     assert w.longform_ctl.open_path == md and w.longform_ctl.open_markdown
-    assert w.open_action.shortcut().toString() == "Ctrl+O"
+    assert w.open_action.shortcut().toString() == "Ctrl+Shift+O"
 
 
 def test_files_that_cannot_be_opened_are_explained(qtbot, window: MainWindow, tmp_path: Path) -> None:
