@@ -1,6 +1,9 @@
 """Voice conversion's speed per quality mode: time to first audio and real-time factor of Engine.convert.
 
-    # a full-size random-weight folder (written once by cosycore.testing.tiny_model --release-sizes)
+    # a full-size random-weight folder, written into /tmp/cv2-full first if it is not there yet
+    # (cosycore.testing.tiny_model --release-sizes: the speech tokenizer at its released size too)
+    .venv/bin/python bench/bench_convert.py --random-release /tmp/cv2-full --family cosyvoice2 --threads 2
+    # a release folder (downloaded, or written as above)
     .venv/bin/python bench/bench_convert.py --model-dir /tmp/cv2-full --threads 2 --source-seconds 10
     # the command's code path on a tiny model (measures nothing useful)
     .venv/bin/python bench/bench_convert.py --family cosyvoice3 --dry-run
@@ -158,11 +161,31 @@ def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     return out
 
 
+def random_release(folder: Path, family: str) -> Path:
+    """A full-size random-weight ``family`` folder at ``folder``: reused when it holds one, else written
+    (into a temporary sibling, renamed when complete, so an interrupted write leaves no half folder)."""
+    from cosycore.testing.tiny_model import write_tiny_model
+    from cosycore.testing.tiny_yaml import RELEASE_SIZES
+
+    if (folder / f"{family}.yaml").is_file():
+        return folder
+    if folder.exists():
+        raise SystemExit(f"error: {folder} exists but holds no {family} folder; name a new folder for --random-release")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    part = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    print(f"writing a full-size random {family} folder to {folder} (about 3 GB)...", file=sys.stderr)
+    write_tiny_model(part, family, sizes=RELEASE_SIZES, full_size_tokenizer=True)  # type: ignore[arg-type]  # a Family
+    part.rename(folder)
+    return folder
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--model-dir", type=Path, default=None, help="a release folder (with its ONNX frontend models)")
+    ap.add_argument("--random-release", type=Path, default=None, metavar="DIR",
+                    help="a full-size random-weight --family folder in DIR (written first when DIR does not exist)")
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2",
-                    help="--dry-run: the tiny model's family")
+                    help="--dry-run, --random-release: the model's family")
     ap.add_argument("--quality", nargs="+", choices=QUALITY_MODES, default=list(QUALITY_MODES))
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -185,8 +208,10 @@ def main(argv: list[str] | None = None) -> int:
         args.model_dir = write_tiny_model(Path(tmp.name) / "tiny", args.family).model_dir
         args.source_seconds, args.runs = min(args.source_seconds, 3.0), 1
         args.live = min(args.live, 4.0)
+    elif args.random_release is not None:
+        args.model_dir = random_release(args.random_release, args.family)
     if args.model_dir is None:
-        ap.error("--model-dir is required (or --dry-run)")
+        ap.error("--model-dir or --random-release is required (or --dry-run)")
     if args.threads:
         torch.set_num_threads(args.threads)
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -209,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         "live_seconds": args.live or None,
         "busy_core": args.busy_core,
         "model_dir": str(args.model_dir),
+        "random_weights": bool(args.dry_run or args.random_release is not None),
         "device": args.device,
         "cpu": cpu_name(),
         "machine": platform.processor() or platform.machine(),
