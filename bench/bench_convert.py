@@ -40,6 +40,7 @@ if "GOMP_SPINCOUNT" not in os.environ:  # as the CLI and the app do (cosycore.th
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse
+import contextlib
 import json
 import platform
 import statistics
@@ -131,7 +132,7 @@ def feed_in_real_time(feed: LiveFeed, signal: np.ndarray, sr: int) -> None:
     feed.close()
 
 
-def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
+def bench_live(args: argparse.Namespace, quality: str, room: Any = None) -> dict[str, Any]:
     import threading
 
     engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads)
@@ -139,6 +140,16 @@ def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     warm = LiveFeed()  # one piece first, so the first measured piece pays no first-call costs
     feed_in_real_time(warm, speechlike(1.5, sr=MIC_RATE, seed=3), MIC_RATE)
     list(convert_pieces(engine, warm.pieces(), voice=voice, seed=0))
+    if room is not None:
+        from live_pulse import run_live
+
+        out = {"quality": engine.quality, **run_live(engine, voice, room, args.output_delay)}
+        lat = out["mouth_to_ear_s"]
+        print(f"{quality:6s} live on PulseAudio: mouth to ear per sentence {' '.join(f'{x:.2f}' for x in lat)} s "
+              f"(first {out['first_mouth_to_ear_s']}, end {out['end_to_end_s']}); {out['said_bursts']} said, "
+              f"{out['heard_bursts']} heard; the meter's median {out['meter_latency_median_s']}, RTF "
+              f"{out['meter_rtf']}; underruns {out['underruns']}", file=sys.stderr)
+        return out
     feed = LiveFeed()
     signal = speechlike(args.live, sr=MIC_RATE, seed=2)
     feeder = threading.Thread(target=feed_in_real_time, args=(feed, signal, MIC_RATE), name="mic", daemon=True)
@@ -198,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="measure live conversion's mouth-to-ear latency on SECONDS of real-time input instead")
     ap.add_argument("--output-delay", type=float, default=APP_OUTPUT_DELAY,
                     help="--live: seconds the audio output adds (default: the app's pre-roll)")
-    ap.add_argument("--busy-core", action="store_true", help="--live: keep one core busy meanwhile")
+    ap.add_argument("--busy-core", action="store_true", help="keep one core busy meanwhile")
+    ap.add_argument("--pulse", action="store_true",
+                    help="--live: measure mouth to ear on PulseAudio null devices (see bench/live_pulse.py)")
     args = ap.parse_args(argv)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.dry_run:
@@ -220,9 +233,15 @@ def main(argv: list[str] | None = None) -> int:
         import subprocess
 
         busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    room_cm: Any = contextlib.nullcontext()
+    if args.live and args.pulse:
+        from live_pulse import open_room
+
+        room_cm = open_room()
     try:
         if args.live:
-            results = {q: bench_live(args, q) for q in args.quality}
+            with room_cm as room:
+                results = {q: bench_live(args, q, room) for q in args.quality}
         else:
             results = {q: bench_mode(args, q) for q in args.quality}
     finally:
@@ -230,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             busy.kill()
             busy.wait()
     report = {
-        "scenario": "convert-live" if args.live else "convert",
+        "scenario": ("convert-live-pulse" if args.pulse else "convert-live") if args.live else "convert",
         "live_seconds": args.live or None,
         "busy_core": args.busy_core,
         "model_dir": str(args.model_dir),
