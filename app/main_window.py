@@ -45,6 +45,7 @@ from .controllers.recent_models import RecentModelsController
 from .controllers.remake import RemakeController
 from .controllers.script import ScriptController
 from .controllers.script_regen import RegenController
+from .controllers.sentence_regen import SentenceActions, SentenceRegenController
 from .controllers.server import LocalServerDialog, ServerController
 from .controllers.speaking import SpeakingController
 from .controllers.take_tools import TakeToolsController
@@ -200,6 +201,16 @@ class MainWindow(QMainWindow):
         self.regen_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
         self.undo_regen_action = QAction(self.tr("&Undo line regeneration"), self)
         self.undo_regen_action.setToolTip(self.tr("Put the shown take's previous version back (again: the newer one)"))
+        self.sentence_actions = SentenceActions(QAction(self.tr("Re&generate sentence…"), self),
+                                                QAction(self.tr("&Undo regeneration"), self))
+        self.sentence_actions.regenerate.setObjectName("regenerateSentenceAction")
+        self.sentence_actions.regenerate.setShortcut(QKeySequence("Ctrl+G"))
+        self.sentence_actions.regenerate.setToolTip(self.tr("Speak the sentence at the playhead of the shown take "
+                                                            "again (another seed or instruction); also a right-click "
+                                                            "on the waveform"))
+        self.sentence_actions.undo.setObjectName("undoRegenerationAction")
+        self.sentence_actions.undo.setToolTip(self.tr("Put the shown take's previous version back (Ctrl+Z in the "
+                                                      "waveform; again: the newer one)"))
         self.output_menu = QMenu(self.tr("&Output device"), self)
 
     def _build_controllers(self) -> None:
@@ -226,6 +237,9 @@ class MainWindow(QMainWindow):
         self.regen_ctl = RegenController(s, regen_action=self.regen_action, undo_regen_action=self.undo_regen_action,
                                          waveform=self.waveform, script=self.script_ctl, playback=self.playback_ctl,
                                          parent=self)
+        self.sentence_ctl = SentenceRegenController(s, actions=self.sentence_actions, waveform=self.waveform,
+                                                   playback=self.playback_ctl, takes=self.takes_ctl,
+                                                   lines=self.regen_ctl, parent=self)
         self.autosave_ctl = EditorAutosave(s, editor=self.editor, controls=self.controls, cast_table=self.cast_table,
                                            parent=self)
         menu = LongFormMenu(self.open_action, self.render_action, self.unfinished_menu)
@@ -331,6 +345,9 @@ class MainWindow(QMainWindow):
         """Takes: edit (trim, fades, loudness), export all, and the trash of removed takes."""
         s = self.session
         self.takes_menu = menu
+        menu.addAction(self.sentence_actions.regenerate)
+        menu.addAction(self.sentence_actions.undo)
+        menu.addSeparator()
         self.take_tools = TakeToolsController(
             s.store, s.takes, s.settings, menu=menu, parent=self,
             chosen_take=lambda: next(iter(self.takes_view.selected()), None) or s.shown_take,
@@ -375,7 +392,8 @@ class MainWindow(QMainWindow):
         self.models_ctl.model_chosen.connect(self.model_chosen)
         self.longform_ctl.script_opener = self.script_ctl.open_script  # File › Open offers a script to Script mode
         for controller in (self.speaking_ctl, self.playback_ctl, self.takes_ctl, self.export_ctl, self.devices_ctl,
-                           self.voices_ctl, self.models_ctl, self.script_ctl, self.regen_ctl, self.autosave_ctl,
+                           self.voices_ctl, self.models_ctl, self.script_ctl, self.regen_ctl, self.sentence_ctl,
+                           self.autosave_ctl,
                            self.lexicon_ctl, self.longform_ctl, self.convert_ctl):
             controller.wire()
         self.controls.mode_changed.connect(self._apply_mode)

@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quality", choices=QUALITY_MODES, default=None,
                     help="request, load: the engine's options of this quality mode (overrides --quant/--draft/--bf16/"
                          "--flow-cache)")
+    ap.add_argument("--llm-decode", choices=["ort-int4", "torch"], default=None,
+                    help="request, load: the LM's one-position steps through ONNX Runtime's 4-bit graph, or "
+                         "torch's kernels (default: the --quality mode's)")
     ap.add_argument("--flow-cache-mb", type=float, default=None,
                     help="request: bound of the flow cache (default: none; --quality: the engine's 512)")
     ap.add_argument("--prompt-cache", action=argparse.BooleanOptionalAction, default=None,

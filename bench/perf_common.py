@@ -97,10 +97,27 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
             model.flow.fix_time_steps(fixed)
     if getattr(args, "quant", None) and model.llm.quantization is None:
         model.llm.quantize_int8(args.quant)
+    if getattr(args, "llm_decode", None) == "ort-int4" and dev.type == "cpu":
+        wait_for_decode_graph(args, model)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
     return model
+
+
+def wait_for_decode_graph(args: argparse.Namespace, model: CosyModel) -> None:
+    """Attach the LM's 4-bit decode graph as the engine does, and wait for it: a bench times the
+    steady state, not the first load's build (built once per weights, then cached)."""
+    from perf_graph import attach_random_graph
+
+    from cosycore.lm.ort_build import attach_decode_graph
+
+    threads = torch.get_num_threads()
+    job = (attach_decode_graph(model.llm, Path(args.model_dir), threads) if args.model_dir
+           else attach_random_graph(model.llm, args.family, threads))
+    if job is not None and not job.wait(3600):
+        raise RuntimeError(f"the LM decode graph was not attached: {job.error}")
+    model.decode_graph = job
 
 
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
@@ -111,6 +128,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     args.flow_cache_mb = opts.flow_cache_mb if args.flow_cache_mb is None else args.flow_cache_mb
     args.prompt_cache = opts.prompt_cache if args.prompt_cache is None else args.prompt_cache
     args.quant = opts.llm_quant
+    if getattr(args, "llm_decode", None) is None:
+        args.llm_decode = opts.llm_decode
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16

@@ -1,5 +1,7 @@
-"""``bench_perf.py llm-accuracy`` (int8 against float32) and ``llm-speed`` (decode tokens/s side by side:
-float32 as ``nn.Linear`` keeps it, float32 in the CPU decode layout of :mod:`cosycore.lm.layout`, int8)."""
+"""``bench_perf.py llm-accuracy`` (int8 and the 4-bit decode graph against float32) and ``llm-speed``
+(decode tokens/s side by side: float32 as ``nn.Linear`` keeps it, float32 in the CPU decode layout of
+:mod:`cosycore.lm.layout`, int8, and int8 prefill with ONNX Runtime's 4-bit decode graph,
+:mod:`cosycore.lm.ort_decode`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import argparse
 import copy
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -18,9 +21,21 @@ from perf_common import (
 from cosycore.config import load_model_config
 from cosycore.lm.layout import use_decode_layout
 from cosycore.lm.load import load_llm
+from cosycore.lm.ort_build import build_folder, graphs_dir
+from cosycore.lm.ort_decode import OrtDecodeStep, graph_key
 from cosycore.lm.quant import LLM_QUANT_MODES, logit_agreement
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.testing.presets import release_config
+
+
+def decode_graph(args: argparse.Namespace, lm: SpeechLM) -> Path:
+    """The 4-bit decode graph of ``lm`` (float), from the engine's cache or built here."""
+    from perf_graph import random_graph_dir
+
+    dest = (graphs_dir() / graph_key(Path(args.model_dir) / "llm.pt", 4) if args.model_dir
+            else random_graph_dir(args.family))
+    return build_folder(lambda: lm, dest)
+
 
 # --------------------------------------------------------------------------------------------
 # llm-accuracy: int8 against float32
@@ -47,11 +62,17 @@ def scenario_llm_accuracy(args: argparse.Namespace, dev: torch.device) -> dict[s
         lm_input = lm.build_lm_input(text, ptext, pspeech)
         greedy32 = list(lm.generate(text, ptext, pspeech, greedy=True, min_len=n, max_len=n))
         ref = lm.teacher_force(lm_input, greedy32[:-1], min_len=0).logits
-    for mode in LLM_QUANT_MODES:
+    for mode in (*LLM_QUANT_MODES, "int8+ort-int4"):
         if mode == "int8":
             continue  # same kernel as int8-dynamic
         q = copy.deepcopy(lm)
-        q.quantize_int8(mode)
+        if mode == "int8+ort-int4":  # fast's and draft's LM on a CPU: int8 prefill, 4-bit decode graph
+            if dev.type != "cpu":
+                continue
+            q.quantize_int8("int8-dynamic")
+            q.decode_step = OrtDecodeStep(decode_graph(args, copy.deepcopy(lm)), torch.get_num_threads())
+        else:
+            q.quantize_int8(mode)
         with torch.inference_mode():
             logits = q.teacher_force(q.build_lm_input(text, ptext, pspeech), greedy32[:-1], min_len=0).logits
             greedy_q = list(q.generate(text, ptext, pspeech, greedy=True, min_len=n, max_len=n))
@@ -84,6 +105,10 @@ def scenario_llm_speed(args: argparse.Namespace, dev: torch.device) -> dict[str,
             q = copy.deepcopy(base)
             q.quantize_int8(mode)
             variants[mode] = q
+        # fast's and draft's LM: int8 prefill, decode steps through ONNX Runtime's 4-bit graph
+        q = copy.deepcopy(variants["int8-dynamic"])
+        q.decode_step = OrtDecodeStep(decode_graph(args, copy.deepcopy(base)), torch.get_num_threads())
+        variants["int8+ort-int4"] = q
     else:  # on a GPU the LM runs in float32 (exact) or bfloat16 (--dtype bfloat16)
         variants["bfloat16"] = copy.deepcopy(base).to(torch.bfloat16)
     d = base.cfg.qwen.hidden_size

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -25,6 +26,9 @@ from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, VocoderSt
 from .vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from .vocoder.load import load_hift
 from .vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStreamV2
+
+if TYPE_CHECKING:
+    from .lm.ort_build import DecodeGraphJob
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +69,7 @@ class CosyModel:
         self.flow = flow
         self.hift = hift
         self.device = device
+        self.decode_graph: DecodeGraphJob | None = None  # the LM's ONNX Runtime decode graph (perf.apply_load_options)
 
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",

@@ -70,6 +70,9 @@ class PerfOptions:
     """Engine speed options; the default is exact everywhere."""
 
     llm_quant: str | None = None  # None (float weights) or "int8" / "int8-dynamic" / "int8-weight-only"
+    # "ort-int4": one-position decode steps through ONNX Runtime's 4-bit graph once it is built
+    # (cosycore.lm.ort_build; CPU; prefill stays in torch with ``llm_quant``)
+    llm_decode: str | None = None
     flow: FlowSettings = field(default_factory=FlowSettings)
     flow_cache: FlowCacheMode = "off"
     warm_up: bool = False  # run warm_up() after loading
@@ -88,8 +91,8 @@ class PerfOptions:
         """The original's numbers within the conformance tolerances: float32 LM, the release's flow, and
         the flow cache at most for the streamed calls (``"chunks"``: the same frames up to float rounding,
         about 1e-6, and the exact final call)."""
-        return (self.llm_quant is None and self.flow.exact and self.flow_cache in ("off", "chunks")
-                and self.llm_backend == "torch")
+        return (self.llm_quant is None and self.llm_decode is None and self.flow.exact
+                and self.flow_cache in ("off", "chunks") and self.llm_backend == "torch")
 
 
 FLOW_CACHE_MIN_MB = 512.0
@@ -145,9 +148,10 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
 
     * ``exact``: the original's numbers (conformance), no warm-up; the streamed flow calls reuse the
       cached states of earlier frames (``"chunks"``, float rounding only) and the exact final call;
-    * ``fast``: on CPU, the int8 (dynamic) LM: its logits differ slightly from float32, so the
-      sampled tokens can differ; the streamed flow calls compute only their new frames
-      (``"chunks"``: equal to the uncached calls up to float rounding, the final call is exact);
+    * ``fast``: on CPU, the int8 (dynamic) LM, whose one-position decode steps run through ONNX
+      Runtime with 4-bit weights once that graph is built (:mod:`cosycore.lm.ort_build`): its logits
+      differ slightly from float32, so the sampled tokens can differ; the streamed flow calls compute
+      only their new frames (``"chunks"``: equal to the uncached calls up to float rounding, the final call is exact);
       a warm-up pass at load on GPUs;
     * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
       the cached final call too; the flow is fixed to that setting at load (``fixed_flow``: the
@@ -165,10 +169,12 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
         return PerfOptions(flow_cache="chunks")
     on_cpu = torch.device(device).type == "cpu"
     int8 = "int8" if on_cpu else None
+    # the 4-bit decode graph where ONNX Runtime runs it: the LM's decode steps, the bound of both modes
+    graph = "ort-int4" if on_cpu else None
     if quality == "fast":
-        return PerfOptions(llm_quant=int8, flow_cache="chunks", warm_up=not on_cpu)
-    return PerfOptions(llm_quant=int8, flow=fast_flow(device), flow_cache="full", warm_up=not on_cpu,
-                       fixed_flow=True)
+        return PerfOptions(llm_quant=int8, llm_decode=graph, flow_cache="chunks", warm_up=not on_cpu)
+    return PerfOptions(llm_quant=int8, llm_decode=graph, flow=fast_flow(device), flow_cache="full",
+                       warm_up=not on_cpu, fixed_flow=True)
 
 
 def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
@@ -185,6 +191,10 @@ def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
             model.flow.fix_time_steps(options.flow)
         elif model.flow.fixed_settings != options.flow:
             raise ValueError(f"the flow was loaded for {model.flow.fixed_settings}, not for {options.flow}")
+    if options.llm_decode == "ort-int4" and model.device.type == "cpu":
+        from .lm.ort_build import attach_decode_graph  # onnx and ONNX Runtime only when asked for
+
+        model.decode_graph = attach_decode_graph(model.llm, model.cfg.model_dir, torch.get_num_threads())
     if options.llm_backend == "vllm":
         from .lm.vllm_backend import use_vllm  # imports vllm only when asked for
 

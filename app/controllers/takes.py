@@ -6,6 +6,8 @@ Making a take is :mod:`app.controllers.speaking`; showing and playing one is :mo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton, QStatusBar, QWidget
 
@@ -29,7 +31,9 @@ class TakesController(QObject):
         self.status_bar = status_bar
         self.playback = playback
         self.parent_widget = parent  # dialogs open over it
-        self._undo: list[list[Take]] = []  # removals that can be undone, the newest last
+        # What Ctrl+Z in the list (and the status bar's Undo) undoes, the newest last: removed takes, or a new
+        # version of a take (a sentence regenerated), as a callable that swaps it back (False: nothing to undo any more)
+        self._undo: list[list[Take] | Callable[[], bool]] = []
         self._undo_button: QPushButton | None = None
         self._undo_timer: QTimer | None = None
         self._warned_limit = False
@@ -39,7 +43,7 @@ class TakesController(QObject):
         view.remove_requested.connect(self.remove_takes)
         view.rename_requested.connect(self.rename_dialog)
         view.clear_requested.connect(self.clear_dialog)
-        view.undo_requested.connect(self.undo_remove)
+        view.undo_requested.connect(self.undo_last)
         s = self.session
         if s.load_problems:
             QTimer.singleShot(0, lambda: s.show_error(
@@ -105,8 +109,8 @@ class TakesController(QObject):
         if button is None or timer is None:
             button = QPushButton(self.tr("Undo"), bar)
             button.setObjectName("undoRemoveButton")
-            button.setToolTip(self.tr("Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)"))
-            button.clicked.connect(self.undo_remove)
+            button.setToolTip(self.tr("Undo the last removal or regeneration (Ctrl+Z in the Takes list)"))
+            button.clicked.connect(self.undo_last)
             bar.addWidget(button)
             self._undo_button = button
             timer = self._undo_timer = QTimer(self)
@@ -118,12 +122,34 @@ class TakesController(QObject):
     def can_undo(self) -> bool:
         return bool(self._undo)
 
+    def offer_undo(self, message: str, undo: Callable[[], bool]) -> None:
+        """A take changed (a new version): Ctrl+Z in the list and the status bar's Undo call ``undo`` (until
+        something newer is undone first)."""
+        self._undo.append(undo)
+        self._offer_undo(message)
+
+    def undo_last(self) -> None:
+        """Undo the newest removal or new version that can still be undone (Ctrl+Z in the Takes list)."""
+        while self._undo:
+            entry = self._undo[-1]
+            if isinstance(entry, list):
+                self.undo_remove()
+                return
+            self._undo.pop()
+            if entry():
+                break
+        if self._undo_button is not None and not self._undo:
+            self._undo_button.hide()
+
     def undo_remove(self) -> list[Take]:
         """Put back the takes of the last removal, with their numbers."""
-        if not self._undo:
+        k = next((i for i in range(len(self._undo) - 1, -1, -1) if isinstance(self._undo[i], list)), None)
+        if k is None:
             return []
+        removed = self._undo.pop(k)
+        assert isinstance(removed, list)
         in_list = {t.uid for t in self.session.takes}  # put back from the trash already, or deleted with it
-        takes = [t for t in self._undo.pop() if t.uid not in in_list and t.uid not in self.session.store.emptied]
+        takes = [t for t in removed if t.uid not in in_list and t.uid not in self.session.store.emptied]
         for take in takes:
             self.session.takes.insert(take)
         self.session.show_status(self.tr("Put back {0} take(s).").format(len(takes)), 5000)

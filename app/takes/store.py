@@ -8,9 +8,10 @@ Layout, under the app's data folder (``<data>/takes``)::
                       name, state, chunk starts, sentence spans; for a dialogue script's take the
                       script, cast, lines and segments); replaced atomically after each chunk
     <uid>/audio-<v>.f32, line-<v>.f32
-                      a script take after a line was regenerated: the new version of its audio and the
-                      new line's own samples. ``take.json`` names the current version's files and the
-                      previous version's (kept for Undo); it is the commit point: a version's files are
+                      a take after a script line or a sentence was regenerated (or an edit applied): the
+                      new version of its audio and, for a script line, the new line's own samples.
+                      ``take.json`` names the current version's files and the previous version's (kept
+                      for Undo); it is the commit point: a version's files are
                       written completely before ``take.json`` names them, and files neither names are
                       deleted afterwards
     .trash/<uid>/     removed takes, kept until the user empties the trash (Takes › Trash…); Ctrl+Z or
@@ -231,9 +232,14 @@ class TakeStore:
             raise StorageError(f"could not read {name} of take {take.number}: {_reason(e)}.") from e
 
     def new_version(self, take: Take, audio: np.ndarray, seams: list[int], spans: list[SentenceSpan],
-                    script: ScriptInfo, files: dict[str, np.ndarray]) -> None:
-        """Make ``audio`` (with ``script``'s layout and the extra ``files``) the take's current version and
-        its current one the previous (Undo puts it back). Nothing changes if it cannot be saved."""
+                    script: ScriptInfo | None, files: dict[str, np.ndarray],
+                    sentence_settings: dict[int, dict[str, Any]] | None = None) -> None:
+        """Make ``audio`` (with ``script``'s layout, or ``sentence_settings`` for an ordinary take, and the extra
+        ``files``) the take's current version and its current one the previous (Undo puts it back). Nothing
+        changes if it cannot be saved."""
+        if take.edit is not None:
+            raise StorageError(f"take {take.number} is edited (trim, fades or loudness); reset it to its original "
+                               "first (Takes › Edit take…), then make a new version.")
         folder = self.folder(take)
         saved = folder.is_dir()
         audio_file = f"audio-{secrets.token_hex(4)}.f32"
@@ -249,20 +255,20 @@ class TakeStore:
                 path.unlink(missing_ok=True)
             raise
         before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script,
-                  take.previous_version)
-        assert take.script is not None
-        take.previous_version = {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
-                                 "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
-                                 "script": take.script.to_json()}
+                  take.previous_version, take.sentence_settings)
+        take.previous_version = _version(take)
         take.audio_file = audio_file
         take.script = script
+        if sentence_settings is not None:
+            take.sentence_settings = dict(sentence_settings)
         take.replace_audio(audio, seams, spans)
         if not saved:
             return
         try:
             self.save_meta(take)  # the commit
         except StorageError:
-            take.audio_file, old_audio, old_seams, old_spans, take.script, take.previous_version = before
+            (take.audio_file, old_audio, old_seams, old_spans, take.script, take.previous_version,
+             take.sentence_settings) = before
             take.replace_audio(old_audio, old_seams, old_spans)
             for path in written:
                 path.unlink(missing_ok=True)
@@ -270,10 +276,14 @@ class TakeStore:
         self._clean(take)
 
     def swap_versions(self, take: Take) -> bool:
-        """Undo (and, again, redo) the last line regeneration: the previous version and the current swap."""
+        """Undo (and, again, redo) the last new version (a script line or a sentence regenerated): the previous
+        version and the current swap. False when the take has no previous version."""
         previous = take.previous_version
-        if previous is None or take.script is None:
+        if previous is None:
             return False
+        if take.edit is not None:
+            raise StorageError(f"take {take.number} is edited (trim, fades or loudness); reset it to its original "
+                               "first (Takes › Edit take…), then undo.")
         folder = self.folder(take)
         audio_file = _file_name(previous["audio_file"])
         samples = int(previous["samples"])
@@ -281,17 +291,21 @@ class TakeStore:
         if audio is None or audio.shape[0] != samples:
             raise StorageError(f"the previous version of take {take.number} is not in {folder} any more.")
         spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in previous.get("sentences", [])]
-        current = {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
-                   "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
-                   "script": take.script.to_json()}
-        script = ScriptInfo.from_json(previous["script"])
-        before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script)
+        current = _version(take)
+        raw_script = previous.get("script")
+        script = ScriptInfo.from_json(raw_script) if raw_script is not None else None
+        if (script is None) != (take.script is None):
+            raise StorageError(f"the previous version of take {take.number} does not fit it (a script take's "
+                               "version for an ordinary take, or the other way round).")
+        before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script,
+                  take.sentence_settings)
         take.audio_file, take.script, take.previous_version = audio_file, script, current
+        take.sentence_settings = _sentence_settings(previous.get("sentence_settings"))
         take.replace_audio(audio, [int(s) for s in previous.get("seams", [])], spans)
         try:
             self.save_meta(take)
         except StorageError:
-            take.audio_file, old_audio, old_seams, old_spans, take.script = before
+            take.audio_file, old_audio, old_seams, old_spans, take.script, take.sentence_settings = before
             take.previous_version = previous
             take.replace_audio(old_audio, old_seams, old_spans)
             raise
@@ -355,8 +369,9 @@ class TakeStore:
         previous = take.previous_version
         if previous is not None:
             keep.add(str(previous.get("audio_file", "")))
-            with contextlib.suppress(KeyError, TypeError, ValueError):
-                keep |= ScriptInfo.from_json(previous["script"]).raw_files()
+            if previous.get("script") is not None:
+                with contextlib.suppress(KeyError, TypeError, ValueError):
+                    keep |= ScriptInfo.from_json(previous["script"]).raw_files()
         folder = self.folder(take)
         with contextlib.suppress(OSError):
             for path in folder.iterdir():
@@ -431,7 +446,31 @@ def _meta(take: Take) -> dict[str, Any]:
         "script": take.script.to_json() if take.script is not None else None,
         "previous": take.previous_version,
         "edit": take.edit, "original": take.original,
+        "sentence_settings": {str(k): v for k, v in take.sentence_settings.items()},
     }
+
+
+def _version(take: Take) -> dict[str, Any]:
+    """What :meth:`TakeStore.swap_versions` needs to bring the take's current version back."""
+    return {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
+            "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
+            "script": take.script.to_json() if take.script is not None else None,
+            "sentence_settings": {str(k): v for k, v in take.sentence_settings.items()}}
+
+
+def _sentence_settings(raw: object) -> dict[int, dict[str, Any]]:
+    """How regenerated sentences were last spoken (index -> seed, mode, instruction), read from a sidecar."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("its 'sentence_settings' has the wrong type")
+    out: dict[int, dict[str, Any]] = {}
+    for key, value in raw.items():
+        if not isinstance(value, dict):
+            raise ValueError("its 'sentence_settings' has the wrong type")
+        out[int(key)] = {"seed": int(value["seed"]), "mode": str(value.get("mode", "")),
+                         "instruction": str(value.get("instruction", ""))}
+    return out
 
 
 def _remove_own_files(folder: Path) -> bool:
@@ -465,6 +504,7 @@ def _read(folder: Path) -> Take | None:
     previous = meta.get("previous")
     if previous is not None:
         _file_name(previous["audio_file"])
+        _sentence_settings(previous.get("sentence_settings"))
     original = meta.get("original")
     if original is not None:
         _file_name(original["audio_file"])
@@ -510,4 +550,5 @@ def _read(folder: Path) -> Take | None:
         wall_seconds=float(meta.get("wall_seconds", 0.0)), first_audio_seconds=meta.get("first_audio_seconds"),
         script=script, audio_file=audio_file, previous_version=previous,
         edit=meta.get("edit"), original=original,
+        sentence_settings=_sentence_settings(meta.get("sentence_settings")),
     )

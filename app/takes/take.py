@@ -12,7 +12,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -89,9 +89,11 @@ class Take:
         self._load: Callable[[], np.ndarray] | None = None  # reads a restored take's audio on first use
         self.script: ScriptInfo | None = None  # a dialogue script's take: its script, cast and segments
         self.audio_file = AUDIO_NAME  # the file in the take's folder that holds its audio (a new one per version)
-        self.previous_version: dict | None = None  # a script take before its last line regeneration (for Undo)
+        self.previous_version: dict | None = None  # the take before its last line or sentence regeneration (Undo)
         self.edit: dict | None = None  # trim, fades, loudness (app.takes.edit.TakeEdit), applied to the original
         self.original: dict | None = None  # the unedited audio's file, length, seams and sentences (while edited)
+        # Sentences regenerated (app.controllers.sentence_regen): index -> {"seed", "mode", "instruction"}
+        self.sentence_settings: dict[int, dict[str, Any]] = {}
 
     @classmethod
     def restored(cls, *, uid: str, number: int, text: str, mode: str, voice_name: str, sample_rate: int,

@@ -67,6 +67,7 @@ class ShortcutsDialog(QDialog):
             (self.tr("Enter"), self.tr("Play the selected take (Takes list)")),
             ("F2", self.tr("Rename the selected take (Takes list)")),
             (self.tr("Delete"), self.tr("Move the selected takes to the trash (Takes list)")),
-            ("Ctrl+Z", self.tr("Put removed takes back (Takes list)")),
+            ("Ctrl+Z", self.tr("Undo the last removal or regeneration (Takes list); the shown take's previous "
+                               "version (waveform)")),
             ("Tab, Shift+Tab", self.tr("Next or previous field, in the order of the layout")),
         ]

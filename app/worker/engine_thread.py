@@ -38,6 +38,7 @@ from .convert_jobs import ConvertJob, LiveJob, convert_chunks, live_chunks
 from .engine_messages import SynthesisStats, detached_chunk, readable_error
 from .eta import rtf_key
 from .script_jobs import RegenJob, ScriptJob, run_regen, script_chunks
+from .sentence_jobs import SentenceJob, run_sentence_regen
 
 if TYPE_CHECKING:
     from cosycore.engine import Engine
@@ -87,7 +88,8 @@ class EngineThread(QThread):
     voice_failed = Signal(int, str)  # job id, readable message
     voice_refreshed = Signal(int, object)  # job id, Voice made again for the loaded model's family
     script_started = Signal(int, object)  # request id, app.worker.script_jobs.ScriptStart (before its first chunk)
-    line_regenerated = Signal(int, object)  # request id, app.worker.script_jobs.RegenResult
+    # request id, app.worker.script_jobs.RegenResult (a script line) or app.worker.sentence_jobs.SentenceResult
+    line_regenerated = Signal(int, object)
     regen_failed = Signal(int, str)  # request id, readable message (also when stopped)
 
     def __init__(self, parent: QObject | None = None, *, torch_threads: int | None = None) -> None:
@@ -154,6 +156,10 @@ class EngineThread(QThread):
         """Queue regenerating a script take's line; cancelled like a take."""
         return self._queue_speak("regen", job)
 
+    def regenerate_sentence(self, job: SentenceJob) -> int:
+        """Queue regenerating a sentence of an ordinary take; reported like :meth:`regenerate_line`."""
+        return self._queue_speak("sentence", job)
+
     def convert(self, job: ConvertJob) -> int:
         """Queue a voice conversion (app.worker.convert_jobs) as one take, reported like :meth:`speak`'s."""
         return self._queue_speak("convert", job)
@@ -162,7 +168,8 @@ class EngineThread(QThread):
         """Queue a live conversion: one take that converts the pieces of ``job.feed`` until it is closed."""
         return self._queue_speak("live", job)
 
-    def _queue_speak(self, kind: str, request: SynthesisRequest | ScriptJob | RegenJob | ConvertJob | LiveJob) -> int:
+    def _queue_speak(self, kind: str,
+                     request: SynthesisRequest | ScriptJob | RegenJob | SentenceJob | ConvertJob | LiveJob) -> int:
         request_id = self._new_id()
         with self._lock:
             self._wanted_speak = request_id
@@ -278,7 +285,7 @@ class EngineThread(QThread):
             try:
                 if job.kind == "load":
                     self._run_load(job)
-                elif job.kind in ("speak", "script", "regen", "convert", "live"):
+                elif job.kind in ("speak", "script", "regen", "sentence", "convert", "live"):
                     self._run_speak(job)
                 elif job.kind == "voice":
                     self._run_voice(job)
@@ -347,7 +354,7 @@ class EngineThread(QThread):
             if not dropped:
                 self._running_speak = request_id
         if dropped:
-            if job.kind == "regen":
+            if job.kind in ("regen", "sentence"):
                 self.regen_failed.emit(request_id, "Stopped before it began; the take is unchanged.")
             else:
                 self.synthesis_cancelled.emit(SynthesisStats(request_id, cancelled=True))
@@ -357,6 +364,9 @@ class EngineThread(QThread):
             if job.kind == "regen":
                 run_regen(self._engine, request_id, request, done=self.line_regenerated.emit,
                           failed=self.regen_failed.emit)
+            elif job.kind == "sentence":
+                run_sentence_regen(self._engine, request_id, request, done=self.line_regenerated.emit,
+                                   failed=self.regen_failed.emit)
             elif job.kind == "script":
                 self._synthesize(request_id, lambda start: self._script_chunks(request_id, request, start))
             elif job.kind == "convert":

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 from torch import Tensor, nn
@@ -44,6 +44,9 @@ from .quant import Int8Embedding, QuantScheme, int8_linear, parse_llm_quant, rep
 from .qwen2 import AttnContext, DecoderLayer, Qwen2Decoder, sliced_context, static_context
 from .sampling import RasSampler, Sampler, greedy_sampler
 from .token_ids import ENDOFPROMPT_ID, TokenIds, as_ids
+
+if TYPE_CHECKING:
+    from .ort_decode import OrtDecodeStep
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +83,8 @@ class SpeechLM(nn.Module):
         self._stop_ids = frozenset(cfg.stop_token_ids)
         self._compiled_step: Callable[[Tensor, AttnContext, KVCache], Tensor] | None = None
         self.quantization: str | None = None  # None = the exact float weights; see quantize_int8
+        # One-position steps through ONNX Runtime's 4-bit graph (cosycore.lm.ort_build; fast, draft on a CPU)
+        self.decode_step: OrtDecodeStep | None = None
 
     # ---- input assembly ----------------------------------------------------------------
 
@@ -172,7 +177,15 @@ class SpeechLM(nn.Module):
     @torch.inference_mode()
     def extend(self, x_embeds: Tensor, cache: KVCache) -> Tensor:
         """Append ``x_embeds`` [B, T, D] at the cache's next positions; hidden states [B, T, D]."""
-        if self._compiled_step is not None and cache.static:
+        step = self.decode_step
+        if step is not None and x_embeds.shape[:2] == (1, 1) and not cache.static and x_embeds.device.type == "cpu":
+            pos = cache.length
+            if pos + 1 > cache.capacity:
+                raise InputError(f"the KV cache holds {cache.capacity} positions and {pos} are used; "
+                                 "1 more does not fit")
+            cos, sin = self.qwen.rope.get(cache.capacity, x_embeds.device)
+            h = step(x_embeds, cos[pos : pos + 1], sin[pos : pos + 1], cache)
+        elif self._compiled_step is not None and cache.static:
             # The context (Python checks, positions as a tensor) is built outside the compiled
             # region, so one graph serves every position of a static cache.
             ctx = self._cached_context(x_embeds.shape[1], cache, x_embeds.device)
@@ -238,6 +251,10 @@ class SpeechLM(nn.Module):
 
     def logits(self, hidden: Tensor) -> Tensor:
         """Speech-token logits [.., V] from final hidden states [.., D]."""
+        if self.decode_step is not None:
+            done = self.decode_step.logits_of(hidden)  # a graph step computed them with the hidden state
+            if done is not None:
+                return done
         return self.llm_decoder(hidden)
 
     def scores(self, logits: Tensor, *, ignore_eos: bool, eos_rule: EosRule) -> Tensor:

@@ -34,6 +34,7 @@ from ..subtitles import Cue
 from .cast import Cast, LinePlan, plan_lines, resolve_instruction
 from .lexicon import Lexicon, combine, load_many
 from .script import Pause, Script, SpeechLine
+from .splice import fade
 
 if TYPE_CHECKING:
     from ..engine import Engine  # annotations only: importing Engine loads torch
@@ -272,9 +273,9 @@ class ScriptTake:
             audio = seg.samples.astype(np.float32, copy=True)
             fade_in, fade_out = overlaps[k], overlaps[k + 1]
             if fade_in:
-                audio[:fade_in] *= _fade(fade_in, rising=True)
+                audio[:fade_in] *= fade(fade_in, rising=True)
             if fade_out:
-                audio[length - fade_out:] *= _fade(fade_out, rising=False)
+                audio[length - fade_out:] *= fade(fade_out, rising=False)
             out[start:start + length] += audio
         return out
 
@@ -294,9 +295,9 @@ class ScriptTake:
             if keep is None or k in keep:
                 audio = np.array(seg.samples, dtype=np.float32)  # a copy: the stored segment stays as it is
                 if fade_in:
-                    audio[:fade_in] *= _fade(fade_in, rising=True)
+                    audio[:fade_in] *= fade(fade_in, rising=True)
                 if fade_out:
-                    audio[length - fade_out:] *= _fade(fade_out, rising=False)
+                    audio[length - fade_out:] *= fade(fade_out, rising=False)
             else:
                 audio = np.zeros(length, dtype=np.float32)
             audio[:fade_in] += pending
@@ -329,13 +330,6 @@ class ScriptTake:
                 return k
         raise InputError(f"the take has no line {line_index + 1}; it has "
                          f"{sum(s.plan is not None for s in self.segments)} spoken lines.")
-
-
-def _fade(n: int, *, rising: bool) -> np.ndarray:
-    """Raised-cosine fade of ``n`` samples; a rising and a falling fade of equal length sum to 1."""
-    t = (np.arange(n, dtype=np.float64) + 0.5) / n
-    rise = np.sin(0.5 * np.pi * t) ** 2
-    return (rise if rising else 1.0 - rise).astype(np.float32)
 
 
 def regenerate_line(engine: Engine, take: ScriptTake, line_index: int, *, seed: int | None = None,

@@ -1129,6 +1129,22 @@ Replace them?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Re&amp;generate sentence…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Undo regeneration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speak the sentence at the playhead of the shown take again (another seed or instruction); also a right-click on the waveform</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the shown take&apos;s previous version back (Ctrl+Z in the waveform; again: the newer one)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Recent mo&amp;dels</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2523,6 +2539,141 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>SentenceDialog</name>
+    <message>
+        <source>Regenerate a sentence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}. {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another seed speaks the sentence another way</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(keep the sentence&apos;s instruction)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no instruction)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sentence:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>seed {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a random seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spoken with {0}; instruction: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SentenceRegenController</name>
+    <message>
+        <source>Show a take first (click it in the Takes list).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate sentence {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerate a sentence…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Undo regeneration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot regenerate the sentence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Regenerating sentence {0} of take {1}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait until the take or regeneration being made is finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} has no sentence {1} to speak again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is not saved on disk, so its sentences cannot be regenerated.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The voice “{0}” of take {1} is not in the voice library any more; its sentences cannot be spoken again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot save the regenerated sentence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sentence {0} of take {1} regenerated with seed {2}; Ctrl+Z puts the previous one back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no regeneration to undo.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait until the regeneration being made is finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ShortcutsDialog</name>
     <message>
         <source>Keyboard shortcuts</source>
@@ -2581,7 +2732,7 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Put removed takes back (Takes list)</source>
+        <source>Undo the last removal or regeneration (Takes list); the shown take&apos;s previous version (waveform)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -3023,6 +3174,10 @@ Replace them? (No: skip those takes.)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Undo the last removal or regeneration (Ctrl+Z in the Takes list)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Put back {0} take(s).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -3038,10 +3193,6 @@ Replace them? (No: skip those takes.)</source>
         <source>Saved takes use {0:.0f} MB in {1}.
 Above the limit Cosy Studio warns you; it never deletes a take by itself, and new takes are still saved.
 Limit in MB:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1128,6 +1128,22 @@ Replace them?</source>
         <translation>恢复所显示录音的上一个版本（再次执行：恢复较新的版本）</translation>
     </message>
     <message>
+        <source>Re&amp;generate sentence…</source>
+        <translation>重新生成句子(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>&amp;Undo regeneration</source>
+        <translation>撤销重新生成(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Speak the sentence at the playhead of the shown take again (another seed or instruction); also a right-click on the waveform</source>
+        <translation>重新说出当前录音中播放头所在的句子（换种子或指令）；也可在波形上右键</translation>
+    </message>
+    <message>
+        <source>Put the shown take&apos;s previous version back (Ctrl+Z in the waveform; again: the newer one)</source>
+        <translation>恢复当前录音的上一个版本（在波形中按 Ctrl+Z；再按一次：换回新版本）</translation>
+    </message>
+    <message>
         <source>Recent mo&amp;dels</source>
         <translation>最近的模型(&amp;D)</translation>
     </message>
@@ -2520,6 +2536,142 @@ The take is unchanged.</source>
     </message>
 </context>
 <context>
+    <name>SentenceDialog</name>
+    <message>
+        <source>Regenerate a sentence</source>
+        <translation>重新生成句子</translation>
+    </message>
+    <message>
+        <source>{0}. {1}</source>
+        <translation>{0}. {1}</translation>
+    </message>
+    <message>
+        <source>Another seed speaks the sentence another way</source>
+        <translation>换一个种子，句子会以另一种方式说出</translation>
+    </message>
+    <message>
+        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation>保留该句的指令、不用指令，或选择预设或输入新的指令</translation>
+    </message>
+    <message>
+        <source>(keep the sentence&apos;s instruction)</source>
+        <translation>（保留该句的指令）</translation>
+    </message>
+    <message>
+        <source>(no instruction)</source>
+        <translation>（无指令）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>种子：</translation>
+    </message>
+    <message>
+        <source>Instruction:</source>
+        <translation>指令：</translation>
+    </message>
+    <message>
+        <source>seed {0}</source>
+        <translation>种子 {0}</translation>
+    </message>
+    <message>
+        <source>a random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Spoken with {0}; instruction: {1}</source>
+        <translation>使用{0}说出；指令：{1}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>SentenceRegenController</name>
+    <message>
+        <source>Show a take first (click it in the Takes list).</source>
+        <translation>请先显示一个录音（在录音列表中点击它）。</translation>
+    </message>
+    <message>
+        <source>Regenerate sentence {0}…</source>
+        <translation>重新生成第 {0} 句…</translation>
+    </message>
+    <message>
+        <source>Regenerate a sentence…</source>
+        <translation>重新生成句子…</translation>
+    </message>
+    <message>
+        <source>Undo regeneration</source>
+        <translation>撤销重新生成</translation>
+    </message>
+    <message>
+        <source>Cannot regenerate the sentence</source>
+        <translation>无法重新生成句子</translation>
+    </message>
+    <message>
+        <source>Regenerating sentence {0} of take {1}…</source>
+        <translation>正在重新生成录音 {1} 的第 {0} 句…</translation>
+    </message>
+    <message>
+        <source>Load a model first.</source>
+        <translation>请先加载模型。</translation>
+    </message>
+    <message>
+        <source>Wait until the take or regeneration being made is finished.</source>
+        <translation>请等待正在生成的录音或重新生成完成。</translation>
+    </message>
+    <message>
+        <source>Take {0} has no sentence {1} to speak again.</source>
+        <translation>录音 {0} 没有可重新说出的第 {1} 句。</translation>
+    </message>
+    <message>
+        <source>Take {0} is not saved on disk, so its sentences cannot be regenerated.</source>
+        <translation>录音 {0} 未保存在磁盘上，因此无法重新生成其中的句子。</translation>
+    </message>
+    <message>
+        <source>The voice “{0}” of take {1} is not in the voice library any more; its sentences cannot be spoken again.</source>
+        <translation>录音 {1} 的声音“{0}”已不在声音库中；无法重新说出其中的句子。</translation>
+    </message>
+    <message>
+        <source>Cannot save the regenerated sentence</source>
+        <translation>无法保存重新生成的句子</translation>
+    </message>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation>{0}
+录音未改变。</translation>
+    </message>
+    <message>
+        <source>Sentence {0} of take {1} regenerated with seed {2}; Ctrl+Z puts the previous one back.</source>
+        <translation>录音 {1} 的第 {0} 句已用种子 {2} 重新生成；按 Ctrl+Z 恢复上一个版本。</translation>
+    </message>
+    <message>
+        <source>There is no regeneration to undo.</source>
+        <translation>没有可撤销的重新生成。</translation>
+    </message>
+    <message>
+        <source>Wait until the regeneration being made is finished.</source>
+        <translation>请等待正在进行的重新生成完成。</translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation>无法撤销</translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
+        <translation>录音 {0} 已恢复到上一个版本；再次撤销可换回另一个版本。</translation>
+    </message>
+</context>
+<context>
     <name>ShortcutsDialog</name>
     <message>
         <source>Keyboard shortcuts</source>
@@ -2578,8 +2730,8 @@ The take is unchanged.</source>
         <translation>将选中的录音移到回收站（录音列表）</translation>
     </message>
     <message>
-        <source>Put removed takes back (Takes list)</source>
-        <translation>恢复已移除的录音（录音列表）</translation>
+        <source>Undo the last removal or regeneration (Takes list); the shown take&apos;s previous version (waveform)</source>
+        <translation>撤销最近一次移除或重新生成（录音列表）；当前录音的上一个版本（波形）</translation>
     </message>
     <message>
         <source>Next or previous field, in the order of the layout</source>
@@ -3024,6 +3176,10 @@ Replace them? (No: skip those takes.)</source>
         <translation>撤销</translation>
     </message>
     <message>
+        <source>Undo the last removal or regeneration (Ctrl+Z in the Takes list)</source>
+        <translation>撤销最近一次移除或重新生成（在录音列表中按 Ctrl+Z）</translation>
+    </message>
+    <message>
         <source>Put back {0} take(s).</source>
         <translation>已恢复 {0} 个合成。</translation>
     </message>
@@ -3042,10 +3198,6 @@ Limit in MB:</source>
         <translation>已保存的合成在 {1} 中占用 {0:.0f} MB。
 超过上限时 Cosy Studio 会提醒你；它从不自行删除合成，新的合成仍会保存。
 上限（MB）：</translation>
-    </message>
-    <message>
-        <source>Put the removed takes back (Ctrl+Z in the Takes list; also Takes › Trash)</source>
-        <translation>恢复已移除的录音（在录音列表中按 Ctrl+Z；或 录音 › 回收站）</translation>
     </message>
     <message>
         <source>Remove all {0} takes? They go to the trash: Undo (Ctrl+Z) or Takes › Trash puts them back until you empty it.</source>
