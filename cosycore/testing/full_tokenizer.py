@@ -97,6 +97,10 @@ class _Block(nn.Module):
 class FullSizeSpeechTokenizer(nn.Module):
     """The released tokenizer's architecture with random weights (see the module's docstring)."""
 
+    cos: torch.Tensor  # buffers: [ROPE_POSITIONS, 64] rotary tables, and the FSQ digits' weights
+    sin: torch.Tensor
+    digits: torch.Tensor
+
     def __init__(self, family: Family) -> None:
         super().__init__()
         shape = SHAPES[family]
