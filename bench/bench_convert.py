@@ -1,6 +1,9 @@
 """Voice conversion's speed per quality mode: time to first audio and real-time factor of Engine.convert.
 
-    # a full-size random-weight folder (written once by cosycore.testing.tiny_model --release-sizes)
+    # a full-size random-weight folder, written into /tmp/cv2-full first if it is not there yet
+    # (cosycore.testing.tiny_model --release-sizes: the speech tokenizer at its released size too)
+    .venv/bin/python bench/bench_convert.py --random-release /tmp/cv2-full --family cosyvoice2 --threads 2
+    # a release folder (downloaded, or written as above)
     .venv/bin/python bench/bench_convert.py --model-dir /tmp/cv2-full --threads 2 --source-seconds 10
     # the command's code path on a tiny model (measures nothing useful)
     .venv/bin/python bench/bench_convert.py --family cosyvoice3 --dry-run
@@ -37,6 +40,7 @@ if "GOMP_SPINCOUNT" not in os.environ:  # as the CLI and the app do (cosycore.th
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse
+import contextlib
 import json
 import platform
 import statistics
@@ -128,7 +132,7 @@ def feed_in_real_time(feed: LiveFeed, signal: np.ndarray, sr: int) -> None:
     feed.close()
 
 
-def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
+def bench_live(args: argparse.Namespace, quality: str, room: Any = None) -> dict[str, Any]:
     import threading
 
     engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads)
@@ -136,6 +140,16 @@ def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     warm = LiveFeed()  # one piece first, so the first measured piece pays no first-call costs
     feed_in_real_time(warm, speechlike(1.5, sr=MIC_RATE, seed=3), MIC_RATE)
     list(convert_pieces(engine, warm.pieces(), voice=voice, seed=0))
+    if room is not None:
+        from live_pulse import run_live
+
+        out = {"quality": engine.quality, **run_live(engine, voice, room, args.output_delay)}
+        lat = out["mouth_to_ear_s"]
+        print(f"{quality:6s} live on PulseAudio: mouth to ear per sentence {' '.join(f'{x:.2f}' for x in lat)} s "
+              f"(first {out['first_mouth_to_ear_s']}, end {out['end_to_end_s']}); {out['said_bursts']} said, "
+              f"{out['heard_bursts']} heard; the meter's median {out['meter_latency_median_s']}, RTF "
+              f"{out['meter_rtf']}; underruns {out['underruns']}", file=sys.stderr)
+        return out
     feed = LiveFeed()
     signal = speechlike(args.live, sr=MIC_RATE, seed=2)
     feeder = threading.Thread(target=feed_in_real_time, args=(feed, signal, MIC_RATE), name="mic", daemon=True)
@@ -158,11 +172,31 @@ def bench_live(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     return out
 
 
+def random_release(folder: Path, family: str) -> Path:
+    """A full-size random-weight ``family`` folder at ``folder``: reused when it holds one, else written
+    (into a temporary sibling, renamed when complete, so an interrupted write leaves no half folder)."""
+    from cosycore.testing.tiny_model import write_tiny_model
+    from cosycore.testing.tiny_yaml import RELEASE_SIZES
+
+    if (folder / f"{family}.yaml").is_file():
+        return folder
+    if folder.exists():
+        raise SystemExit(f"error: {folder} exists but holds no {family} folder; name a new folder for --random-release")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    part = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    print(f"writing a full-size random {family} folder to {folder} (about 3 GB)...", file=sys.stderr)
+    write_tiny_model(part, family, sizes=RELEASE_SIZES, full_size_tokenizer=True)  # type: ignore[arg-type]  # a Family
+    part.rename(folder)
+    return folder
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--model-dir", type=Path, default=None, help="a release folder (with its ONNX frontend models)")
+    ap.add_argument("--random-release", type=Path, default=None, metavar="DIR",
+                    help="a full-size random-weight --family folder in DIR (written first when DIR does not exist)")
     ap.add_argument("--family", choices=["cosyvoice2", "cosyvoice3"], default="cosyvoice2",
-                    help="--dry-run: the tiny model's family")
+                    help="--dry-run, --random-release: the model's family")
     ap.add_argument("--quality", nargs="+", choices=QUALITY_MODES, default=list(QUALITY_MODES))
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=None)
@@ -175,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="measure live conversion's mouth-to-ear latency on SECONDS of real-time input instead")
     ap.add_argument("--output-delay", type=float, default=APP_OUTPUT_DELAY,
                     help="--live: seconds the audio output adds (default: the app's pre-roll)")
-    ap.add_argument("--busy-core", action="store_true", help="--live: keep one core busy meanwhile")
+    ap.add_argument("--busy-core", action="store_true", help="keep one core busy meanwhile")
+    ap.add_argument("--pulse", action="store_true",
+                    help="--live: measure mouth to ear on PulseAudio null devices (see bench/live_pulse.py)")
     args = ap.parse_args(argv)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.dry_run:
@@ -185,8 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         args.model_dir = write_tiny_model(Path(tmp.name) / "tiny", args.family).model_dir
         args.source_seconds, args.runs = min(args.source_seconds, 3.0), 1
         args.live = min(args.live, 4.0)
+    elif args.random_release is not None:
+        args.model_dir = random_release(args.random_release, args.family)
     if args.model_dir is None:
-        ap.error("--model-dir is required (or --dry-run)")
+        ap.error("--model-dir or --random-release is required (or --dry-run)")
     if args.threads:
         torch.set_num_threads(args.threads)
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -195,9 +233,15 @@ def main(argv: list[str] | None = None) -> int:
         import subprocess
 
         busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    room_cm: Any = contextlib.nullcontext()
+    if args.live and args.pulse:
+        from live_pulse import open_room
+
+        room_cm = open_room()
     try:
         if args.live:
-            results = {q: bench_live(args, q) for q in args.quality}
+            with room_cm as room:
+                results = {q: bench_live(args, q, room) for q in args.quality}
         else:
             results = {q: bench_mode(args, q) for q in args.quality}
     finally:
@@ -205,10 +249,11 @@ def main(argv: list[str] | None = None) -> int:
             busy.kill()
             busy.wait()
     report = {
-        "scenario": "convert-live" if args.live else "convert",
+        "scenario": ("convert-live-pulse" if args.pulse else "convert-live") if args.live else "convert",
         "live_seconds": args.live or None,
         "busy_core": args.busy_core,
         "model_dir": str(args.model_dir),
+        "random_weights": bool(args.dry_run or args.random_release is not None),
         "device": args.device,
         "cpu": cpu_name(),
         "machine": platform.processor() or platform.machine(),

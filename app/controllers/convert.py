@@ -31,6 +31,7 @@ from cosycore.studio.live_convert import LatencyMeter, LiveFeed, PieceCutter, sa
 from cosycore.voices import Voice
 
 from ..audio.mic_input import MicInput
+from ..audio.playback import AudioDevice, list_devices
 from ..audio.playback_feed import MIN_PREROLL
 from ..session import StudioSession
 from ..takes.take import Take
@@ -75,7 +76,9 @@ class ConvertController(QObject):
 
     def __init__(self, session: StudioSession, *, panel: ConvertPanel, controls: SynthesisControls,
                  voices: VoicesController, dialog_parent: QWidget | None = None,
-                 microphone: Callable[[str], Microphone] = MicInput, parent: QObject | None = None) -> None:
+                 microphone: Callable[[str], Microphone] = MicInput,
+                 input_devices: Callable[[], list[AudioDevice]] = lambda: list_devices("input"),
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.engine = session.engine
@@ -87,7 +90,8 @@ class ConvertController(QObject):
         self._show_error = session.show_error
         self._show_status = session.show_status
         self._dialog_parent = dialog_parent
-        self.microphone = microphone
+        self.microphone = microphone  # device name -> a microphone (tests give fakes)
+        self.input_devices = input_devices  # the input devices found now (tests give fakes)
         self.max_source_seconds = MAX_SOURCE_SECONDS  # longer sources are refused (the engine's limit)
         self.source: Path | np.ndarray | None = None  # a file, or recorded samples at source_rate
         self.source_rate = 0
@@ -112,6 +116,9 @@ class ConvertController(QObject):
         p.record_clicked.connect(self.toggle_recording)
         p.live_clicked.connect(self.toggle_live)
         p.convert_after_clicked.connect(self.convert_after)
+        self.show_saved_microphone()
+        p.mic_combo.opening.connect(self.refresh_microphones)
+        p.mic_combo.currentIndexChanged.connect(self._on_microphone_chosen)
         p.headphones_check.setChecked(self.settings.headphones)
         p.headphones_check.toggled.connect(self._on_headphones_toggled)
         self.controls.stop_clicked.connect(self.stop)
@@ -132,6 +139,26 @@ class ConvertController(QObject):
     @property
     def live(self) -> bool:
         return self._live
+
+    # -- the microphone ----------------------------------------------------------------------------
+    def show_saved_microphone(self) -> None:
+        """The saved choice, without asking PortAudio for its devices (that waits until the list opens)."""
+        saved = self.settings.input_device
+        choices = [(self.tr("System default"), "")] + ([(saved, saved)] if saved else [])
+        self.panel.set_microphones(choices, saved)
+
+    def refresh_microphones(self) -> None:
+        """Fill the Microphone list: the system's default, the input devices found now, and the saved choice
+        even when it is not plugged in (so that it is not lost)."""
+        saved = self.panel.microphone
+        devices = self.input_devices()
+        choices = [(self.tr("System default"), "")] + [(f"{d.name} ({d.hostapi})", d.name) for d in devices]
+        if saved and all(d.name != saved for d in devices):
+            choices.append((self.tr("{0} (not found)").format(saved), saved))
+        self.panel.set_microphones(choices, saved)
+
+    def _on_microphone_chosen(self, _index: int) -> None:
+        self.settings.input_device = self.panel.microphone
 
     # -- the source --------------------------------------------------------------------------------
     def choose_file(self) -> None:
@@ -188,12 +215,12 @@ class ConvertController(QObject):
 
     def _open_mic(self, mic: Microphone | None = None) -> bool:
         self.player.stop()
-        mic = mic if mic is not None else self.microphone(self.settings.input_device)
+        mic = mic if mic is not None else self.microphone(self.panel.microphone)
         error = mic.start()
         if error:
             self._show_error(self.tr("Cannot record"),
-                             self.tr("Cannot record: {0}. Plug in a microphone, or choose another one in "
-                                     "Voice › Record a voice…, then try again.").format(error))
+                             self.tr("Cannot record: {0}. Plug in a microphone, or choose another one in the "
+                                     "Microphone list, then try again.").format(error))
             return False
         self.mic = mic
         self._recorded, self._recorded_samples = [], 0
@@ -312,14 +339,14 @@ class ConvertController(QObject):
         if target is None:
             return False
         info, fields = target
-        mic = self.microphone(self.settings.input_device)
+        mic = self.microphone(self.panel.microphone)  # the picked microphone and the player's output
         out = self.player.device
         if out is not None and same_device(mic.device_name, out.name) and not self.panel.headphones_check.isChecked():
             self._show_error(self.tr("Headphones needed"),
                              self.tr("The microphone and the output are the same device ({0}), so the converted "
                                      "voice would play into the microphone and be converted again. Wear headphones "
-                                     "and tick “I use headphones”, or choose another output in Settings › Output "
-                                     "device.").format(out.name))
+                                     "and tick “I use headphones”, or choose another microphone in the Microphone "
+                                     "list or another output in Settings › Output device.").format(out.name))
             return False
         if not self._open_mic(mic):
             return False

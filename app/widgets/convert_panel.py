@@ -1,6 +1,7 @@
-"""Convert mode's panel: the source recording (a file or the microphone), the target voice, and live
-conversion (Live, "I use headphones", latency and real-time factor, and the offer to convert after the
-recording when this computer cannot keep up). The controller (app.controllers.convert) does the work."""
+"""Convert mode's panel: the source recording (a file or the microphone, chosen in the Microphone list),
+the target voice, and live conversion (Live, "I use headphones", latency and real-time factor, and the
+offer to convert after the recording when this computer cannot keep up). The controller
+(app.controllers.convert) does the work."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -20,6 +22,16 @@ from PySide6.QtWidgets import (
 from .waveform import WaveformView
 
 SOURCE_VIEW_SECONDS = 30.0  # a recording's waveform starts with this range and grows with it
+
+
+class DeviceCombo(QComboBox):
+    """A device list that asks for a fresh list each time it opens (devices come and go)."""
+
+    opening = Signal()
+
+    def showPopup(self) -> None:  # noqa: N802 (Qt's name)
+        self.opening.emit()
+        super().showPopup()
 
 
 class ConvertPanel(QWidget):
@@ -50,6 +62,11 @@ class ConvertPanel(QWidget):
         self.record_button.setObjectName("convertRecordButton")
         self.record_button.setToolTip(self.tr("Record the source from the microphone; press again to stop"))
         self.record_button.clicked.connect(self.record_clicked)
+
+        self.mic_combo = DeviceCombo(self)
+        self.mic_combo.setObjectName("convertMicCombo")
+        self.mic_combo.setToolTip(self.tr("The microphone that Record and Live listen to"))
+        self.mic_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
 
         self.source_wave = WaveformView(self, show_axis=False)
         self.source_wave.setObjectName("convertSourceWaveform")
@@ -99,8 +116,12 @@ class ConvertPanel(QWidget):
         buttons.addWidget(self.open_button)
         buttons.addWidget(self.record_button)
         grid.addLayout(buttons, 0, 2)
-        grid.addWidget(QLabel(self.tr("Target voice:"), self), 1, 0)
-        grid.addWidget(self.target_label, 1, 1, 1, 2)
+        mic_label = QLabel(self.tr("Microphone:"), self)
+        mic_label.setBuddy(self.mic_combo)
+        grid.addWidget(mic_label, 1, 0)
+        grid.addWidget(self.mic_combo, 1, 1, 1, 2, Qt.AlignmentFlag.AlignLeft)
+        grid.addWidget(QLabel(self.tr("Target voice:"), self), 2, 0)
+        grid.addWidget(self.target_label, 2, 1, 1, 2)
         grid.setColumnStretch(1, 1)
         live = QHBoxLayout()
         live.addWidget(self.live_button)
@@ -134,6 +155,24 @@ class ConvertPanel(QWidget):
     def append_source(self, samples: np.ndarray) -> None:
         self.source_wave.append(samples, seam=False)
 
+    def set_microphones(self, choices: list[tuple[str, str]], current: str) -> None:
+        """Fill the Microphone list with (label, device name) pairs and select ``current`` ("" is the
+        system's default), without emitting a change."""
+        combo = self.mic_combo
+        combo.blockSignals(True)
+        try:
+            combo.clear()
+            for label, name in choices:
+                combo.addItem(label, name)
+            combo.setCurrentIndex(max(0, combo.findData(current)))
+        finally:
+            combo.blockSignals(False)
+
+    @property
+    def microphone(self) -> str:
+        """The chosen microphone's device name; "" for the system's default."""
+        return str(self.mic_combo.currentData() or "")
+
     def set_target(self, name: str) -> None:
         self.target_label.setText(name or self.tr("none: choose or make a voice on the left"))
 
@@ -141,12 +180,14 @@ class ConvertPanel(QWidget):
         self.record_button.setText(self.tr("Stop recording") if recording else self.tr("Record"))
         self.open_button.setEnabled(not recording)
         self.live_button.setEnabled(not recording)
+        self.mic_combo.setEnabled(not recording)
 
     def set_live(self, live: bool) -> None:
         self.live_button.setChecked(live)
         self.live_button.setText(self.tr("Stop live") if live else self.tr("Live"))
         self.record_button.setEnabled(not live)
         self.open_button.setEnabled(not live)
+        self.mic_combo.setEnabled(not live)
         if not live:
             self.behind_box.hide()
 

@@ -23,8 +23,9 @@ shared conformance folders keep 512 for that reason.
 The yaml comes from :mod:`.tiny_yaml` and the ONNX graphs from :mod:`.tiny_onnx`; this module writes
 the folder and the checkpoints. Everything is a function of the family and the seed. Run
 ``python -m cosycore.testing.tiny_model DIR --family cosyvoice2``; ``--release-sizes`` writes the same
-folder at the release's widths (random weights, about 2.6 GB), which ``bench/bench_perf.py --model-dir``
-loads as the app does.
+folder at the release's widths (random weights, about 3.1 GB, the speech tokenizer at its released size
+from :mod:`.full_tokenizer`; CAM++ stays the small graph), which ``bench/bench_perf.py --model-dir`` and
+``bench/bench_convert.py`` load as the app does.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import torch
 from ..config import QWEN_DIR, Family, ModelConfig, load_model_config
 from ..vocoder.hift import CausalHiFTGenerator, HiFTGenerator
 from ..weights import LLM_QWEN_PREFIX
+from .full_tokenizer import write_full_size_tokenizer
 from .tiny_onnx import campplus_graph, save_onnx, speech_tokenizer_graph
 from .tiny_tokenizer import write_tiny_qwen_tokenizer
 from .tiny_yaml import FAMILIES, RELEASE_SIZES, TinySizes, tiny_yaml
@@ -204,9 +206,13 @@ def _check_destination(dst: Path, family: Family) -> None:
 
 
 def write_tiny_model(
-    dst: Path | str, family: Family, seed: int = 0, sizes: TinySizes = TinySizes()
+    dst: Path | str, family: Family, seed: int = 0, sizes: TinySizes = TinySizes(), *,
+    full_size_tokenizer: bool = False,
 ) -> TinyModelReport:
-    """Write a complete tiny ``family`` release folder into ``dst`` (created if needed)."""
+    """Write a complete tiny ``family`` release folder into ``dst`` (created if needed).
+
+    ``full_size_tokenizer``: the speech tokenizer at the release's size (:mod:`.full_tokenizer`,
+    about 0.5 / 1 GB and 2 minutes more) instead of the tiny graph."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}, got {family!r}")
     start = time.perf_counter()
@@ -222,7 +228,10 @@ def write_tiny_model(
         torch.save(flow_state_dict(cfg), dst / "flow.pt")
         torch.save(hift_state_dict(cfg, seed), dst / "hift.pt")
     tokenizer_path = dst / cfg.speech_tokenizer_file
-    save_onnx(speech_tokenizer_graph(seed, family), tokenizer_path, "cosycore-tiny-speech-tokenizer")
+    if full_size_tokenizer:
+        write_full_size_tokenizer(tokenizer_path, family, seed)
+    else:
+        save_onnx(speech_tokenizer_graph(seed, family), tokenizer_path, "cosycore-tiny-speech-tokenizer")
     save_onnx(campplus_graph(seed, family), dst / "campplus.onnx", "cosycore-tiny-campplus")
     files = tuple(
         (p.relative_to(dst).as_posix(), p.stat().st_size) for p in sorted(dst.rglob("*")) if p.is_file()
@@ -242,12 +251,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--family", choices=FAMILIES, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--release-sizes", action="store_true",
-                        help="the release's full widths instead of tiny ones (about 2.6 GB; for memory benchmarks)")
+                        help="the release's full widths instead of tiny ones, the speech tokenizer included "
+                             "(about 3.1 GB for cosyvoice2; for speed and memory benchmarks)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         report = write_tiny_model(args.dir, args.family, args.seed,
-                                  RELEASE_SIZES if args.release_sizes else TinySizes())
+                                  RELEASE_SIZES if args.release_sizes else TinySizes(),
+                                  full_size_tokenizer=args.release_sizes)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

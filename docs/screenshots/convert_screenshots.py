@@ -89,10 +89,10 @@ def main() -> int:
         window.controls.set_seed(7)
         window.voice_panel.select("Fox")
         window.convert_ctl.set_source_file(source)
-        window.speak()
+        window.speaking_ctl.speak()
 
     def live() -> None:
-        window.player.stop()
+        window.session.player.stop()
         window.convert_panel.headphones_check.setChecked(True)
         window.convert_ctl.microphone = lambda _name: RecordingMic(np.tile(signal, 3), rate)
         window.convert_ctl.start_live()
@@ -101,15 +101,15 @@ def main() -> int:
         meter = window.convert_ctl.meter
         return meter.pieces if meter is not None else 0
 
-    when(lambda: True, lambda: window.try_model_dir(args.model))
-    when(lambda: window.model_info is not None, convert)
-    when(lambda: bool(window.takes) and window.takes[-1].state.value == "done", lambda: None)
-    when(lambda: True, lambda: window.player.stop())
+    when(lambda: True, lambda: window.models_ctl.try_model_dir(args.model))
+    when(lambda: window.session.model_info is not None, convert)
+    when(lambda: bool(window.session.takes) and window.session.takes[-1].state.value == "done", lambda: None)
+    when(lambda: True, lambda: window.session.player.stop())
     when(lambda: True, lambda: shot("convert-mode"))
     when(lambda: True, live)
     when(lambda: meter_pieces() >= 3, lambda: shot("convert-live"))
     when(lambda: True, window.convert_ctl.stop_live)
-    when(lambda: window.takes[-1].state.value != "streaming", lambda: None)
+    when(lambda: window.session.takes[-1].state.value != "streaming", lambda: None)
 
     run_steps(app, steps, 200)
     window.close()

@@ -160,7 +160,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Cannot record: {0}. Plug in a microphone, or choose another one in Voice › Record a voice…, then try again.</source>
+        <source>System default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (not found)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot record: {0}. Plug in a microphone, or choose another one in the Microphone list, then try again.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -208,7 +216,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another output in Settings › Output device.</source>
+        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another microphone in the Microphone list or another output in Settings › Output device.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -248,6 +256,10 @@
     </message>
     <message>
         <source>Record the source from the microphone; press again to stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The microphone that Record and Live listen to</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -292,6 +304,10 @@
     </message>
     <message>
         <source>Source:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Microphone:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

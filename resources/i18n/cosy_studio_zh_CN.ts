@@ -159,8 +159,16 @@
         <translation>无法录音</translation>
     </message>
     <message>
-        <source>Cannot record: {0}. Plug in a microphone, or choose another one in Voice › Record a voice…, then try again.</source>
-        <translation>无法录音：{0}。请插入麦克风，或在“音色 › 录制音色…”中选择其他麦克风，然后重试。</translation>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <source>{0} (not found)</source>
+        <translation>{0}（未找到）</translation>
+    </message>
+    <message>
+        <source>Cannot record: {0}. Plug in a microphone, or choose another one in the Microphone list, then try again.</source>
+        <translation>无法录音：{0}。请插入麦克风，或在“麦克风”列表中选择其他麦克风，然后重试。</translation>
     </message>
     <message>
         <source>Microphone, live · {0:.1f} s</source>
@@ -207,8 +215,8 @@
         <translation>需要耳机</translation>
     </message>
     <message>
-        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another output in Settings › Output device.</source>
-        <translation>麦克风和输出是同一设备（{0}），转换后的声音会被麦克风再次录入并转换。请戴上耳机并勾选“我在用耳机”，或在“设置 › 输出设备”中选择其他输出。</translation>
+        <source>The microphone and the output are the same device ({0}), so the converted voice would play into the microphone and be converted again. Wear headphones and tick “I use headphones”, or choose another microphone in the Microphone list or another output in Settings › Output device.</source>
+        <translation>麦克风和输出是同一设备（{0}），转换后的声音会被麦克风再次录入并转换。请戴上耳机并勾选“我在用耳机”，或在“麦克风”列表中选择其他麦克风，或在“设置 › 输出设备”中选择其他输出。</translation>
     </message>
     <message>
         <source>Cannot convert live</source>
@@ -248,6 +256,10 @@
     <message>
         <source>Record the source from the microphone; press again to stop</source>
         <translation>用麦克风录制源录音；再按一次停止</translation>
+    </message>
+    <message>
+        <source>The microphone that Record and Live listen to</source>
+        <translation>“录音”和“实时”所用的麦克风</translation>
     </message>
     <message>
         <source>The source recording</source>
@@ -292,6 +304,10 @@
     <message>
         <source>Source:</source>
         <translation>源录音：</translation>
+    </message>
+    <message>
+        <source>Microphone:</source>
+        <translation>麦克风：</translation>
     </message>
     <message>
         <source>Target voice:</source>

@@ -1,7 +1,8 @@
 """Convert mode (issue 26) with the real engine on the tiny CosyVoice2 model and the null ALSA device: a file
 converted into the chosen voice as a take that plays, grows in the waveform, exports and comes back after a
 restart; bad sources refused with what to do; live conversion from a fake microphone, with its latency
-shown; the headphones refusal; converting after the recording when live cannot keep up."""
+shown; the headphones refusal; the microphone picker (kept, and used by that refusal); converting after the
+recording when live cannot keep up."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import numpy as np
 import pytest
 import soundfile as sf
 from conftest import SR, played_samples, speechlike
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 
-from app.audio.playback import PlayState
+from app.audio.playback import AudioDevice, PlayState
+from app.controllers.convert import ConvertController
 from app.main_window import MainWindow
 from app.takes.take import TakeState
+from app.widgets.convert_panel import ConvertPanel
 from app.worker.convert_jobs import LiveChunk
 from app.worker.engine_thread import EngineThread
 from cosycore.request import AudioChunk
@@ -226,3 +229,50 @@ def test_falling_behind_offers_to_convert_after_the_recording(qtbot, window: Mai
     after = w.session.takes[-1]
     assert after is not live_take and after.mode == "convert" and after.state is TakeState.DONE
     assert after.text.startswith("Recording of 3.0 s") and after.duration == pytest.approx(3.0, abs=0.1)
+
+
+def test_the_microphone_picker_is_kept_and_used_by_the_headphones_check(qtbot, window: MainWindow, settings,
+                                                                        tmp_path: Path) -> None:
+    w = window
+    _convert_mode(qtbot, w)
+    out = w.session.player.device
+    assert out is not None
+    ctl, panel, combo = w.convert_ctl, w.convert_panel, w.convert_panel.mic_combo
+    assert combo.isVisible() and panel.microphone == "" and combo.currentText() == "System default"
+    ctl.input_devices = lambda: [AudioDevice(7, "USB microphone", "ALSA", 1, 48000.0),
+                                 AudioDevice(8, out.name, "ALSA", 2, 48000.0)]
+    asked: list[str] = []
+
+    def microphone(name: str) -> FakeMic:
+        asked.append(name)
+        return FakeMic(speechlike(3.0, sr=MIC_RATE), name=name)
+
+    ctl.microphone = microphone
+    combo.showPopup()  # opening the list reads the devices found now
+    combo.hidePopup()
+    assert [combo.itemData(i) for i in range(combo.count())] == ["", "USB microphone", out.name]
+    combo.setCurrentIndex(combo.findData(out.name))  # the output's own device
+    assert settings.input_device == out.name
+    assert not panel.headphones_check.isChecked()
+    assert not ctl.start_live()
+    title, text = w.last_message
+    assert title == "Headphones needed" and "Microphone list" in text and asked == [out.name]
+    assert not ctl.live and not len(w.session.takes)
+
+    combo.setCurrentIndex(combo.findData("USB microphone"))  # another device: no echo, so it starts
+    assert ctl.start_live() and asked[-1] == "USB microphone"
+    assert not combo.isEnabled()  # not while listening
+    ctl.stop()
+    qtbot.waitUntil(lambda: w.session.takes[-1].state is not TakeState.STREAMING, timeout=60_000)
+    assert combo.isEnabled()
+    # Kept in the settings file; a new panel shows it (without listing devices), and a microphone that is
+    # gone stays chosen, marked as not found, until another is picked.
+    store = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    assert store.value("audio/input") == "USB microphone"
+    again = ConvertController(w.session, panel=ConvertPanel(), controls=w.controls, voices=w.voices_ctl,
+                              input_devices=lambda: [])
+    again.show_saved_microphone()
+    assert again.panel.microphone == "USB microphone"
+    again.refresh_microphones()
+    assert again.panel.microphone == "USB microphone"
+    assert again.panel.mic_combo.currentText() == "USB microphone (not found)"
