@@ -293,8 +293,20 @@ def run_models_cli(*argv: str) -> tuple[int, str, str]:
 PORTAUDIO_FIXTURES = frozenset({"null_audio", "no_audio_device"})
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if PORTAUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("portaudio"))
+def _uses_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", {}) if info is not None else {}
+    return any(d.scope == "module" for seq in defs.values() for d in seq)
+
+
+# Marked as each test is collected: pytest-xdist's worker reads the groups in its own
+# pytest_collection_modifyitems, which ran before this conftest's (even a tryfirst one), so the marks
+# added there never reached the scheduler.
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if PORTAUDIO_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.xdist_group("portaudio"))
+    elif item.get_closest_marker("xdist_group") is None and _uses_a_module_fixture(item):
+        # A module-scoped fixture is built once per worker that runs one of its tests: keep such a
+        # module's tests on one worker, so that its fixtures (a loaded engine, a command's run, a
+        # written model folder) are built once, not once on each worker.
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -1,10 +1,12 @@
-"""``python -m cosycore.conformance`` on the shipped folders, and on doctored ones (must fail).
+"""``python -m cosycore.conformance`` on small folders, and on doctored ones (must fail).
 
-The command runs in two subprocesses for the whole module (one that must pass, one that must fail)
-plus one for an exit status that needs a fresh process; the argument errors go through the same
-``main`` in this process. Every section is also checked in-process by the tests of its stage
-(test_llm, test_flow_v2/v3, test_hift, test_features, test_resample), so these runs test the command:
-its sections, its report and its exit status.
+The command runs in two subprocesses for the whole module, on one xdist worker (one run that
+must pass, on the llm-only copy of the tiny Fun-CosyVoice3 folder and the resample cases; one that
+must fail, on doctored copies) plus one for an exit status that needs a fresh process; the argument
+errors go through the same ``main`` in this process. No whole model is run here: every section is
+checked in-process by the tests of its stage (test_llm, test_flow_v2/v3, test_hift, test_features,
+test_resample, and the stream section below), and which sections a folder gets is checked through
+``sections_for`` without running them. So these runs test the command: its report and its exit status.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import pytest
 import torch
 
 from cosycore.conformance.device import strict_float32
-from cosycore.conformance.runner import main, run
+from cosycore.conformance.runner import main, run, sections_for
+from cosycore.conformance.streaming import check_streaming_schedule
 from cosycore.errors import InputError, ModelLoadError
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.conformance
+pytestmark = pytest.mark.conformance  # one worker runs the module (tests/conftest.py): each run happens once
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 
@@ -105,28 +108,46 @@ def folders(cv3_dir: Path, features_dir: Path, tmp_path_factory: pytest.TempPath
 
 @pytest.fixture(scope="module")
 def passing_run(folders: Folders) -> subprocess.CompletedProcess[str]:
-    """The command once, with ``--device cpu``, over every shipped kind of folder (a whole model, the
-    features, the resample cases) and the llm-only copy: the module's one whole-model pass."""
-    return _run("--device", "cpu", folders.cv3, folders.features, folders.resample, folders.llm)
+    """The command once, with ``--device cpu``, on the llm-only copy (one quick model section) and the
+    resample cases."""
+    return _run("--device", "cpu", folders.llm, folders.resample)
 
 
 @pytest.fixture(scope="module")
 def failing_run(folders: Folders) -> subprocess.CompletedProcess[str]:
-    """The command once, on the default device, over the doctored folders and the llm-only copy."""
-    return _run(folders.doctored, folders.resample_other, folders.llm)
+    """The command once, on the default device, over the doctored folders and the resample cases."""
+    return _run(folders.doctored, folders.resample_other, folders.resample)
 
 
 def test_cli_passes_on_shipped_folders(passing_run: subprocess.CompletedProcess[str], folders: Folders) -> None:
     res = passing_run
     assert res.returncode == 0, res.stdout + res.stderr
     out = res.stdout
-    model = _block(out, folders.cv3)
-    for section in ("[llm]", "[flow]", "[stream]", "[hift]"):
-        assert section in model
-    assert "[features]" in _block(out, folders.features)
+    assert "[llm]" in _block(out, folders.llm)
+    assert "[resample]" in _block(out, folders.resample)
     assert "FAIL" not in out.replace("FAILURES", "")
     assert out.strip().endswith("PASS")
     assert "greedy_tokens" in out and "tf_logits" in out
+
+
+def test_each_kind_of_folder_gets_its_sections(cv2_dir: Path, cv3_dir: Path, features_dir: Path,
+                                               folders: Folders) -> None:
+    """What the command runs for each shipped folder (the sections themselves run in their stage tests)."""
+    def names(target: Path) -> list[str]:
+        return [name for name, _ in sections_for(target)]
+
+    assert names(cv2_dir) == names(cv3_dir) == ["llm", "flow", "stream", "hift"]
+    assert names(features_dir) == ["features"]
+    assert names(folders.resample) == ["resample"]
+    assert names(folders.llm) == ["llm"]  # only what the reference manifest lists
+
+
+def test_stream_section_passes_on_the_shipped_model(cv3_dir: Path) -> None:
+    """The [stream] section in-process: the token2wav schedule and its kept mels against the original's."""
+    ref = cv3_dir / "reference"
+    manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
+    results = check_streaming_schedule(cv3_dir, ref / "flow.npz", manifest)
+    assert results and all(r.passed for r in results), [r for r in results if not r.passed]
 
 
 def test_cli_fails_on_doctored_reference(failing_run: subprocess.CompletedProcess[str], folders: Folders) -> None:
@@ -170,9 +191,9 @@ def test_cli_checks_every_resample_case(passing_run: subprocess.CompletedProcess
 def test_cli_device_cpu_prints_what_the_default_prints(passing_run: subprocess.CompletedProcess[str],
                                                        failing_run: subprocess.CompletedProcess[str],
                                                        folders: Folders) -> None:
-    cpu, default = _block(passing_run.stdout, folders.llm), _block(failing_run.stdout, folders.llm)
+    cpu, default = _block(passing_run.stdout, folders.resample), _block(failing_run.stdout, folders.resample)
     assert _without_timings(cpu) == _without_timings(default)  # same checks, same errors
-    assert cpu.startswith(f"== {folders.llm}\n")  # the header names no device on the CPU, as before
+    assert cpu.startswith(f"== {folders.resample}\n")  # the header names no device on the CPU, as before
     assert "note:" not in passing_run.stdout
     assert "all pass" in cpu and "FAIL" not in cpu.replace("FAILURES", "")
 

@@ -333,6 +333,35 @@ def library_with_voice(settings: Settings, tiny_engine_voice: Voice):
     return lib
 
 
+@pytest.fixture(scope="module")
+def engine_per_module() -> Iterator[None]:
+    """One loaded :class:`cosycore.engine.Engine` per test module and model: every EngineThread of the
+    module's tests gets the engine that the first one loaded for the same folder, device, quality and
+    threads. The app never changes an engine it was given (it only asks it for speech and voices), so
+    the tests stay independent of their order; what they pay once is the loading. The module's tests
+    run on one xdist worker (tests/conftest.py groups tests that use a module-scoped fixture)."""
+    from app.worker import engine_thread
+    from cosycore.engine import core
+
+    engines: dict[tuple[str, ...], object] = {}
+
+    class Shared:
+        def __getattr__(self, name: str):  # everything else the thread takes from the engine module
+            return getattr(core, name)
+
+        @staticmethod
+        def Engine(model_dir, **kwargs):  # noqa: N802 - stands in for the class
+            key = (str(Path(model_dir).resolve()), *(f"{k}={kwargs[k]!r}" for k in sorted(kwargs)))
+            if key not in engines:
+                engines[key] = core.Engine(model_dir, **kwargs)
+            return engines[key]
+
+    shared = Shared()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine_thread, "_engine_module", lambda: shared)
+        yield
+
+
 def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[int, int] | None = (1200, 800),
                 timeout: int = 5000):
     """A shown main window on ``model`` with ``engine`` (a test double or an EngineThread), once the model

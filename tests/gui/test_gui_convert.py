@@ -25,6 +25,9 @@ from app.worker.convert_jobs import LiveChunk
 from app.worker.engine_thread import EngineThread
 from cosycore.request import AudioChunk
 
+# the tiny model is loaded once for the module (tests/gui/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_per_module")
+
 MIC_RATE = 48000
 
 

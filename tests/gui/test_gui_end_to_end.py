@@ -18,6 +18,9 @@ from app.takes.take import TakeState
 from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 
+# the tiny model is loaded once for the module (tests/gui/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_per_module")
+
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
              "And a third sentence closes the paragraph for good.")
 

@@ -25,6 +25,9 @@ from app.worker.render_runner import RenderState
 from cosycore.studio.longform import LongFormJob, LongFormSettings, load_document, partial_path, state_path
 from cosycore.voices import Voice
 
+# the tiny model is loaded once for the module (tests/gui/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_per_module")
+
 SEED = 3
 FAST = {"min_tokens": 10, "max_tokens": 12}  # a few tokens per segment keep the tiny model quick
 BOOK = ("# One\n\nFirst part of the book.\n\nSecond part, a little longer.\n\nThird part.\n\n"

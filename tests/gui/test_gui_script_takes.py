@@ -20,6 +20,9 @@ from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
 
+# the tiny model is loaded once for the module (tests/gui/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_per_module")
+
 SCRIPT = "Anna: Hello there.\nBen (emotion.happy): How are you?\n\nAnna: Fine, thanks.\n"
 TOKENS = 12  # speech tokens per sentence: short lines, so the tiny model is quick
 
