@@ -15,7 +15,16 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QPaintEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -76,6 +85,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["MainWindow"]
 
 CLOSE_WAIT_MS = 1000  # how long closing waits for the engine thread before hiding and closing later
+START_LOAD_LATEST_MS = 1000  # the last session's model loads after the first paint, or after this at the latest
 
 
 class MainWindow(QMainWindow):
@@ -108,9 +118,12 @@ class MainWindow(QMainWindow):
         self.devices_ctl.update_audio_status()
 
         folder = Path(model_dir) if model_dir else self.settings.model_folder
+        self._start_folder = folder
         if folder is not None:
-            # The studio is usable while the last session's model loads (issue 25); Speak waits for it.
-            QTimer.singleShot(0, lambda: self.models_ctl.try_model_dir(folder, at_start=True))
+            # The studio is usable while the last session's model loads (issue 25); Speak waits for it. The load
+            # (torch's import on the engine thread) starts after the first paint, so the two do not share the GIL.
+            self.stack.setCurrentWidget(self.studio)  # the model screen says why, should the folder be unusable
+            QTimer.singleShot(START_LOAD_LATEST_MS, self._start_load)  # for a window that is never painted
 
     # ------------------------------------------------------------------------------------------
     # Construction
@@ -362,6 +375,16 @@ class MainWindow(QMainWindow):
         self.controls.mode_changed.connect(lambda _mode: QTimer.singleShot(0, self.order_tabs))
         self.mode_texts = ModeTexts(s, editor=self.editor, controls=self.controls, parent=self)  # before the mode
 
+    def _start_load(self) -> None:
+        folder, self._start_folder = self._start_folder, None
+        if folder is not None:
+            self.models_ctl.try_model_dir(folder, at_start=True)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if self._start_folder is not None:
+            QTimer.singleShot(0, self._start_load)  # once the first frame is on screen
+
     def order_tabs(self) -> list[QWidget]:
         areas = [self.voice_panel, self.controls.parentWidget(), self.takes_view]
         return order_tabs_by_layout([a for a in areas if a is not None])
@@ -476,6 +499,7 @@ class MainWindow(QMainWindow):
         again (a new studio may have started meanwhile).
         """
         s = self.session
+        self._start_folder = None  # closed before the first paint: no load starts now
         if not self._close_when_finished:  # closed again once the engine thread ends: all was saved then
             self._save_settings()
             s.player.stop()
