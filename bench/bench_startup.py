@@ -165,6 +165,7 @@ def main() -> int:
     for _ in range(args.runs):
         for c in checkouts:  # interleaved, so a change in the machine's load touches every checkout alike
             results[c].append(_run(c, work, work / "scratch"))
+            print(f"{c}: " + "  ".join(f"{s} {results[c][-1][s]:.2f}" for s in STAGES), flush=True)
     print(f"median of {args.runs} runs, seconds from the process start (stages: {', '.join(STAGES)})")
     for c, runs in results.items():
         medians = {s: statistics.median(r[s] for r in runs) for s in STAGES}
