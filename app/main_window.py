@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
             # The studio is usable while the last session's model loads (issue 25); Speak waits for it. The load
             # (torch's import on the engine thread) starts after the first paint, so the two do not share the GIL.
             self.stack.setCurrentWidget(self.studio)  # the model screen says why, should the folder be unusable
+            self.session.set_model_loading(True)  # a Speak pressed before the load starts waits for it too
             QTimer.singleShot(START_LOAD_LATEST_MS, self._start_load)  # for a window that is never painted
 
     # ------------------------------------------------------------------------------------------

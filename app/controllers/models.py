@@ -83,7 +83,8 @@ class ModelsController(QObject):
         should it be unusable, the model screen says why.
         """
         s = self.session
-        in_studio = self.stack.currentWidget() is self.studio and (s.model_info is not None or s.model_loading)
+        in_studio = (not at_start and self.stack.currentWidget() is self.studio
+                     and (s.model_info is not None or s.model_loading))
         if in_studio or at_start:
             try:
                 check_model_folder(Path(path))  # every missing file named before anything loads
@@ -92,6 +93,7 @@ class ModelsController(QObject):
                 if in_studio:
                     s.show_error(self.tr("Cannot use this model folder"), str(e))
                     return False
+                s.set_model_loading(False)  # the window expected this folder to load (MainWindow)
             else:
                 self._in_place = True
                 self.stack.setCurrentWidget(self.studio)

@@ -53,7 +53,8 @@ def _restart_loading(qtbot, settings: Settings, engine: HeldLoadEngine) -> MainW
     qtbot.addWidget(w)
     w.resize(1200, 800)
     w.show()
-    qtbot.waitUntil(lambda: w.session.model_loading, timeout=5000)
+    assert w.session.model_loading  # from the start: a Speak pressed before the load begins waits too
+    qtbot.waitUntil(lambda: bool(engine.loads), timeout=5000)  # the load starts after the first paint
     return w
 
 
