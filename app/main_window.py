@@ -15,7 +15,16 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QGuiApplication,
+    QKeySequence,
+    QPaintEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -54,6 +63,7 @@ from .controllers.takes import TakesController
 from .controllers.transport import TransportController
 from .controllers.trash import TrashController
 from .controllers.voices import VoicesController
+from .controllers.waiting_speak import WaitingSpeak
 from .session import StudioSession
 from .widgets.cast_table import CastTable
 from .widgets.convert_panel import ConvertPanel
@@ -67,6 +77,7 @@ from .widgets.takes_list import TakesList
 from .widgets.text_editor import TextEditor
 from .widgets.text_reading_menu import add_text_reading_menu, effective_reading
 from .widgets.voice_panel import VoicePanel
+from .widgets.waiting_speak_bar import WaitingSpeakBar
 from .widgets.warning_box import WarningBox
 from .widgets.waveform import WaveformView
 from .worker.engine_thread import EngineThread
@@ -76,6 +87,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["MainWindow"]
 
 CLOSE_WAIT_MS = 1000  # how long closing waits for the engine thread before hiding and closing later
+START_LOAD_LATEST_MS = 1000  # the last session's model loads after the first paint, or after this at the latest
 
 
 class MainWindow(QMainWindow):
@@ -109,8 +121,13 @@ class MainWindow(QMainWindow):
         self.devices_ctl.update_audio_status()
 
         folder = Path(model_dir) if model_dir else self.settings.model_folder
+        self._start_folder = folder
         if folder is not None:
-            QTimer.singleShot(0, lambda: self.models_ctl.try_model_dir(folder))
+            # The studio is usable while the last session's model loads (issue 25); Speak waits for it. The load
+            # (torch's import on the engine thread) starts after the first paint, so the two do not share the GIL.
+            self.stack.setCurrentWidget(self.studio)  # the model screen says why, should the folder be unusable
+            self.session.set_model_loading(True)  # a Speak pressed before the load starts waits for it too
+            QTimer.singleShot(START_LOAD_LATEST_MS, self._start_load)  # for a window that is never painted
 
     # ------------------------------------------------------------------------------------------
     # Construction
@@ -148,6 +165,8 @@ class MainWindow(QMainWindow):
         self.convert_panel = ConvertPanel(self.studio)
         self.controls.set_convert_panel(self.convert_panel)
         center_layout.addWidget(self.controls, 5)
+        self.waiting_bar = WaitingSpeakBar(center)  # a Speak waiting for the model; hidden while none waits
+        center_layout.addWidget(self.waiting_bar)
         center_layout.addWidget(self.waveform, 4)
         self.render_panel = RenderPanel(center)  # a long-form render's progress; hidden while there is none
         self.render_panel.hide()
@@ -262,6 +281,8 @@ class MainWindow(QMainWindow):
             s, controls=self.controls, editor=self.editor, voice_panel=self.voice_panel, ttfa_label=self.ttfa_label,
             rtf_label=self.rtf_label, lexicon=self.lexicon_ctl, voices=self.voices_ctl, script=self.script_ctl,
             longform=self.longform_ctl, playback=self.playback_ctl, takes=self.takes_ctl, parent=self)
+        self.waiting_speak = WaitingSpeak(s, bar=self.waiting_bar, parent=self)
+        self.speaking_ctl.waiting = self.waiting_speak
         self.convert_ctl = ConvertController(s, panel=self.convert_panel, controls=self.controls,
                                              voices=self.voices_ctl, dialog_parent=self, parent=self)
         self.speaking_ctl.converter = self.convert_ctl.convert  # Convert mode's Convert button (and Ctrl+Enter)
@@ -396,6 +417,16 @@ class MainWindow(QMainWindow):
         self.projects_ctl.title_changed.connect(self._show_title)
         self.projects_ctl.wire()
 
+    def _start_load(self) -> None:
+        folder, self._start_folder = self._start_folder, None
+        if folder is not None:
+            self.models_ctl.try_model_dir(folder, at_start=True)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if self._start_folder is not None:
+            QTimer.singleShot(0, self._start_load)  # once the first frame is on screen
+
     def order_tabs(self) -> list[QWidget]:
         areas = [self.voice_panel, self.controls.parentWidget(), self.takes_view]
         return order_tabs_by_layout([a for a in areas if a is not None])
@@ -418,7 +449,7 @@ class MainWindow(QMainWindow):
         for controller in (self.speaking_ctl, self.playback_ctl, self.takes_ctl, self.export_ctl, self.devices_ctl,
                            self.voices_ctl, self.models_ctl, self.script_ctl, self.regen_ctl, self.sentence_ctl,
                            self.autosave_ctl,
-                           self.lexicon_ctl, self.longform_ctl, self.convert_ctl):
+                           self.lexicon_ctl, self.longform_ctl, self.convert_ctl, self.waiting_speak):
             controller.wire()
         self.controls.mode_changed.connect(self._apply_mode)
         s.player.failed.connect(lambda msg: self.show_error(self.tr("Playback"), msg))
@@ -510,22 +541,25 @@ class MainWindow(QMainWindow):
         """Save everything, stop, and end the engine thread; a running QThread is never destroyed.
 
         The engine stops at its next cancel check (inside the flow's steps and between vocoder
-        blocks), well within :data:`CLOSE_WAIT_MS`. Should a call still be running then, the window
-        hides and closes itself when the thread has finished.
+        blocks), well within :data:`CLOSE_WAIT_MS`, and a model load at its next step. Should a call still be
+        running then, the window hides and closes itself when the thread has finished, without saving
+        again (a new studio may have started meanwhile).
         """
         s = self.session
         if not self._close_when_finished and not self.projects_ctl.may_leave():
             event.ignore()  # Cancel, or the save failed
             return
-        self._save_settings()
-        s.player.stop()
-        self.voices_ctl.close()
-        self.convert_ctl.close()
-        self.autosave_ctl.close()
-        self.script_ctl.close()
-        s.close()  # a take still being made is kept as stopped
-        self.longform_ctl.close()  # a running render pauses; it is offered again at the next start
-        self.server.stop()  # before the engine thread it queues to
+        self._start_folder = None  # closed before the first paint: no load starts now
+        if not self._close_when_finished:  # closed again once the engine thread ends: all was saved then
+            self._save_settings()
+            s.player.stop()
+            self.voices_ctl.close()
+            self.convert_ctl.close()
+            self.autosave_ctl.close()
+            self.script_ctl.close()
+            s.close()  # a take still being made is kept as stopped
+            self.longform_ctl.close()  # a running render pauses; it is offered again at the next start
+            self.server.stop()  # before the engine thread it queues to
         if not s.engine.shutdown(CLOSE_WAIT_MS):
             logger.warning("the engine is still finishing a call; closing when it has")
             event.ignore()

@@ -47,7 +47,7 @@ class StudioSession(QObject):
     take_grew = Signal(object, object, bool)  # current Take, its new Chunk, True for its first chunk
     take_ended = Signal(object)  # Take that ended with audio (its state: done, cancelled or failed)
     take_dropped = Signal(object)  # current Take that ended before its first chunk (removed from the list)
-    activity_changed = Signal()  # something that Stop stops started or ended (a line regeneration)
+    activity_changed = Signal()  # something that Stop stops started or ended (a line regeneration, a waiting Speak)
     model_loading_changed = Signal(bool)  # a model loads while the studio stays in view (or stopped doing so)
     error_shown = Signal(str, str)  # title, text: a problem the user must read
     status_shown = Signal(str, int)  # text ("" clears), milliseconds to show it (0: until replaced)
@@ -78,6 +78,7 @@ class StudioSession(QObject):
         self._playing: Take | None = None
         self._model_loading = False
         self._regenerating = False
+        self._speak_waiting = False
 
     # -- messages --------------------------------------------------------------------------------
     def show_error(self, title: str, text: str) -> None:
@@ -226,6 +227,16 @@ class StudioSession(QObject):
             self._store_feed.blockSignals(False)
         self.takes_switched.emit()
         return self.load_problems
+
+    @property
+    def speak_waiting(self) -> bool:
+        """A Speak pressed while the model loads waits for it (Stop cancels it)."""
+        return self._speak_waiting
+
+    def set_speak_waiting(self, waiting: bool) -> None:
+        if waiting != self._speak_waiting:
+            self._speak_waiting = waiting
+            self.activity_changed.emit()
 
     def close(self) -> None:
         """The studio closes: a take still being made is kept as stopped, with what it holds."""

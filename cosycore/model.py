@@ -74,19 +74,24 @@ class CosyModel:
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",
              dtype: torch.dtype = torch.float32, *, llm_quant: str | None = None,
-             fixed_flow: FlowSettings | None = None) -> CosyModel:
+             fixed_flow: FlowSettings | None = None, on_step: Callable[[str], None] | None = None) -> CosyModel:
         """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass.
 
         ``llm_quant`` (``"int8"`` …, CPU only; see :func:`~cosycore.lm.load.load_llm`) packs the LM to
         int8 while it loads, so its float weights never exist in memory all at once. ``fixed_flow``
         (draft mode) loads a flow that runs only these flow settings and, for the Fun-CosyVoice3 DiT,
         keeps its time conditioning as a small table instead of 0.57 GB of weights
-        (:func:`~cosycore.flow.load_flow`).
+        (:func:`~cosycore.flow.load_flow`). ``on_step`` is told "llm", "flow" and "vocoder" as each
+        network begins to load (:mod:`cosycore.engine.load_steps`).
         """
+        step = on_step or (lambda _name: None)
         cfg = load_model_config(model_dir)
         dev = resolve_device(device)
+        step("llm")
         llm = load_llm(cfg, device=dev, dtype=dtype, quantize=llm_quant)
+        step("flow")
         flow = load_flow(cfg, device=dev, dtype=dtype, fixed=fixed_flow)
+        step("vocoder")
         hift = load_hift(cfg, device=dev)
         logger.info("loaded %s from %s on %s", cfg.family, cfg.model_dir, dev)
         return cls(cfg, llm, flow, hift, dev)

@@ -177,12 +177,14 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
                        warm_up=not on_cpu, fixed_flow=True)
 
 
-def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
+def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool = True) -> None:
     """Apply the load-time options to a freshly loaded model (quantize or move the LM to vLLM, then warm up).
 
     An LM already loaded in ``options.llm_quant`` (``CosyModel.load(..., llm_quant=...)``, which packs it
     layer by layer and so needs less memory) is kept as it is, and so is a flow loaded fixed to
     ``options.flow`` (``CosyModel.load(..., fixed_flow=...)``, which never maps those weights in).
+    ``frontend`` False leaves the text and prompt-feature warm-up (:func:`warm_up_frontend`) to the
+    caller, who may run it in the background (the desktop app does).
     """
     if options.llm_quant is not None and model.llm.quantization != options.llm_quant:
         model.llm.quantize_int8(options.llm_quant)
@@ -200,7 +202,8 @@ def apply_load_options(model: CosyModel, options: PerfOptions) -> None:
 
         use_vllm(model)
     if options.warm_up:
-        warm_up_frontend(model.cfg.mel)
+        if frontend:
+            warm_up_frontend(model.cfg.mel)
         warm_up(model, flow=options.flow, flow_cache=options.flow_cache)
 
 

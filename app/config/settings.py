@@ -315,6 +315,28 @@ class Settings:
         kept = dict(list(rtfs.items())[-MAX_MEASURED_RTFS:])
         self._s.setValue("perf/rtf", json.dumps(kept, ensure_ascii=False))
 
+    def load_seconds(self, folder: Path | str) -> float | None:
+        """How long the last load of the model in ``folder`` took (for the queued Speak's estimate)."""
+        try:
+            raw = json.loads(str(self._s.value("perf/load_seconds", "{}") or "{}"))
+            value = float(raw[str(Path(folder))])
+        except (TypeError, ValueError, KeyError):  # never measured, or not a number
+            return None
+        return value if math.isfinite(value) and value > 0 else None
+
+    def set_load_seconds(self, folder: Path | str, seconds: float) -> None:
+        """Remember a load's seconds for ``folder`` (the newest MAX_MEASURED_RTFS folders are kept)."""
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"load seconds must be finite and positive, got {seconds!r}")
+        try:
+            raw = json.loads(str(self._s.value("perf/load_seconds", "{}") or "{}"))
+        except ValueError:
+            raw = {}
+        kept = {k: v for k, v in raw.items() if k != str(Path(folder))} if isinstance(raw, dict) else {}
+        kept[str(Path(folder))] = round(float(seconds), 2)
+        self._s.setValue("perf/load_seconds", json.dumps(dict(list(kept.items())[-MAX_MEASURED_RTFS:]),
+                                                         ensure_ascii=False))
+
     # -- interface -------------------------------------------------------------------------
     @property
     def language(self) -> str:

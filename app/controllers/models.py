@@ -71,24 +71,34 @@ class ModelsController(QObject):
         e.load_failed.connect(self._on_engine_load_failed)
         self.model_screen.folder_accepted.connect(self._on_model_screen_folder_accepted)
         self.model_screen.download_requested.connect(self.open_models_dialog)
-        self.status_bar.addWidget(self.progress)
+        # Permanent: a temporary message (the load's stage) would hide an ordinary status-bar widget.
+        self.status_bar.insertPermanentWidget(0, self.progress)
 
-    def try_model_dir(self, path: Path) -> bool:
+    def try_model_dir(self, path: Path, *, at_start: bool = False) -> bool:
         """Check a release folder and, if it is usable, load it on the engine thread.
 
-        With a model loaded, the studio stays in view: a bad folder is reported in a message and the loaded
-        model stays; a good one loads with its progress in the status bar.
+        With a model loaded or loading, the studio stays in view: a bad folder is reported in a message and
+        the loaded model stays; a good one loads with its progress in the status bar. ``at_start``: the
+        folder of the last session, loaded the same way, so the studio is usable while it loads (issue 25);
+        should it be unusable, the model screen says why.
         """
-        if self.stack.currentWidget() is self.studio and self.session.model_info is not None:
+        s = self.session
+        in_studio = (not at_start and self.stack.currentWidget() is self.studio
+                     and (s.model_info is not None or s.model_loading))
+        if in_studio or at_start:
             try:
                 check_model_folder(Path(path))  # every missing file named before anything loads
                 cfg = load_model_config(Path(path))
             except CosyError as e:
-                self.session.show_error(self.tr("Cannot use this model folder"), str(e))
-                return False
-            self._in_place = True
-            self._on_model_screen_folder_accepted(cfg)
-            return True
+                if in_studio:
+                    s.show_error(self.tr("Cannot use this model folder"), str(e))
+                    return False
+                s.set_model_loading(False)  # the window expected this folder to load (MainWindow)
+            else:
+                self._in_place = True
+                self.stack.setCurrentWidget(self.studio)
+                self._on_model_screen_folder_accepted(cfg)
+                return True
         self._in_place = False
         self.stack.setCurrentWidget(self.model_screen)
         return self.model_screen.check_folder(Path(path)) is not None
@@ -124,7 +134,9 @@ class ModelsController(QObject):
         s.settings.model_folder = Path(cfg.model_dir)
         s.settings.sync()
         self.model_chosen.emit(cfg)
-        if not self._in_place:
+        if self._in_place:
+            s.set_model_loading(True)  # a Speak pressed from now on waits for this model
+        else:
             self.model_screen.show_loading(cfg)
         s.engine.load_model(cfg.model_dir, s.settings.device, quality=s.settings.quality)
 
@@ -142,7 +154,7 @@ class ModelsController(QObject):
     def _on_engine_load_progress(self, percent: int, what: str) -> None:
         if self._in_place:
             self.progress.setValue(percent)
-            self.session.show_status(self.tr("Loading the model: {0}").format(what))
+            self.session.show_status(self.tr("Loading the model: {0} ({1} %)").format(what, percent))
         else:
             self.model_screen.show_progress(percent, what)
 
@@ -173,6 +185,8 @@ class ModelsController(QObject):
         self.model_screen.reset()
         self.stack.setCurrentWidget(self.studio)
         self.session.show_status(self.tr("Model loaded in {0:.1f} s").format(info.load_seconds), 5000)
+        if info.load_seconds > 0:  # the next load's estimate of the time left (a waiting Speak shows it)
+            self.session.settings.set_load_seconds(info.model_dir, info.load_seconds)
         self.editor.edit.setFocus()
 
     def _on_engine_load_failed(self, message: str) -> None:

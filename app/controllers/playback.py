@@ -112,7 +112,7 @@ class PlaybackController(QObject):
         """Stop is enabled while anything is being made or heard; a playing take's Play button says Stop."""
         s = self.session
         sounding = s.player.state in (PlayState.PLAYING, PlayState.BUFFERING)
-        self.controls.set_busy(s.making() or sounding or s.regenerating)
+        self.controls.set_busy(s.making() or sounding or s.regenerating or s.speak_waiting)
         self.takes_view.set_playing(s.playing_take if sounding else None)
 
     def stop_playing(self) -> None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .script import ScriptController
     from .takes import TakesController
     from .voices import VoicesController
+    from .waiting_speak import WaitingSpeak
 
 
 class SpeakingController(QObject):
@@ -57,6 +58,7 @@ class SpeakingController(QObject):
         self.playback = playback
         self.takes = takes
         self.converter: Callable[[], int | None] | None = None  # Convert mode's Convert (set by the window)
+        self.waiting: WaitingSpeak | None = None  # a Speak pressed while the model loads (set by the window)
 
     def wire(self) -> None:
         e = self.session.engine
@@ -77,7 +79,8 @@ class SpeakingController(QObject):
         if s.model_loading:
             s.show_status(self.tr("The model is still loading; Speak when it is ready."), 5000)
         else:
-            s.show_error(self.tr("No model"), self.tr("Load a model first."))
+            s.show_error(self.tr("No model"), self.tr("No model is chosen yet: choose a model folder (File › Choose "
+                                                      "model folder…) or download one (File › Models…) first."))
         return True
 
     def build_request(self) -> SynthesisRequest | None:
@@ -136,8 +139,27 @@ class SpeakingController(QObject):
                                 speed=controls.speed, seed=controls.seed, stream=controls.stream,
                                 text_reading=reading)
 
+    def _wait_for_model(self) -> bool:
+        """While the model loads, a Speak waits for it (after the checks that need no model): True if it waits
+        or was refused."""
+        s = self.session
+        if s.model_info is not None or not s.model_loading or self.waiting is None:
+            return False
+        if self.controls.mode not in ("script", "convert"):
+            if not self.editor.text().strip():
+                s.show_status(self.tr("Type some text to speak first."), 5000)
+                return True
+            if s.voice is None:
+                s.show_error(self.tr("No voice"), self.tr("Record a voice or make one from a file first."))
+                return True
+        self.waiting.wait(self.speak)  # the fields as they are when the model is ready
+        return True
+
     def speak(self) -> int | None:
-        """Start a take from the current fields; a take still being made is cancelled."""
+        """Start a take from the current fields; a take still being made is cancelled. While the model loads,
+        the Speak waits for it."""
+        if self._wait_for_model():
+            return None
         if self.controls.mode == "script":
             return self.script.speak()
         if self.controls.mode == "convert" and self.converter is not None:
@@ -174,6 +196,8 @@ class SpeakingController(QObject):
     def stop(self) -> None:
         """Stop making and playing (Esc)."""
         s = self.session
+        if self.waiting is not None:
+            self.waiting.cancel()
         s.engine.stop()
         s.player.stop()
         self.voices.stop_recording()

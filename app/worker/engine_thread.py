@@ -54,9 +54,19 @@ __all__ = [
 ]
 
 QUIT_TIMEOUT_MS = 30_000
+# Where a load's progress bar stands: the folder check, importing torch and the engine, then the engine's own
+# steps (cosycore.engine.load_steps) between LOAD_ENGINE_PERCENT and LOAD_ENGINE_END_PERCENT.
+LOAD_CHECK_PERCENT = 2
+LOAD_IMPORT_PERCENT = 5
+LOAD_ENGINE_PERCENT = 20
+LOAD_ENGINE_END_PERCENT = 97
 # Engine threads that outlived their window's close (a model load cannot be cancelled): kept alive
 # here until they finish, since destroying a running QThread ends the process (EngineThread.shutdown).
 _FINISHING: set[EngineThread] = set()
+
+
+class _LoadAbandonedError(Exception):
+    """Raised between the steps of a model load when the engine thread is shutting down."""
 
 
 @dataclass
@@ -91,6 +101,8 @@ class EngineThread(QThread):
     # request id, app.worker.script_jobs.RegenResult (a script line) or app.worker.sentence_jobs.SentenceResult
     line_regenerated = Signal(int, object)
     regen_failed = Signal(int, str)  # request id, readable message (also when stopped)
+    text_warm_started = Signal()  # the text warm-up began in the background, after a load
+    text_warmed = Signal(float)  # ... and ended (its seconds; -1.0: it failed, and Speak pays the first uses)
 
     def __init__(self, parent: QObject | None = None, *, torch_threads: int | None = None) -> None:
         """``torch_threads``: CPU threads for synthesis, applied at each model load (None: every core,
@@ -109,6 +121,7 @@ class EngineThread(QThread):
         self._queued_speaks = 0  # speak jobs in the queue, not yet taken by the loop
         self._engine: Engine | None = None  # touched only on this thread
         self._info: EngineInfo | None = None
+        self._quitting = threading.Event()  # set by shutdown(): a load in progress stops at its next step
 
     # -- GUI-thread API ------------------------------------------------------------------------
     def _new_id(self) -> int:
@@ -248,6 +261,7 @@ class EngineThread(QThread):
         if not self.isRunning():
             return True
         self.stop()
+        self._quitting.set()  # a model load gives up at its next step
         self._jobs.put(_Job("quit"))
         finished = self.wait(timeout_ms)
         if not finished:
@@ -306,32 +320,32 @@ class EngineThread(QThread):
         self.load_started.emit(model_dir)
         start = time.perf_counter()
         try:
-            self.load_progress.emit(5, self.tr("Checking the model folder"))
+            self.load_progress.emit(LOAD_CHECK_PERCENT, self.tr("Checking the model folder"))
             from cosycore.config import load_model_config
 
             load_model_config(model_dir)  # fails fast, before torch is imported, on a bad folder
-            self.load_progress.emit(15, self.tr("Loading the engine"))
+            self.load_progress.emit(LOAD_IMPORT_PERCENT, self.tr("Starting the engine (torch)"))
             core = _engine_module()
+            self._check_quitting()
             self._engine = None
             self._info = None
-            if quality == "exact":
-                self.load_progress.emit(30, self.tr("Loading weights"))
-            else:
-                self.load_progress.emit(30, self.tr("Loading weights and warming up"))
             from cosycore.threads import default_threads
 
             threads = self.torch_threads or default_threads()
+            # The engine reports each step as it begins; the text warm-up runs after the load, in the background.
             engine = core.Engine(model_dir, device=device, quality=quality, threads=threads,
-                                       measured_rtfs=job.payload.get("measured"))
-            if not engine.perf.warm_up:  # else the engine warmed up itself, in its own flow settings
-                self.load_progress.emit(80, self.tr("Preparing text normalisation"))
-                from cosycore.perf import warm_up, warm_up_frontend
+                                 measured_rtfs=job.payload.get("measured"), progress=self._on_load_step,
+                                 warm_text=False)
+            if not engine.perf.warm_up and engine.model.device.type != "cpu":
+                # A model pass pays on GPUs, not on CPUs (README); the engine's own modes did theirs.
+                self.load_progress.emit(LOAD_ENGINE_END_PERCENT, self.tr("Warming up"))
+                from cosycore.perf import warm_up
 
-                warm_up_frontend(engine.cfg.mel)  # seconds of first-use costs the first Speak would pay
-                if engine.model.device.type != "cpu":  # a model pass pays on GPUs, not on CPUs (README)
-                    self.load_progress.emit(90, self.tr("Warming up"))
-                    warm_up(engine.model)
+                warm_up(engine.model)
         except Exception as e:
+            if self._quitting.is_set():  # the window closed meanwhile: nobody waits for this model
+                logger.info("loading %s abandoned: the studio is closing", model_dir)
+                return
             if not isinstance(e, CosyError):
                 logger.exception("loading %s failed", model_dir)
             else:
@@ -339,12 +353,47 @@ class EngineThread(QThread):
             self.load_failed.emit(readable_error(e))
             return
         self._engine = engine
-        info = replace(engine.info(), load_seconds=time.perf_counter() - start)  # with the warm-up here
+        info = replace(engine.info(), load_seconds=time.perf_counter() - start)
         self._info = info
         self.load_progress.emit(100, self.tr("Ready"))
         logger.info("model ready: %s on %s (%s) in %.1f s", info.family, info.device, info.quality,
                     info.load_seconds)
         self.model_loaded.emit(info)
+        self._warm_text(engine)
+
+    def _check_quitting(self) -> None:
+        if self._quitting.is_set():
+            raise _LoadAbandonedError("the studio is closing")
+
+    def _on_load_step(self, fraction: float, step: str) -> None:
+        """The engine's report of a load step (on this thread): a percentage and the step in words. When the
+        studio is closing, the load stops here (a step itself cannot be interrupted)."""
+        self._check_quitting()
+        span = LOAD_ENGINE_END_PERCENT - LOAD_ENGINE_PERCENT
+        percent = LOAD_ENGINE_PERCENT + round(span * max(0.0, min(1.0, fraction)))
+        words = {
+            "llm": self.tr("Loading the speech language model"),
+            "flow": self.tr("Loading the flow decoder"),
+            "vocoder": self.tr("Loading the vocoder"),
+            "warm_up": self.tr("Warming up"),
+            "text_tokenizer": self.tr("Loading the text tokenizer"),
+            "speech_tokenizer": self.tr("Loading the speech tokenizer"),
+            "speaker_encoder": self.tr("Loading the speaker encoder"),
+            "ready": self.tr("Finishing"),
+        }
+        self.load_progress.emit(percent, words.get(step, step))
+
+    def _warm_text(self, engine: Engine) -> None:
+        """Start the text and prompt-feature warm-up in the background (:mod:`app.worker.text_warm_up`).
+
+        Seconds of first-use costs (inflect's import, wetext's grammars, librosa's filterbank) that the
+        first Speak would otherwise pay; Speak does not wait for it to start, and its own text reading
+        waits only for what the warm-up is loading at that moment.
+        """
+        from .text_warm_up import warm_up_text_in_background
+
+        self.text_warm_started.emit()
+        warm_up_text_in_background(engine.cfg.mel, self.text_warmed.emit)
 
     def _run_speak(self, job: _Job) -> None:
         request_id = job.job_id

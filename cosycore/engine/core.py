@@ -46,7 +46,7 @@ import numpy as np
 import torch
 
 from ..cancel import cancel_scope, scoped
-from ..config import FAMILY_TITLES, Family, TextReading
+from ..config import FAMILY_TITLES, Family, TextReading, load_model_config
 from ..config.folder import check_model_folder
 from ..devices import resolve_device
 from ..errors import CosyError, InputError, ModelLoadError
@@ -83,6 +83,7 @@ from ..token2wav import Token2WavStream, prompt_flow_cache, token_audio
 from ..voices import Voice
 from .convert import MAX_SOURCE_SECONDS, ConversionRequest, probe_source, run_conversion, validate_conversion
 from .info import EngineInfo
+from .load_steps import LoadProgress, LoadSteps, step_bytes
 from .segments import (
     RequestState,
     Segment,
@@ -123,7 +124,8 @@ class Engine:
                  dtype: torch.dtype = torch.float32, *, max_text_chars: int = DEFAULT_MAX_CHARS,
                  quality: str = "exact", perf: PerfOptions | None = None,
                  text_reading: str | None = None, threads: int | None = None,
-                 measured_rtfs: Mapping[str, float | None] | None = None) -> None:
+                 measured_rtfs: Mapping[str, float | None] | None = None, progress: LoadProgress | None = None,
+                 warm_text: bool = True) -> None:
         """Load a release folder. ``quality`` ("exact", "fast", "draft": see
         :func:`cosycore.perf.quality_options`; "auto": :func:`cosycore.perf.resolve_quality` with the
         real-time factors per mode in ``measured_rtfs``) picks the speed options; ``perf`` sets them one by one.
@@ -132,11 +134,15 @@ class Engine:
         ``threads``: torch threads for synthesis on a CPU (None: torch's current setting). From
         :data:`~cosycore.threads.OVERLAP_MIN_THREADS` on, unless ``perf.overlap`` is off, the LM and
         token2wav run on two threads with half of them each (:mod:`cosycore.threads`).
+        ``progress(fraction, step)`` is called as each load step begins (:mod:`.load_steps`).
+        ``warm_text`` False leaves the text warm-up of the modes that warm up to the caller
+        (:func:`cosycore.perf.warm_up_frontend`; the first request pays it otherwise).
 
         Every failure is a :class:`~cosycore.errors.CosyError` (a bad device name an
         :class:`InputError`, everything else a :class:`ModelLoadError`)."""
         try:
-            self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading, threads, measured_rtfs)
+            self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading, threads, measured_rtfs,
+                       progress, warm_text)
         except CosyError:
             raise
         except Exception as e:  # the boundary: nothing untyped leaves the engine
@@ -150,9 +156,11 @@ class Engine:
 
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
-              measured_rtfs: Mapping[str, float | None] | None) -> None:
+              measured_rtfs: Mapping[str, float | None] | None, progress: LoadProgress | None,
+              warm_text: bool) -> None:
         load_start = time.perf_counter()
         check_model_folder(model_dir)  # every missing or empty file named at once, before loading anything
+        release = load_model_config(model_dir)
         if threads is not None:
             set_torch_threads(threads)  # loading (int8 packing, weight init) uses them too
         self.threads = int(threads) if threads is not None else torch.get_num_threads()
@@ -163,26 +171,33 @@ class Engine:
         self.perf = quality_options(self.quality, dev) if perf is None else perf
         if quality != self.quality and perf is None:
             logger.info("quality %s chose %s on %s", quality, self.quality, dev)
+        steps = LoadSteps(progress, step_bytes(release.model_dir, release.speech_tokenizer_file, release.qwen_dir),
+                          skip=() if self.perf.warm_up else ("warm_up",))
         # The int8 LM is packed while it loads: its float weights never all exist at once (peak memory);
         # a flow fixed to draft's setting never keeps its time-conditioning weights.
         self.model = CosyModel.load(model_dir, device=dev, dtype=dtype, llm_quant=self.perf.llm_quant,
-                                    fixed_flow=self.perf.flow if self.perf.fixed_flow else None)
+                                    fixed_flow=self.perf.flow if self.perf.fixed_flow else None, on_step=steps.begin)
         self.cfg = self.model.cfg
-        apply_load_options(self.model, self.perf)
+        steps.begin("warm_up")
+        apply_load_options(self.model, self.perf, frontend=warm_text)
         self.text_reading: TextReading = (readings.default_text_reading(self.perf.exact) if text_reading is None
                                           else readings.check_text_reading(text_reading))
         self.dtype = dtype
         self.max_text_chars = int(max_text_chars)
+        steps.begin("text_tokenizer")
         self.tokenizer: TextTokenizer = get_text_tokenizer(self.cfg.qwen_dir, self.cfg.family)
         onnx_device = self.model.device.type
         model_path = Path(self.cfg.model_dir)
+        steps.begin("speech_tokenizer")
         self.speech_tokenizer = SpeechTokenizerONNX(model_path / self.cfg.speech_tokenizer_file, device=onnx_device)
+        steps.begin("speaker_encoder")
         self.speaker_encoder = SpeakerEncoderONNX(model_path / "campplus.onnx", device=onnx_device)
         self._cancel_lock = threading.Lock()
         self._cancel_count = 0
         self._prompt_cache_entry: tuple[tuple[Any, ...], FlowCache] | None = None  # (key, states): one voice
         self.last_warnings: tuple[str, ...] = ()
         self.load_seconds = time.perf_counter() - load_start
+        steps.ready()
         logger.info("engine ready: %s on %s in %.1f s", self.cfg.family, self.model.device, self.load_seconds)
 
     # -- facts ----------------------------------------------------------------------------

@@ -392,19 +392,7 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Loading the engine</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Loading weights</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Loading weights and warming up</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Preparing text normalisation</source>
+        <source>Starting the engine (torch)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -413,6 +401,34 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
     <message>
         <source>Ready</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the speech language model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the flow decoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the vocoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the text tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the speech tokenizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading the speaker encoder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finishing</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1348,7 +1364,7 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Loading the model: {0}</source>
+        <source>Loading the model: {0} ({1} %)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2896,7 +2912,7 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Load a model first.</source>
+        <source>No model is chosen yet: choose a model folder (File › Choose model folder…) or download one (File › Models…) first.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4013,6 +4029,48 @@ Limit in MB:</source>
     </message>
     <message>
         <source>Cannot make the voice</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WaitingSpeak</name>
+    <message>
+        <source>Speak waits for the model; it starts by itself when the model is ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The waiting Speak was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model did not load, so the waiting Speak was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>WaitingSpeakBar</name>
+    <message>
+        <source>How far the model has loaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do not speak when the model is ready (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speaks when the model is ready: {0}, {1} %…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speaks when the model is ready: {0}, {1} %, about {2} s left…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

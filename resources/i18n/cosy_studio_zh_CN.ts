@@ -392,20 +392,8 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>正在检查模型文件夹</translation>
     </message>
     <message>
-        <source>Loading the engine</source>
-        <translation>正在加载引擎</translation>
-    </message>
-    <message>
-        <source>Loading weights</source>
-        <translation>正在加载权重</translation>
-    </message>
-    <message>
-        <source>Loading weights and warming up</source>
-        <translation>正在加载权重并预热</translation>
-    </message>
-    <message>
-        <source>Preparing text normalisation</source>
-        <translation>正在准备文本规范化</translation>
+        <source>Starting the engine (torch)</source>
+        <translation>正在启动引擎（torch）</translation>
     </message>
     <message>
         <source>Warming up</source>
@@ -414,6 +402,34 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>Ready</source>
         <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Loading the speech language model</source>
+        <translation>正在加载语音语言模型</translation>
+    </message>
+    <message>
+        <source>Loading the flow decoder</source>
+        <translation>正在加载流匹配解码器</translation>
+    </message>
+    <message>
+        <source>Loading the vocoder</source>
+        <translation>正在加载声码器</translation>
+    </message>
+    <message>
+        <source>Loading the text tokenizer</source>
+        <translation>正在加载文本分词器</translation>
+    </message>
+    <message>
+        <source>Loading the speech tokenizer</source>
+        <translation>正在加载语音分词器</translation>
+    </message>
+    <message>
+        <source>Loading the speaker encoder</source>
+        <translation>正在加载说话人编码器</translation>
+    </message>
+    <message>
+        <source>Finishing</source>
+        <translation>正在收尾</translation>
     </message>
 </context>
 <context>
@@ -1348,8 +1364,8 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>正在加载 {0}…</translation>
     </message>
     <message>
-        <source>Loading the model: {0}</source>
-        <translation>正在加载模型：{0}</translation>
+        <source>Loading the model: {0} ({1} %)</source>
+        <translation>正在加载模型：{0}（{1} %）</translation>
     </message>
     <message>
         <source>Device: {0}</source>
@@ -2896,8 +2912,8 @@ The take is unchanged.</source>
         <translation>没有模型</translation>
     </message>
     <message>
-        <source>Load a model first.</source>
-        <translation>请先加载模型。</translation>
+        <source>No model is chosen yet: choose a model folder (File › Choose model folder…) or download one (File › Models…) first.</source>
+        <translation>尚未选择模型：请先选择模型文件夹（文件 › 选择模型文件夹…）或下载一个（文件 › 模型…）。</translation>
     </message>
     <message>
         <source>Type some text to speak first.</source>
@@ -4020,6 +4036,48 @@ Limit in MB:</source>
     <message>
         <source>Cannot make the voice</source>
         <translation>无法创建声音</translation>
+    </message>
+</context>
+<context>
+    <name>WaitingSpeak</name>
+    <message>
+        <source>Speak waits for the model; it starts by itself when the model is ready.</source>
+        <translation>朗读正在等待模型；模型就绪后会自动开始。</translation>
+    </message>
+    <message>
+        <source>The waiting Speak was cancelled.</source>
+        <translation>已取消等待中的朗读。</translation>
+    </message>
+    <message>
+        <source>Starting</source>
+        <translation>正在启动</translation>
+    </message>
+    <message>
+        <source>The model did not load, so the waiting Speak was cancelled.</source>
+        <translation>模型未能加载，等待中的朗读已取消。</translation>
+    </message>
+</context>
+<context>
+    <name>WaitingSpeakBar</name>
+    <message>
+        <source>How far the model has loaded</source>
+        <translation>模型的加载进度</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Do not speak when the model is ready (Esc)</source>
+        <translation>模型就绪时不朗读（Esc）</translation>
+    </message>
+    <message>
+        <source>Speaks when the model is ready: {0}, {1} %…</source>
+        <translation>模型就绪后朗读：{0}，{1} %…</translation>
+    </message>
+    <message>
+        <source>Speaks when the model is ready: {0}, {1} %, about {2} s left…</source>
+        <translation>模型就绪后朗读：{0}，{1} %，约剩 {2} 秒…</translation>
     </message>
 </context>
 <context>

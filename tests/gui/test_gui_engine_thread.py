@@ -192,7 +192,10 @@ def test_invalid_audio_never_reaches_the_gui(qtbot, engine, rec, tiny_engine_voi
 def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: Voice) -> None:
     thread = EngineThread(torch_threads=1)
     steps: list[str] = []
-    thread.load_progress.connect(lambda percent, what: steps.append(what))
+    percents: list[int] = []
+    thread.load_progress.connect(lambda percent, what: (steps.append(what), percents.append(percent)))
+    warmed: list[float] = []
+    thread.text_warmed.connect(warmed.append)
     try:
         with qtbot.waitSignal(thread.model_loaded, timeout=120_000) as blocker:
             thread.load_model(tiny_cv2_model, "cpu", quality="draft")
@@ -200,10 +203,18 @@ def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: V
         assert info.quality == "draft" and info.device == "cpu"
         perf = thread._engine.perf
         assert (perf.llm_quant, perf.flow.n_steps, perf.flow.cfg_rate) == ("int8", 4, 0.0)
-        assert "Preparing text normalisation" in steps and "Warming up" not in steps  # no model pass on a CPU
+        # The engine's own steps, in order, with rising percentages; no model pass on a CPU (issue 25 item 2).
+        assert steps == ["Checking the model folder", "Starting the engine (torch)", "Loading the speech language model",
+                         "Loading the flow decoder", "Loading the vocoder", "Loading the text tokenizer",
+                         "Loading the speech tokenizer", "Loading the speaker encoder", "Finishing", "Ready"]
+        assert percents == sorted(percents) and len(set(percents)) == len(percents) and percents[-1] == 100
+        # Speak right away, the text warm-up possibly still running in the background: it works all the same.
         with qtbot.waitSignal(thread.synthesis_finished, timeout=120_000) as blocker:
-            thread.speak(SynthesisRequest("Hello there.", mode="cross_lingual", voice=tiny_engine_voice, seed=1))
+            thread.speak(SynthesisRequest("Hello there, it is 10:30.", mode="cross_lingual", voice=tiny_engine_voice,
+                                          seed=1))
         assert blocker.args[0].audio_seconds > 0
+        qtbot.waitUntil(lambda: bool(warmed), timeout=120_000)
+        assert warmed[0] >= 0.0  # the warm-up ran to its end
     finally:
         assert thread.shutdown()
 
