@@ -406,7 +406,8 @@ def test_quality_options_map_onto_the_speed_levers() -> None:
     assert fast.llm_decode == draft.llm_decode == "ort-int4" and exact.llm_decode is None  # 4-bit decode graph
     assert (draft.flow.n_steps, draft.flow.cfg_rate) == (DRAFT_FLOW.n_steps, 0.0)
     cuda = quality_options("fast", "cuda")
-    assert cuda.llm_quant is None and cuda.llm_decode is None and cuda.warm_up  # int8 kernels are a CPU lever; warm-up a GPU one
+    # int8 kernels and the 4-bit decode graph are CPU levers; warm-up a GPU one
+    assert cuda.llm_quant is None and cuda.llm_decode is None and cuda.warm_up
     with pytest.raises(ValueError, match="auto, exact, fast, draft"):
         quality_options("turbo")
     assert quality_options("auto", "cpu") == draft and quality_options("auto", "cuda") == quality_options("exact")
