@@ -205,7 +205,8 @@ def test_load_in_draft_quality(qtbot, tiny_cv2_model: Path, tiny_engine_voice: V
         assert (perf.llm_quant, perf.flow.n_steps, perf.flow.cfg_rate) == ("int8", 4, 0.0)
         # The engine's own steps, in order, with rising percentages; no model pass on a CPU (issue 25 item 2).
         assert steps == ["Checking the model folder", "Starting the engine (torch)",
-                         "Loading the speech language model", "Loading the flow decoder", "Loading the vocoder", "Loading the text tokenizer",
+                         "Loading the speech language model", "Loading the flow decoder", "Loading the vocoder",
+                         "Loading the text tokenizer",
                          "Loading the speech tokenizer", "Loading the speaker encoder", "Finishing", "Ready"]
         assert percents == sorted(percents) and len(set(percents)) == len(percents) and percents[-1] == 100
         # Speak right away, the text warm-up possibly still running in the background: it works all the same.
