@@ -53,7 +53,8 @@ def graphs(tmp_path_factory: pytest.TempPathFactory, cv2_dir: Path, cv3_dir: Pat
     for family, folder in (("cosyvoice2", cv2_dir), ("cosyvoice3", cv3_dir)):
         base = tmp_path_factory.mktemp(family)
         out[f"{family}-float"] = export_decode_graph(_float_lm(folder), base / "float", bits=None)
-        out[f"{family}-int4"] = export_decode_graph(_float_lm(folder), base / "int4", bits=4)
+        if family == "cosyvoice2":  # the quantizer does the same to both families' graphs (the float test covers v3)
+            out[f"{family}-int4"] = export_decode_graph(_float_lm(folder), base / "int4", bits=4)
     return out
 
 
@@ -85,13 +86,10 @@ def test_a_steps_logits_come_from_the_graph_and_equal_the_heads(graphs: dict[str
         assert step.logits_of(h.clone()) is None  # another tensor with the same numbers: the head runs
 
 
-@pytest.mark.parametrize("family", ["cosyvoice2", "cosyvoice3"])
-def test_the_4bit_graph_stays_close_to_the_float_lm(family: str, graphs: dict[str, Path],
-                                                    cv2_dir: Path, cv3_dir: Path) -> None:
-    folder = cv2_dir if family == "cosyvoice2" else cv3_dir
-    lm = _float_lm(folder)
+def test_the_4bit_graph_stays_close_to_the_float_lm(graphs: dict[str, Path], cv2_dir: Path) -> None:
+    lm = _float_lm(cv2_dir)
     ref, _ = _decode(lm)
-    lm.decode_step = OrtDecodeStep(graphs[f"{family}-int4"], threads=1)
+    lm.decode_step = OrtDecodeStep(graphs["cosyvoice2-int4"], threads=1)
     got, _ = _decode(lm)
     assert torch.equal(got[0], ref[0])  # the prefill is torch's
     err = (got[1:] - ref[1:]).abs().max().item()
