@@ -399,9 +399,11 @@ class ProjectsController(QObject):
         """Save as ``path`` (a project file in a folder that does not exist or is empty)."""
         folder, made = path.parent, not path.parent.exists()
         project = Project(path=path, state=self.state())
+        made_takes = False
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            project.takes_folder.mkdir()
+            project.takes_folder.mkdir()  # raises if it exists: then nothing in it is ours
+            made_takes = True
             for take in self.session.takes:
                 source = self.session.store.folder(take)
                 if source.is_dir():
@@ -410,7 +412,7 @@ class ProjectsController(QObject):
             project.takes = [TakeRef(t.uid, t.number, t.name) for t in self.session.takes]
             save_project(project)
         except (OSError, ProjectError) as e:
-            self._undo_partial(folder, made, project)
+            self._undo_partial(folder, made, project.takes_folder if made_takes else None)
             self.session.show_error(self.tr("Cannot save the project"),
                                     self.tr("{0}\nNothing was saved; the work is still open as it was.").format(e))
             return False
@@ -424,12 +426,14 @@ class ProjectsController(QObject):
         self.session.show_status(self.tr("Saved {0}.").format(path), 5000)
         return True
 
-    def _undo_partial(self, folder: Path, made: bool, project: Project) -> None:
-        """Remove what a failed Save as made (the folder was new or empty: all in it is ours)."""
-        target = folder if made else project.takes_folder
-        shutil.rmtree(target, ignore_errors=True)
-        if not made:
-            project.path.unlink(missing_ok=True)
+    @staticmethod
+    def _undo_partial(folder: Path, made: bool, takes_folder: Path | None) -> None:
+        """Remove what a failed Save as made: the project folder if this save created it, else the takes
+        folder it created. The project file needs nothing: it is written atomically and last, so a
+        failed save never placed it (and a file already there is not ours)."""
+        target = folder if made else takes_folder
+        if target is not None:
+            shutil.rmtree(target, ignore_errors=True)
 
     def new_project(self) -> bool:
         """A new, empty project in a folder of its own (the current one is asked about first)."""

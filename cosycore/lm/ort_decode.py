@@ -37,6 +37,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from ..errors import InputError
+
 if TYPE_CHECKING:
     from .kv_cache import KVCache
     from .qwen2 import DecoderLayer
@@ -195,7 +197,8 @@ class OrtDecodeStep:
         into ``cache`` (the caller advances ``cache.length``)."""
         pos = cache.length
         if pos + 1 > cache.capacity:
-            raise ValueError(f"the KV cache holds {cache.capacity} positions and {pos} are used")
+            raise InputError(f"the KV cache holds {cache.capacity} positions and {pos} are used; "
+                             "1 more does not fit")
         if cache.k.dtype != torch.float32 or x.dtype != torch.float32:
             raise ValueError("the decode graph runs on float32 inputs and a float32 KV cache")
         # numpy views and numpy copies only: a torch operator here would wake torch's OpenMP threads,

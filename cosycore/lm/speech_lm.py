@@ -184,10 +184,7 @@ class SpeechLM(nn.Module):
         """Append ``x_embeds`` [B, T, D] at the cache's next positions; hidden states [B, T, D]."""
         step = self.decode_step
         if step is not None and x_embeds.shape[:2] == (1, 1) and not cache.static and x_embeds.device.type == "cpu":
-            pos = cache.length
-            if pos + 1 > cache.capacity:
-                raise InputError(f"the KV cache holds {cache.capacity} positions and {pos} are used; "
-                                 "1 more does not fit")
+            pos = cache.length  # the step checks the cache's room
             cos, sin = self.qwen.rope.get(cache.capacity, x_embeds.device)
             h = step(x_embeds, cos[pos : pos + 1], sin[pos : pos + 1], cache)
         elif self._compiled_step is not None and cache.static:
