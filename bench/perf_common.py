@@ -5,9 +5,12 @@ the command line."""
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import platform
 import resource
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -99,6 +102,8 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
         model.llm.quantize_int8(args.quant)
     if getattr(args, "llm_decode", None) == "ort-int4" and dev.type == "cpu":
         wait_for_decode_graph(args, model)
+    if getattr(args, "flow_graph", None) == "ort" and dev.type == "cpu" and not getattr(args, "bf16", False):
+        wait_for_flow_graph(args, model)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
@@ -120,6 +125,30 @@ def wait_for_decode_graph(args: argparse.Namespace, model: CosyModel) -> None:
     model.decode_graph = job
 
 
+def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
+    """Run the flow estimator through its ONNX Runtime graph as the engine does (cosycore.flow.ort_build).
+    A release folder's graph comes from the engine's cache (built there once); the random model's is
+    exported here into a temporary folder (about 10 s, before any timing)."""
+    from cosycore.flow.ort_build import attach_estimator_graph
+    from cosycore.flow.ort_estimator import export_estimator_graph, use_graph
+
+    threads = torch.get_num_threads()
+    if args.model_dir:
+        job = attach_estimator_graph(model.flow, Path(args.model_dir), threads)
+        if job is not None and not job.wait(3600):
+            raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
+        model.flow_graph = job
+        return
+    est = model.flow.decoder.estimator
+    from cosycore.flow.unet import CausalConditionalDecoder
+
+    if not isinstance(est, CausalConditionalDecoder):
+        return  # the Fun-CosyVoice3 DiT has no graph
+    folder = Path(tempfile.mkdtemp(prefix="cosy-flow-graph-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    use_graph(model.flow, export_estimator_graph(est, folder), threads)
+
+
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     """``--quality``: the engine's options for that mode (cosycore.perf.quality_options) into ``args``."""
     if not args.quality:
@@ -130,6 +159,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     args.quant = opts.llm_quant
     if getattr(args, "llm_decode", None) is None:
         args.llm_decode = opts.llm_decode
+    if getattr(args, "flow_graph", None) is None:
+        args.flow_graph = "ort" if opts.flow_graph else "torch"
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16
