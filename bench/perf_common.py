@@ -146,7 +146,7 @@ def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
         return  # the Fun-CosyVoice3 DiT has no graph
     folder = Path(tempfile.mkdtemp(prefix="cosy-flow-graph-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    use_graph(model.flow, export_estimator_graph(est, folder), threads)
+    use_graph(model.flow, export_estimator_graph(est, folder), threads, release=True)  # as the engine at load
 
 
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:

@@ -218,3 +218,19 @@ def test_the_engine_builds_once_then_attaches_from_the_cache(tmp_path: Path, cv2
     job2 = ort_build.attach_estimator_graph(again, cv2_dir, threads=1, force=True)
     assert job2 is not None and job2.ready  # attached at once: no second build
     assert os.stat(folder / GRAPH_FILE).st_mtime_ns == stamp
+    # built in the background, the torch weights stay (a request may run on them); attached at load they go
+    assert not flow.decoder.estimator_released
+    assert again.decoder.estimator_released
+    assert all(p.is_meta for p in again.decoder.estimator.parameters())
+    cfg = load_model_config(cv2_dir)
+    g = torch.Generator().manual_seed(7)
+    tok = torch.randint(0, cfg.flow.vocab_size, (1, 30), generator=g, dtype=torch.int32)
+    ptok = torch.randint(0, cfg.flow.vocab_size, (1, 8), generator=g, dtype=torch.int32)
+    feat = torch.randn(1, 16, cfg.flow.output_size, generator=g)
+    emb = torch.randn(1, cfg.flow.spk_embed_dim, generator=g)
+    with torch.inference_mode():
+        want = flow.inference(tok, ptok, feat, emb, streaming=False, finalize=True)
+        got = again.inference(tok, ptok, feat, emb, streaming=False, finalize=True)
+        # an autocast call runs the graph too (in float32) once torch's weights are gone
+        again.inference(tok, ptok, feat, emb, streaming=False, finalize=True, autocast=torch.bfloat16)
+    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)

@@ -239,11 +239,16 @@ def estimator_of(flow: FlowModel) -> CausalConditionalDecoder | None:
     return est if isinstance(est, CausalConditionalDecoder) else None
 
 
-def use_graph(flow: FlowModel, path: Path, threads: int) -> OrtEstimator:
-    """Run ``flow``'s estimator calls through the graph at ``path`` from now on."""
+def use_graph(flow: FlowModel, path: Path, threads: int, *, release: bool = False) -> OrtEstimator:
+    """Run ``flow``'s estimator calls through the graph at ``path`` from now on.
+
+    ``release``: drop the torch estimator's weights (285 MB for the release's), since the graph holds
+    its own copy; only while no request runs (at load)."""
     est = estimator_of(flow)
     if est is None:
         raise ValueError("only the CosyVoice2 U-Net estimator has a graph")
     runner = OrtEstimator(path, est, threads)
     flow.decoder.runtime_estimator = runner
+    if release:
+        flow.decoder.release_estimator_weights()
     return runner
