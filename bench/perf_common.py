@@ -5,12 +5,9 @@ the command line."""
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
 import platform
 import resource
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -126,27 +123,24 @@ def wait_for_decode_graph(args: argparse.Namespace, model: CosyModel) -> None:
 
 
 def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
-    """Run the flow estimator through its ONNX Runtime graph as the engine does (cosycore.flow.ort_build).
-    A release folder's graph comes from the engine's cache (built there once); the random model's is
-    exported here into a temporary folder (about 10 s, before any timing)."""
+    """Run the flow estimator through its ONNX Runtime graph as the engine does (cosycore.flow.ort_build),
+    and wait for it; torch's copy of the estimator's weights is dropped before any request, as the
+    engine does when it loads with the graph cached (the random model's graph is built once, in a
+    process of its own, by perf_graph.py)."""
+    from perf_graph import attach_random_flow_graph
+
     from cosycore.flow.ort_build import attach_estimator_graph
-    from cosycore.flow.ort_estimator import export_estimator_graph, use_graph
 
     threads = torch.get_num_threads()
-    if args.model_dir:
-        job = attach_estimator_graph(model.flow, Path(args.model_dir), threads)
-        if job is not None and not job.wait(3600):
-            raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
-        model.flow_graph = job
-        return
-    est = model.flow.decoder.estimator
-    from cosycore.flow.unet import CausalConditionalDecoder
-
-    if not isinstance(est, CausalConditionalDecoder):
+    job = (attach_estimator_graph(model.flow, Path(args.model_dir), threads) if args.model_dir
+           else attach_random_flow_graph(model.flow, args.family, threads))
+    if job is None:
         return  # the Fun-CosyVoice3 DiT has no graph
-    folder = Path(tempfile.mkdtemp(prefix="cosy-flow-graph-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    use_graph(model.flow, export_estimator_graph(est, folder), threads, release=True)  # as the engine at load
+    if not job.wait(3600):
+        raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
+    if not model.flow.decoder.estimator_released:
+        model.flow.decoder.release_estimator_weights()
+    model.flow_graph = job
 
 
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
