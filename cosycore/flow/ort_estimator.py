@@ -175,6 +175,9 @@ class OrtEstimator:
         opts.intra_op_num_threads = max(1, int(threads))
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.enable_cpu_mem_arena = os.environ.get("COSY_FLOW_ARENA", "0") == "1"
+        if os.environ.get("COSY_FLOW_PREPACK", "1") == "0":
+            opts.add_session_config_entry("session.disable_prepacking", "1")
         self.path = Path(path)
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.attn, self.convs = stateful_modules(est)
