@@ -74,7 +74,8 @@ class PerfOptions:
     # (cosycore.lm.ort_build; CPU; prefill stays in torch with ``llm_quant``)
     llm_decode: str | None = None
     # CPU: the flow estimator's calls through ONNX Runtime (float32, the same numbers up to float rounding)
-    # once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast
+    # once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast. Draft only: with
+    # fast's and exact's CFG pair and uncached final call it gained 1.06x for 1 GiB more (docs/performance.md)
     flow_graph: bool = False
     flow: FlowSettings = field(default_factory=FlowSettings)
     flow_cache: FlowCacheMode = "off"
@@ -158,7 +159,9 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
       a warm-up pass at load on GPUs;
     * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
       the cached final call too; the flow is fixed to that setting at load (``fixed_flow``: the
-      Fun-CosyVoice3 DiT keeps its time conditioning as a table, 0.57 GB less memory, same numbers).
+      Fun-CosyVoice3 DiT keeps its time conditioning as a table, 0.57 GB less memory, same numbers);
+      on a CPU without native bfloat16 the CosyVoice2 estimator runs through ONNX Runtime's float32
+      graph once it is built (``flow_graph``, :mod:`cosycore.flow.ort_build`).
 
     The warm-up pass is left out on CPUs: it costs 8-10 s at load there and measurably saved
     nothing on the first request (README "Performance"); callers still warm the text frontend
@@ -170,13 +173,12 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     if quality == "exact":
         # the streamed flow calls from the cache (and the voice's cached prompt frames): the same frames
         # up to float rounding, the exact final call; docs/performance.md
-        return PerfOptions(flow_cache="chunks", flow_graph=on_cpu)
+        return PerfOptions(flow_cache="chunks")
     int8 = "int8" if on_cpu else None
     # the 4-bit decode graph where ONNX Runtime runs it: the LM's decode steps, the bound of both modes
     graph = "ort-int4" if on_cpu else None
     if quality == "fast":
-        return PerfOptions(llm_quant=int8, llm_decode=graph, flow_cache="chunks", warm_up=not on_cpu,
-                           flow_graph=on_cpu)
+        return PerfOptions(llm_quant=int8, llm_decode=graph, flow_cache="chunks", warm_up=not on_cpu)
     return PerfOptions(llm_quant=int8, llm_decode=graph, flow=fast_flow(device), flow_cache="full",
                        warm_up=not on_cpu, fixed_flow=True, flow_graph=on_cpu)
 

@@ -1,13 +1,15 @@
 """The CosyVoice2 flow estimator as one ONNX Runtime graph, with its cached states as inputs (CPU).
 
-Why. Every streamed flow call runs the U-Net estimator once per Euler step (4 in draft, 10 with the
-CFG pair in fast and exact) on the call's new frames, with the attention keys/values and
-convolution tails of the earlier frames from the stream's :class:`~cosycore.flow.cache.FlowCache`.
-That is a few thousand small operators per call in torch eager. As one graph, ONNX Runtime fuses
-and schedules them itself: on the 2-core AVX2 development machine a draft stream's estimator calls
-ran 1.3-1.4x faster in float32 with the same numbers up to float rounding (2.8e-6 against torch;
-docs/performance.md, issue 28, fourth pass). Int8 matrix products (dynamic quantization) were
-measured too and dropped: slower than float32 with the CFG pair, and 0.4 off.
+Why. Every streamed flow call runs the U-Net estimator once per Euler step on the call's new
+frames, with the attention keys/values and convolution tails of the earlier frames from the
+stream's :class:`~cosycore.flow.cache.FlowCache`: a few thousand small operators per call in torch
+eager. As one graph, ONNX Runtime fuses and schedules them itself. On the 2-core AVX2 development
+machine draft's flow (4 steps, no CFG, every call cached) ran 1.37x faster in float32, the same
+numbers up to float rounding (1.7e-6 on a full-size stream); fast's and exact's (the CFG pair, an
+uncached final call over the whole utterance) only 1.06x, for about 1 GiB more peak memory, so only
+draft uses it by default (:func:`cosycore.perf.quality_options`; docs/performance.md, issue 28,
+fourth pass). Int8 matrix products (dynamic quantization) were measured and dropped: no faster than
+float32 on this CPU (no VNNI) and 0.4 off.
 
 The graph. :class:`CachedEstimatorGraph` exports :meth:`CausalConditionalDecoder.run_biased` with
 everything that depends on the stream's position as an input: the additive attention bias
@@ -175,9 +177,6 @@ class OrtEstimator:
         opts.intra_op_num_threads = max(1, int(threads))
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.enable_cpu_mem_arena = os.environ.get("COSY_FLOW_ARENA", "0") == "1"
-        if os.environ.get("COSY_FLOW_PREPACK", "1") == "0":
-            opts.add_session_config_entry("session.disable_prepacking", "1")
         self.path = Path(path)
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         self.attn, self.convs = stateful_modules(est)
