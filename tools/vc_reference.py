@@ -111,7 +111,7 @@ def prepare(conformance: Path, work: Path, out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     for seed, (name, rate, channels, seconds) in enumerate((SOURCE, PROMPT)):
-        sf.write(out / name, _signal(rate, channels, seconds, seed), rate, subtype="FLOAT")
+        sf.write(out / name, _signal(rate, channels, seconds, seed), rate, subtype="PCM_16")  # no PEAK chunk (it has a time)
     for family, (_, tokenizer_file) in FAMILIES.items():
         onnx_dir = out / family
         onnx_dir.mkdir(exist_ok=True)
