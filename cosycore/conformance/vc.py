@@ -138,7 +138,7 @@ def _load(folder: Path, manifest: dict[str, Any], family: str, device: torch.dev
     onnx = manifest.get("onnx", {}).get(family)
     if not onnx:
         raise ConformanceError(f"{folder}/manifest.json names no ONNX files for {family}")
-    model = CosyModel.load(find_model_folder(manifest, family, models), device=device)
+    model = CosyModel.load(find_model_folder(manifest, family, models), device=device, with_llm=False)
     return _Converter(model.cfg, model, SpeechTokenizerONNX(folder / onnx["speech_tokenizer"], device="cpu"),
                       SpeakerEncoderONNX(folder / onnx["campplus"], device="cpu"))
 
