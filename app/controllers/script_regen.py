@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.script import parse_script
+from cosycore.studio.take import SentenceSpan, Take, TakeState
 
 from ..session import StudioSession
-from ..takes.take import SentenceSpan, Take, TakeState
 from ..widgets.regenerate_dialog import RegenerateDialog
 from ..widgets.waveform import WaveformView
 from ..worker.script_jobs import RegenJob, RegenResult, RegenSegment

@@ -25,10 +25,10 @@ from cosycore.errors import CosyError
 from cosycore.request import Mode, SynthesisRequest
 from cosycore.studio.cast import resolve_instruction
 from cosycore.studio.splice import DEFAULT_CROSSFADE
+from cosycore.studio.take import Take, TakeState
 
 from ..session import StudioSession
 from ..takes.sentence_splice import SentenceError, regenerable_sentences, sentence_at, sentence_samples, spliced_layout
-from ..takes.take import Take, TakeState
 from ..widgets.sentence_dialog import SEED_MAX, SentenceChoice, SentenceDialog
 from ..widgets.waveform import WaveformView
 from ..worker.sentence_jobs import SentenceJob, SentenceResult

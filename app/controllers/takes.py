@@ -11,9 +11,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton, QStatusBar, QWidget
 
+from cosycore.studio.take import Take, TakeState
+
 from ..config.settings import TAKES_LIMIT_RANGE_MB
 from ..session import StudioSession
-from ..takes.take import Take, TakeState
 from ..widgets.takes_list import TakesList
 from .playback import PlaybackController
 

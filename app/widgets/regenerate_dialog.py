@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from cosycore.presets import load_instruct_presets
-
-from ..takes.script_take import LineInfo
+from cosycore.studio.script_take import LineInfo
 
 SEED_MAX = 2**31 - 1
 

@@ -27,10 +27,10 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication
 
 from app.takes import edit as take_edit
-from app.takes.script_take import CastEntry, LineInfo, RenderValues, ScriptChunk, ScriptInfo, ScriptMark
 from app.takes.store import TakeStore
 from app.takes.take import SentenceSpan, Take, TakeList, TakeState
 from cosycore.request import AudioChunk
+from cosycore.studio.script_take import CastEntry, LineInfo, RenderValues, ScriptChunk, ScriptInfo, ScriptMark
 
 OUT = Path(__file__).resolve().parent / "old_app_takes"
 SR = 8000  # small files; the store takes any rate

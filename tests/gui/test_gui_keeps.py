@@ -19,10 +19,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.main_window import MainWindow
-from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
+from app.takes.store import TakeStore
 from app.takes.take import Take, TakeList, TakeState, take_file_stem
 from app.widgets.takes_list import TakesList
 from cosycore.engine import AudioChunk
+from cosycore.studio.take import AUDIO_NAME
+from cosycore.studio.take_folder import META_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 

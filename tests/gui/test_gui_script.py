@@ -12,8 +12,8 @@ import numpy as np
 from PySide6.QtGui import QTextCharFormat
 
 from app.main_window import MainWindow
-from app.takes.script_take import CastEntry
 from app.widgets.script_highlight import speaker_color
+from cosycore.studio.script_take import CastEntry
 
 SCRIPT = """# A test script
 Anna: Hello there.
@@ -189,8 +189,8 @@ def test_waveform_marks_and_context_menu(qtbot) -> None:
 
 
 def test_regenerate_dialog_values(qtbot) -> None:
-    from app.takes.script_take import LineInfo
     from app.widgets.regenerate_dialog import RegenerateDialog
+    from cosycore.studio.script_take import LineInfo
 
     lines = [LineInfo(0, 1, "Anna", "Tester", "Hello.", "zero_shot", "", 5),
              LineInfo(1, 2, "Ben", "Owl", "Hi.", "instruct", "Please speak softly.", 6)]

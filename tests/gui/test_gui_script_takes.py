@@ -13,12 +13,12 @@ import pytest
 import soundfile as sf
 
 from app.main_window import MainWindow
-from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
 from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
+from cosycore.studio.take_folder import META_NAME
 
 # the tiny model is loaded once for the module (tests/gui/conftest.py)
 pytestmark = pytest.mark.usefixtures("engine_per_module")

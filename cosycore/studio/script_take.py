@@ -3,7 +3,7 @@ and where every segment lies in the audio.
 
 A script take is spoken as segments laid end to end (:mod:`cosycore.studio.render`): one per speech
 line and one per silence between lines. :class:`ScriptInfo` records them as the chunks arrive (each
-chunk carries a :class:`ScriptMark`), is saved in the take's sidecar by :mod:`app.takes.store`, and
+chunk carries a :class:`ScriptMark`), is saved in the take's manifest (:mod:`cosycore.studio.take_folder`), and
 is what the waveform's speaker marks, the subtitle cues, the stems and regenerate-a-line are made from.
 
 The samples of a segment: silence is zeros; a line never regenerated is its span of the take's audio,
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from cosycore.request import AudioChunk
-from cosycore.studio.script import speaker_key
-from cosycore.subtitles import Cue
+from ..request import AudioChunk
+from ..subtitles import Cue
+from .script import speaker_key
 
 SILENCE_KINDS = ("gap", "pause", "paragraph")
 
@@ -141,7 +141,7 @@ class RenderValues:
 
 @dataclass
 class ScriptInfo:
-    """The script side of a take. Owned by its :class:`app.takes.take.Take`; GUI thread only."""
+    """The script side of a take. Owned by its :class:`cosycore.studio.take.Take`."""
 
     text: str  # the script as written
     base_dir: str  # where relative [lexicon FILE] paths start
