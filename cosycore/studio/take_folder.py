@@ -42,6 +42,7 @@ import logging
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -61,6 +62,8 @@ FORMAT_VERSION = 1
 META_NAME = "take.json"
 _SAMPLE_BYTES = 4
 VERSION_FILE_RE = re.compile(r"^(?:audio|line)-[0-9a-f]{6,32}\.f32$")  # files of a regenerated take's versions
+VOICES_DIR = "voices"  # a take made by the command line keeps copies of its cast's voices here
+VOICE_FILE_RE = re.compile(r"^voices/[0-9]{2,3}\.cosyvoice$")
 MAX_META_BYTES = 64 << 20  # a manifest larger than this is not read (a 10-hour take's is a few MB)
 # What a damaged manifest can raise while it is read (a reader lists it as a problem; it never fails a start).
 UNREADABLE = (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, ArithmeticError,
@@ -77,6 +80,26 @@ def file_name(raw: object) -> str:
 
 def _reason(e: OSError) -> str:
     return e.strerror or str(e)
+
+
+def write_samples(path: Path, blocks: Iterable[np.ndarray]) -> int:
+    """Write float32 samples block by block to ``path`` (a new name of this format in a take's folder),
+    through a temporary file renamed into place; returns the number of samples."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    count = 0
+    try:
+        with open(tmp, "xb") as fh:
+            for block in blocks:
+                fh.write(np.ascontiguousarray(block, dtype="<f4").tobytes())
+                count += int(block.shape[0])
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise StorageError(f"could not write {path}: {_reason(e)}.") from e
+    return count
 
 
 def is_own_file(name: str) -> bool:
@@ -172,7 +195,7 @@ class TakeFolders:
             raise
         before = (take.audio_file, take.audio(), take.seam_samples(), take.sentences(), take.script,
                   take.previous_version, take.sentence_settings)
-        take.previous_version = _version(take)
+        take.previous_version = version_of(take)
         take.audio_file = audio_file
         take.script = script
         if sentence_settings is not None:
@@ -189,7 +212,7 @@ class TakeFolders:
             for path in written:
                 path.unlink(missing_ok=True)
             raise
-        self._clean(take)
+        clean_versions(self.folder(take), take)
 
     def swap_versions(self, take: Take) -> bool:
         """Undo (and, again, redo) the last new version (a script line or a sentence regenerated): the previous
@@ -207,7 +230,7 @@ class TakeFolders:
         if audio is None or audio.shape[0] != samples:
             raise StorageError(f"the previous version of take {take.number} is not in {folder} any more.")
         spans = [SentenceSpan(int(i), str(t), float(a), float(b)) for i, t, a, b in previous.get("sentences", [])]
-        current = _version(take)
+        current = version_of(take)
         raw_script = previous.get("script")
         script = ScriptInfo.from_json(raw_script) if raw_script is not None else None
         if (script is None) != (take.script is None):
@@ -273,27 +296,7 @@ class TakeFolders:
             if written is not None:
                 written.unlink(missing_ok=True)
             raise
-        self._clean(take)
-
-    def _clean(self, take: Take) -> None:
-        """Delete the version files of the take's folder that neither its current nor its previous version names."""
-        keep = {take.audio_file}
-        if take.script is not None:
-            keep |= take.script.raw_files()
-        if take.original is not None:
-            keep.add(str(take.original.get("audio_file", "")))
-        previous = take.previous_version
-        if previous is not None:
-            keep.add(str(previous.get("audio_file", "")))
-            if previous.get("script") is not None:
-                with contextlib.suppress(KeyError, TypeError, ValueError):
-                    keep |= ScriptInfo.from_json(previous["script"]).raw_files()
-        folder = self.folder(take)
-        with contextlib.suppress(OSError):
-            for path in folder.iterdir():
-                if (path.name == AUDIO_NAME or VERSION_FILE_RE.match(path.name)) and path.name not in keep:
-                    path.unlink(missing_ok=True)
-
+        clean_versions(self.folder(take), take)
 
 
 def take_meta(take: Take) -> dict[str, Any]:
@@ -315,7 +318,7 @@ def take_meta(take: Take) -> dict[str, Any]:
     }
 
 
-def _version(take: Take) -> dict[str, Any]:
+def version_of(take: Take) -> dict[str, Any]:
     """What :meth:`TakeStore.swap_versions` needs to bring the take's current version back."""
     return {"audio_file": take.audio_file, "samples": take.samples, "seams": take.seam_samples(),
             "sentences": [[s.index, s.text, s.start, s.end] for s in take.sentences()],
@@ -338,6 +341,25 @@ def read_sentence_settings(raw: object) -> dict[int, dict[str, Any]]:
     return out
 
 
+def clean_versions(folder: Path, take: Take) -> None:
+    """Delete the version files of the take's folder that neither its current nor its previous version names."""
+    keep = {take.audio_file}
+    if take.script is not None:
+        keep |= take.script.raw_files()
+    if take.original is not None:
+        keep.add(str(take.original.get("audio_file", "")))
+    previous = take.previous_version
+    if previous is not None:
+        keep.add(str(previous.get("audio_file", "")))
+        if previous.get("script") is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                keep |= ScriptInfo.from_json(previous["script"]).raw_files()
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            if (path.name == AUDIO_NAME or VERSION_FILE_RE.match(path.name)) and path.name not in keep:
+                path.unlink(missing_ok=True)
+
+
 def remove_own_files(folder: Path) -> bool:
     """Delete this format's files in ``folder`` (by name, regular files only), then the folder if it
     is empty; True when the folder is gone."""
@@ -347,6 +369,12 @@ def remove_own_files(folder: Path) -> bool:
                  or (path.name.startswith(f".{META_NAME}.") and path.name.endswith(".tmp")))
                     and not path.is_symlink() and path.is_file()):
                 path.unlink(missing_ok=True)
+        voices = folder / VOICES_DIR
+        if voices.is_dir() and not voices.is_symlink():
+            for path in voices.iterdir():
+                if VOICE_FILE_RE.match(f"{VOICES_DIR}/{path.name}") and not path.is_symlink() and path.is_file():
+                    path.unlink(missing_ok=True)
+            voices.rmdir()
     try:
         folder.rmdir()
     except OSError:
@@ -360,6 +388,10 @@ def read_take(folder: Path) -> Take | None:
     meta = loads_strict_json(read_regular_file(folder / META_NAME, MAX_META_BYTES).decode("utf-8"))
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise ValueError("not a saved take")
+    version = meta.get("version", FORMAT_VERSION)
+    if type(version) is int and version > FORMAT_VERSION:
+        raise ValueError(f"it was written by a newer version of Cosy Studio (take format {version}; this one reads "
+                         f"up to {FORMAT_VERSION}); update Cosy Studio")
     for key, kind in (("script", (dict, type(None))), ("previous", (dict, type(None))),
                       ("edit", (dict, type(None))), ("original", (dict, type(None))),
                       ("seams", list), ("sentences", list), ("text", str), ("uid", str)):
