@@ -175,8 +175,12 @@ def test_regenerate_a_line_changes_only_that_line_and_undo_swaps(qtbot, window: 
     assert old_info is not None
     folder = w.session.store.folder(take)
 
+    w.regen_ctl.dialog(take, 1)  # the dialog offers the line and its next seed; Regenerate speaks it
+    dialog = w.regen_ctl.dialog_shown
+    assert dialog is not None and dialog.isVisible() and dialog.index == 1 and dialog.seed == 7
+    dialog.seed_spin.setValue(99)
     with qtbot.waitSignal(w.regen_ctl.finished, timeout=240_000) as done:
-        assert w.regen_ctl.regenerate(take, 1, seed=99) is not None
+        dialog.accept()
     assert done.args == [True]
     info = take.script
     assert info is not None and info is not old_info
