@@ -122,3 +122,30 @@ def test_a_take_the_cli_wrote_opens_as_the_apps_take(old_take: Path) -> None:
         ("Anna", 5, ""), ("Ben", 42, "Please speak softly.")]
     assert np.array_equal(take.audio(), load_take(folder).take.audio())
     assert [c.text for c in take.script.cues(take.sample_rate)] == ["Hello there.", "Hi Anna."]
+
+
+def test_a_take_folder_the_cli_wrote_is_added_to_the_apps_store(old_take: Path, tmp_path: Path) -> None:
+    from app.takes.store import TakeStore
+    from cosycore.errors import StorageError
+
+    folder = old_take.parent / "play.wav.take"
+    record = load_take(folder)
+    update_take(record, _with_line_replaced(record.take, 1, seed=42), TakeOutputs())
+    before = {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    store = TakeStore(tmp_path / "takes")
+    take = store.import_take(folder, 3)
+    assert take.number == 3 and take.uid != "play.wav.take" and take.script is not None
+    assert np.array_equal(take.audio(), load_take(folder).take.audio())
+    assert {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    takes, problems = store.load()  # it is one of the store's takes now, also after a restart
+    assert problems == [] and [(t.number, t.uid) for t in takes] == [(3, take.uid)]
+    assert store.swap_versions(takes[0]) and takes[0].script.line(1).seed == 6  # undo the regeneration there
+    # a folder of the first format is written anew in the one format on the way in (the folder is only read)
+    old = store.import_take(DATA / "play.wav.take", 4)
+    assert old.number == 4 and old.script is not None and [i.seed for i in old.script.lines] == [5, 6]
+    assert np.array_equal(old.audio(), load_take(DATA / "play.wav.take").take.audio())
+    # anything else is refused, and nothing is left in the store
+    (tmp_path / "notes.wav.take").mkdir()
+    with pytest.raises(StorageError, match="not a take folder Cosy Studio can open"):
+        store.import_take(tmp_path / "notes.wav.take", 5)
+    assert sorted(p.name for p in store.root.iterdir()) == sorted([take.uid, old.uid])

@@ -16,20 +16,29 @@ Only the GUI thread uses a store. Errors are :class:`~cosycore.errors.StorageErr
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import secrets
+import shutil
+import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from cosycore.errors import StorageError
+from cosycore.errors import InputError, StorageError
 from cosycore.studio.take import Take
+from cosycore.studio.take_file import first_format, load_take, save_take
 from cosycore.studio.take_folder import (
     META_NAME,
     UNREADABLE,
+    VOICE_FILE_RE,
+    VOICES_DIR,
     TakeFolders,
     is_own_file,
     read_take,
     remove_own_files,
+    take_meta,
 )
 
 from .take import TakeList
@@ -139,6 +148,49 @@ class TakeStore(TakeFolders):
         takes.take_changed.connect(lambda take: guard(take, lambda: self.save_meta(take)))
         takes.take_removed.connect(lambda take: guard(take, lambda: self.remove(take)))
 
+    def import_take(self, source: Path, number: int) -> Take:
+        """A copy of the take folder ``source`` (one the command line wrote, ``NAME.wav.take``, or another
+        store's) as a new take of this store numbered ``number``; ``source`` is only read (a folder of the
+        command line's first format is written anew in the one format first). Raises StorageError saying
+        why when it is not a take folder or cannot be copied."""
+        if first_format(source):
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+                with tempfile.TemporaryDirectory(prefix=".import-", dir=self.root) as work:
+                    converted = Path(work) / source.name
+                    save_take(load_take(source), converted)
+                    return self.import_take(converted, number)
+            except (InputError, OSError) as e:
+                raise StorageError(f"{source.name} cannot be opened: {e}") from e
+        try:
+            take = read_take(source) if not source.is_symlink() and source.is_dir() else None
+        except UNREADABLE as e:
+            raise StorageError(f"{source.name} is not a take folder Cosy Studio can open: "
+                               f"{str(e) or type(e).__name__}.") from e
+        if take is None:
+            raise StorageError(f"{source.name} is not a take folder Cosy Studio can open (a NAME.wav.take folder "
+                               "'cosycore synth --script' saved, or a take of the app's).")
+        take.uid = time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+        take.number = number
+        tmp = self.root / f".import-{take.uid}.part"
+        try:
+            (tmp / VOICES_DIR).mkdir(parents=True)
+            for path in source.iterdir():
+                if path.name != META_NAME and is_own_file(path.name) and path.is_file() and not path.is_symlink():
+                    shutil.copyfile(path, tmp / path.name)
+            voices = source / VOICES_DIR
+            for path in sorted(voices.iterdir()) if voices.is_dir() and not voices.is_symlink() else []:
+                if VOICE_FILE_RE.match(f"{VOICES_DIR}/{path.name}") and path.is_file() and not path.is_symlink():
+                    shutil.copyfile(path, tmp / VOICES_DIR / path.name)
+            (tmp / META_NAME).write_text(json.dumps(take_meta(take), ensure_ascii=False, indent=1), encoding="utf-8")
+            os.rename(tmp, self.root / take.uid)
+        except OSError as e:
+            shutil.rmtree(tmp, ignore_errors=True)  # our own temporary folder
+            raise StorageError(f"could not copy {source.name} into {self.root}: {_reason(e)}.") from e
+        copied = read_take(self.root / take.uid)
+        assert copied is not None
+        return copied
+
     # -- reading ---------------------------------------------------------------------------
     def size_bytes(self) -> int:
         """What the saved takes take up on disk (the trash not counted)."""
@@ -155,7 +207,7 @@ class TakeStore(TakeFolders):
         if not root.is_dir() or root.is_symlink():
             return
         for folder in sorted(root.iterdir()):
-            if (not folder.is_symlink() and folder.is_dir() and folder.name != TRASH_NAME
+            if (not folder.is_symlink() and folder.is_dir() and not folder.name.startswith(".")  # trash, imports
                     and os.path.lexists(folder / META_NAME)):
                 yield folder
 

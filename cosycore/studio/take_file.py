@@ -411,7 +411,8 @@ def save_take(record: TakeRecord, folder: Path | str, *, replace_existing: bool 
     return load_take(folder)
 
 
-def _first_format(folder: Path) -> bool:
+def first_format(folder: Path) -> bool:
+    """Whether ``folder`` is a take folder of the first format (``cosy-studio-script-take``)."""
     try:
         return _format(_read_manifest(folder, MANIFEST, previous=False)) == FIRST_FORMAT_NAME
     except TakeFileError:
@@ -435,7 +436,7 @@ def update_take(record: TakeRecord, take: ScriptTake, outputs: TakeOutputs) -> T
         raise InputError("the take was not loaded from a take folder; save it with save_take first.")
     new = TakeRecord(take, record.cast, record.model, record.script_text, record.script_name, outputs,
                      record.created_at, record.revision + 1, folder, dict(record._stored))
-    if _first_format(folder):  # written anew in the one format, the old state as its previous version
+    if first_format(folder):  # written anew in the one format, the old state as its previous version
         _new_folder(new, folder, replace_existing=True, previous=record)
         return load_take(folder)
     if _current_revision(folder) != record.revision:
@@ -464,7 +465,7 @@ def undo_take(folder: Path | str, outputs: TakeOutputs | None = None) -> TakeRec
     current = load_take(folder)
     restored.outputs = outputs if outputs is not None else restored.outputs
     restored.revision = max(restored.revision, current.revision) + 1
-    if _first_format(folder):
+    if first_format(folder):
         _new_folder(restored, folder, replace_existing=True, previous=current)
         return load_take(folder)
     now = read_take(folder)
