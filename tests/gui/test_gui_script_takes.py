@@ -13,12 +13,12 @@ import pytest
 import soundfile as sf
 
 from app.main_window import MainWindow
-from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
 from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
+from cosycore.studio.take_folder import META_NAME
 
 # the tiny model is loaded once for the module (tests/gui/conftest.py)
 pytestmark = pytest.mark.usefixtures("engine_per_module")
@@ -175,8 +175,12 @@ def test_regenerate_a_line_changes_only_that_line_and_undo_swaps(qtbot, window: 
     assert old_info is not None
     folder = w.session.store.folder(take)
 
+    w.regen_ctl.dialog(take, 1)  # the dialog offers the line and its next seed; Regenerate speaks it
+    dialog = w.regen_ctl.dialog_shown
+    assert dialog is not None and dialog.isVisible() and dialog.index == 1 and dialog.seed == 7
+    dialog.seed_spin.setValue(99)
     with qtbot.waitSignal(w.regen_ctl.finished, timeout=240_000) as done:
-        assert w.regen_ctl.regenerate(take, 1, seed=99) is not None
+        dialog.accept()
     assert done.args == [True]
     info = take.script
     assert info is not None and info is not old_info

@@ -19,10 +19,10 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from app.main_window import MainWindow
-from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.worker.sentence_jobs import SentenceJob, run_sentence_regen
 from cosycore.engine import AudioChunk
+from cosycore.studio.take_folder import META_NAME
 from cosycore.voices import Voice
 from tests.gui.conftest import SR, FakeEngine, open_window
 
