@@ -433,12 +433,12 @@ def _engine_audio(engine, voice, text: str = "Hello there, this is a test of the
     return np.concatenate([c.samples for c in engine.synthesize(req)])
 
 
-def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
+def test_engine_quality_modes(tiny_cv2_model: Path, cv2_engine, espeak_wav: Path) -> None:
     from cosycore.engine import Engine
     from cosycore.lm.quant import DynamicInt8Linear, WeightOnlyInt8Linear
 
     int8_types = (DynamicInt8Linear, WeightOnlyInt8Linear)
-    exact = Engine(tiny_cv2_model, device="cpu")
+    exact = cv2_engine  # Engine(tiny_cv2_model, device="cpu"), loaded once for the run
     voice = exact.create_voice(espeak_wav, name="v", transcript="")
     reference = _engine_audio(exact, voice)
     assert exact.info().quality == "exact" and not any(isinstance(m, int8_types) for m in exact.model.llm.modules())
@@ -447,11 +447,11 @@ def test_engine_quality_modes(tiny_cv2_model: Path, espeak_wav: Path) -> None:
     fast = Engine(tiny_cv2_model, device="cpu", quality="fast")
     assert fast.info().quality == "fast" and any(isinstance(m, int8_types) for m in fast.model.llm.modules())
     assert exact.text_reading == "original" and fast.text_reading == "improved"  # the default per mode
-    assert Engine(tiny_cv2_model, device="cpu", quality="fast", text_reading="original").text_reading == "original"
     audio = _engine_audio(fast, voice)
     assert audio.shape == reference.shape and np.isfinite(audio).all()
 
-    draft = Engine(tiny_cv2_model, device="cpu", quality="draft")
+    draft = Engine(tiny_cv2_model, device="cpu", quality="draft", text_reading="original")
+    assert draft.text_reading == "original"  # asked for, over the mode's default (improved, as in fast)
     audio = _engine_audio(draft, voice)
     assert audio.shape == reference.shape and np.isfinite(audio).all()
     assert not np.array_equal(audio, reference)  # 4 steps without CFG: another mel
