@@ -377,7 +377,27 @@ def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[i
     return w
 
 
+def open_engine_window(qtbot, settings: Settings, model: Path):
+    """:func:`open_window` with the real engine thread (one torch thread) loading ``model``."""
+    from app.worker.engine_thread import EngineThread
+
+    return open_window(qtbot, settings, EngineThread(torch_threads=1), model, timeout=120_000)
+
+
 @pytest.fixture
-def window(qtbot, settings: Settings, fake_engine: FakeEngine, library_with_voice, tiny_cv2_model: Path):
-    """The main window (1200x800) on the tiny model with the engine's test double and one saved voice."""
-    return open_window(qtbot, settings, fake_engine, tiny_cv2_model)
+def engine_window(qtbot, settings: Settings, library_with_voice, tiny_cv2_model: Path):
+    """The main window (1200x800) on the tiny model with the real engine thread and one saved voice; closed
+    after the test, which must stop the engine thread."""
+    w = open_engine_window(qtbot, settings, tiny_cv2_model)
+    yield w
+    w.close()
+    assert w.session.engine.isFinished()
+
+
+@pytest.fixture
+def window(request: pytest.FixtureRequest, qtbot, settings: Settings, library_with_voice, tiny_cv2_model: Path):
+    """The main window (1200x800) on the tiny model with one saved voice: with the engine's test double, or in
+    a module marked ``real_engine`` the :func:`engine_window` (a module may add its own setup on top)."""
+    if request.node.get_closest_marker("real_engine") is not None:
+        return request.getfixturevalue("engine_window")
+    return open_window(qtbot, settings, request.getfixturevalue("fake_engine"), tiny_cv2_model)
