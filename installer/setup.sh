@@ -293,9 +293,12 @@ else
   fi
 fi
 # Neither installer byte-compiles here (pip's one-by-one compiling of the ~17,000 .py files of the
-# venv took about 80 s of CPU); they are compiled once afterwards on every core, the packages' own
-# test folders left out (never imported; 15 % of the work). Without the .pyc files every process
-# would compile what it imports, again and again where PYTHONDONTWRITEBYTECODE is set.
+# venv took about 80 s of CPU); they are compiled once afterwards on every core. Left out: the
+# packages' own test folders, and what neither the app nor the tests import at all or import only in
+# one process (pip, setuptools; transformers' 2,600 model files, of which test_hf_export reads one;
+# sympy, which torch.compile loads; sklearn, networkx): a third of the files. Without
+# the .pyc files every process would compile what it imports, again and again where
+# PYTHONDONTWRITEBYTECODE is set; a file left out is compiled in memory by the process importing it.
 if [ "$dev" = 1 ]; then
   install_packages -e ".[dev]"
 else
@@ -303,5 +306,6 @@ else
 fi
 site_packages=$("$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 # a file that does not compile stays source
-"$venv_python" -m compileall -q -j 0 -x 'site-packages/.+/tests?/' "$site_packages" >/dev/null || true
+not_compiled='site-packages/(.+/tests?/|(pip|setuptools|sympy|sklearn|networkx)/|transformers/models/)'
+"$venv_python" -m compileall -q -j 0 -x "$not_compiled" "$site_packages" >/dev/null || true
 echo "setup.sh: ready ($VENV, torch $build build)"
