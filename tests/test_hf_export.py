@@ -256,7 +256,7 @@ def test_vllm_backend_imports_without_vllm_and_says_how_to_get_it(monkeypatch: p
     assert PerfOptions().llm_backend == "torch" and PerfOptions().exact
     assert not PerfOptions(llm_backend="vllm").exact
     with pytest.raises(ModelLoadError, match=r"cosy-studio\[vllm\]"):
-        apply_load_options(SimpleNamespace(device=torch.device("cpu")), PerfOptions(llm_backend="vllm"))  # type: ignore[arg-type]
+        apply_load_options(SimpleNamespace(device=torch.device("cpu"), has_llm=True), PerfOptions(llm_backend="vllm"))  # type: ignore[arg-type]
 
     # A CUDA machine without the package: the message names the extra.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
