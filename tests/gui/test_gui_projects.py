@@ -379,3 +379,11 @@ def test_save_as_copies_the_takes_off_the_gui_thread_and_cancel_undoes_it(
     copied = tmp_path / "Copied" / "takes" / take.uid / "audio.f32"
     assert np.array_equal(np.fromfile(copied, dtype="<f4"), take.audio())
     assert w.windowTitle().startswith("Copied")
+    # The copy is in view and chosen in the list, as the take was before (not an empty list selection
+    # under the old take's waveform).
+    shown = w.session.shown_take
+    assert shown is not None and shown.uid == take.uid and w.takes_view.selected() == [shown]
+    assert w.waveform.duration == pytest.approx(take.duration, abs=0.01)
+    _choose_save_path(monkeypatch, tmp_path / "Empty")
+    assert w.projects_ctl.new_project()
+    assert w.session.shown_take is None and w.waveform.duration == 0.0  # nothing of the old project in view
