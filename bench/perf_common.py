@@ -99,6 +99,8 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
         model.llm.quantize_int8(args.quant)
     if getattr(args, "llm_decode", None) == "ort-int4" and dev.type == "cpu":
         wait_for_decode_graph(args, model)
+    if getattr(args, "flow_graph", None) == "ort" and dev.type == "cpu" and not getattr(args, "bf16", False):
+        wait_for_flow_graph(args, model)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
@@ -120,6 +122,27 @@ def wait_for_decode_graph(args: argparse.Namespace, model: CosyModel) -> None:
     model.decode_graph = job
 
 
+def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
+    """Run the flow estimator through its ONNX Runtime graph as the engine does (cosycore.flow.ort_build),
+    and wait for it; torch's copy of the estimator's weights is dropped before any request, as the
+    engine does when it loads with the graph cached (the random model's graph is built once, in a
+    process of its own, by perf_graph.py)."""
+    from perf_graph import attach_random_flow_graph
+
+    from cosycore.flow.ort_build import attach_estimator_graph
+
+    threads = torch.get_num_threads()
+    job = (attach_estimator_graph(model.flow, Path(args.model_dir), threads) if args.model_dir
+           else attach_random_flow_graph(model.flow, args.family, threads))
+    if job is None:
+        return  # the Fun-CosyVoice3 DiT has no graph
+    if not job.wait(3600):
+        raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
+    if not model.flow.decoder.estimator_released:
+        model.flow.decoder.release_estimator_weights()
+    model.flow_graph = job
+
+
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     """``--quality``: the engine's options for that mode (cosycore.perf.quality_options) into ``args``."""
     if not args.quality:
@@ -130,6 +153,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
     args.quant = opts.llm_quant
     if getattr(args, "llm_decode", None) is None:
         args.llm_decode = opts.llm_decode
+    if getattr(args, "flow_graph", None) is None:
+        args.flow_graph = "ort" if opts.flow_graph else "torch"
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16

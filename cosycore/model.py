@@ -28,6 +28,7 @@ from .vocoder.load import load_hift
 from .vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStreamV2
 
 if TYPE_CHECKING:
+    from .flow.ort_build import EstimatorGraphJob
     from .lm.ort_build import DecodeGraphJob
 
 logger = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ class CosyModel:
         self.hift = hift
         self.device = device
         self.decode_graph: DecodeGraphJob | None = None  # the LM's ONNX Runtime decode graph (perf.apply_load_options)
+        self.flow_graph: EstimatorGraphJob | None = None  # the flow estimator's ONNX Runtime graph (idem)
 
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",

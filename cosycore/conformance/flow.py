@@ -12,7 +12,7 @@ Shapes: C = mel bins, T = prompt + generated frames of a call, B = CFG batch (2)
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -105,8 +105,11 @@ def check_noise(flow: Any, ref: Mapping[str, np.ndarray], device: torch.device =
 
 
 def check_flow_reference(model_dir: Path, ref_npz: Path, manifest: dict, *,
-                         device: str | torch.device = "cpu") -> list[CheckResult]:
-    """Load the flow of ``model_dir`` on ``device`` and compare every recorded call of ``ref_npz`` with it."""
+                         device: str | torch.device = "cpu",
+                         prepare: Callable[[Any], object] | None = None) -> list[CheckResult]:
+    """Load the flow of ``model_dir`` on ``device`` and compare every recorded call of ``ref_npz`` with it.
+
+    ``prepare(flow)`` runs on the loaded flow first (e.g. to run its estimator through another runtime)."""
     from ..config import load_model_config
     from ..flow import load_flow
 
@@ -114,6 +117,8 @@ def check_flow_reference(model_dir: Path, ref_npz: Path, manifest: dict, *,
     calls, info = _flow_calls(manifest)
     cfg = load_model_config(model_dir)
     flow = load_flow(cfg, device=dev)
+    if prepare is not None:
+        prepare(flow)
     with np.load(ref_npz) as npz:
         ref = {k: npz[k] for k in npz.files}
     inputs = _inputs(ref, dev)

@@ -30,7 +30,7 @@ from torch import nn
 
 from ..config import FlowConfig
 from .cache import FlowCache, StepCache
-from .cfm import CFMSampler, FlowSettings
+from .cfm import CFMSampler, Estimator, FlowSettings
 from .time_table import TimeTable
 
 logger = logging.getLogger(__name__)
@@ -65,6 +65,20 @@ class CFMDecoder(nn.Module):
         super().__init__()
         self.estimator = estimator
         self.sampler = CFMSampler(cfg.cfm, cfg.output_size)
+        # Another runtime's estimator with the same calls (cosycore.flow.ort_estimator), used when set
+        # and the call has no autocast; the torch estimator keeps its weights (the release's keys).
+        self.runtime_estimator: Estimator | None = None
+        # True once the torch estimator's weights were dropped for the runtime's (release_estimator_weights)
+        self.estimator_released = False
+
+    def release_estimator_weights(self) -> None:
+        """Drop the torch estimator's weights: the runtime estimator, which holds its own copy, runs
+        every call from now on (autocast calls too, in float32). Only between requests: a call in
+        flight on the torch estimator would lose its weights."""
+        if self.runtime_estimator is None:
+            raise RuntimeError("no runtime estimator to run the calls; the torch weights are kept")
+        self.estimator.to_empty(device="meta")
+        self.estimator_released = True
 
     def forward(
         self,
@@ -80,8 +94,9 @@ class CFMDecoder(nn.Module):
         autocast: torch.dtype | None = None,
     ) -> torch.Tensor:
         """mu, cond: [1, C, T]; spks: [1, C] -> mel [1, C, T] (float32)."""
+        runtime = self.runtime_estimator if autocast is None or self.estimator_released else None
         return self.sampler.sample(
-            self.estimator, mu, spks, cond, streaming=streaming, n_steps=n_steps,
+            runtime or self.estimator, mu, spks, cond, streaming=streaming, n_steps=n_steps,
             cfg_rate=cfg_rate, on_first_call=on_first_call, cache=cache, autocast=autocast,
         )
 

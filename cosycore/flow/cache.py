@@ -144,6 +144,14 @@ class StepCache:
             self._history[module] = full[:, :, -keep:].clone()
         return full
 
+    def history(self, module: nn.Module) -> torch.Tensor | None:
+        """The last input frames kept for ``module``'s causal convolution [B, C, keep], or None before any."""
+        return self._history.get(module)
+
+    def set_history(self, module: nn.Module, frames: torch.Tensor) -> None:
+        """Keep ``frames`` [B, C, keep] as ``module``'s history (a runtime that computed it itself)."""
+        self._history[module] = frames
+
     def nbytes(self) -> int:
         return sum(b.nbytes() for b in self._kv.values()) + sum(t.nbytes for t in self._history.values())
 

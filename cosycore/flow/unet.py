@@ -310,9 +310,7 @@ class CausalConditionalDecoder(nn.Module):
         With ``state`` (a cached streaming call, :mod:`cosycore.flow.cache`) the frame inputs
         hold only the T frames after the ``state.start`` cached ones, and mask must be all ones.
         """
-        temb = self.time_mlp(sinusoidal_time_embedding(t, self.cfg.in_channels))  # [B, E]
-        spk = spks.unsqueeze(-1).expand(-1, -1, x.shape[-1])  # [B, C, T]
-        h = torch.cat([x, mu, spk, cond], dim=1)  # [B, I, T]; order x, mu, spks, cond
+        h, temb = self.inputs(x, mu, t, spks, cond)  # [B, I, T], [B, E]
         chunk = self.cfg.static_chunk_size if streaming else 0
         if state is None:
             bias = attention_bias(mask, self.cfg.num_heads, chunk, h.dtype)  # [B, H, T, T]
@@ -321,7 +319,22 @@ class CausalConditionalDecoder(nn.Module):
                 raise ValueError("a cached estimator call needs streaming=True (chunk masks)")
             bias = attention_bias_rows(h.shape[0], self.cfg.num_heads, state.start, h.shape[2], chunk,
                                        h.dtype, h.device)  # [B, H, T, S]
+        return self.run_biased(h, mask, temb, bias, state)
 
+    def inputs(self, x: torch.Tensor, mu: torch.Tensor, t: torch.Tensor, spks: torch.Tensor,
+               cond: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The network's input frames h [B, I, T] (x, mu, spks, cond stacked) and time embedding [B, E]."""
+        temb = self.time_mlp(sinusoidal_time_embedding(t, self.cfg.in_channels))  # [B, E]
+        spk = spks.unsqueeze(-1).expand(-1, -1, x.shape[-1])  # [B, C, T]
+        return torch.cat([x, mu, spk, cond], dim=1), temb  # [B, I, T]; order x, mu, spks, cond
+
+    def run_biased(self, h: torch.Tensor, mask: torch.Tensor, temb: torch.Tensor, bias: torch.Tensor,
+                   state: StepCache | None = None) -> torch.Tensor:
+        """The U-Net on input frames h [B, I, T] with an additive attention bias [B, H or 1, T, S] -> v [B, C, T].
+
+        :meth:`forward` builds the bias from the mask and the chunk rule; the ONNX Runtime estimator
+        (:mod:`cosycore.flow.ort_estimator`) is exported from this method with the bias as an input.
+        """
         down = cast(UNetStage, self.down_blocks[0])
         skip = down.run(h, mask, temb, bias, state)  # [B, F, T]
         h = down.conv(skip, mask, state)

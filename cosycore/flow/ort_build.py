@@ -1,0 +1,91 @@
+"""Building, caching and attaching the CosyVoice2 flow estimator's ONNX Runtime graph (:mod:`.ort_estimator`).
+
+Built once per ``flow.pt``, in a process of its own (``python -m cosycore.flow.ort_build MODEL_DIR
+DEST``: it loads the flow, exports its estimator and exits), into ``<user cache>/flow-estimator/<key>/``
+(:mod:`cosycore.graph_cache`: atomic, never half-written). Until the graph is there, and if its build
+fails (logged), torch runs the estimator: the same numbers up to float rounding, a little slower.
+
+Used where it pays: CPU, the CosyVoice2 U-Net, at least :data:`MIN_WIDTH` channels wide (the tiny
+test models keep torch unless a caller asks for it), and no bfloat16 autocast (a CPU with native
+bfloat16 keeps torch's autocast estimator, which the graph does not replace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from .. import graph_cache
+from .base import FlowModel
+from .ort_estimator import GRAPH_FILE, OrtEstimator, estimator_of, export_estimator_graph, graph_key, use_graph
+
+logger = logging.getLogger(__name__)
+
+MIN_WIDTH = 128  # the release's U-Net is 256 wide; a narrower test model runs as fast in torch
+KIND = "flow-estimator"
+
+
+def graphs_dir() -> Path:
+    return graph_cache.graphs_dir(KIND)
+
+
+def worth_it(flow: FlowModel) -> bool:
+    est = estimator_of(flow)
+    return est is not None and est.cfg.channels[0] >= MIN_WIDTH
+
+
+class EstimatorGraphJob(graph_cache.GraphJob):
+    """Puts ``flow``'s estimator graph to use now (cached) or when a background build finishes."""
+
+    def __init__(self, flow: FlowModel, dest: Path, threads: int, build_args: list[str], what: str) -> None:
+        self.flow, self.threads = flow, threads
+        self.runner: OrtEstimator | None = None
+        self._at_load = True  # attached from the cache in this constructor: no request runs yet
+        super().__init__(dest, GRAPH_FILE, build_args, f"the flow estimator graph of {what}", self._use)
+        self._at_load = False
+
+    def _use(self, path: Path) -> None:
+        # At load the torch estimator's weights go (the graph holds its own); a graph built in the
+        # background arrives while requests may run on them, so they stay until the next load.
+        self.runner = use_graph(self.flow, path, self.threads, release=self._at_load)
+        logger.info("flow estimator calls run in ONNX Runtime (float32, %s%s)", path.parent.name,
+                    "; torch's copy of its weights dropped" if self._at_load else "")
+
+
+def build_folder(flow: FlowModel, dest: Path) -> Path:
+    """Export ``flow``'s estimator into ``dest`` (atomically), unless it is already there."""
+    est = estimator_of(flow)
+    if est is None:
+        raise ValueError("only the CosyVoice2 U-Net estimator has a graph")
+    return graph_cache.build_folder(lambda folder: export_estimator_graph(est, folder), dest, GRAPH_FILE)
+
+
+def attach_estimator_graph(flow: FlowModel, model_dir: Path, threads: int, *, force: bool = False
+                           ) -> EstimatorGraphJob | None:
+    """Start running ``flow``'s estimator (the release in ``model_dir``) through its graph (CPU).
+
+    None for a flow without a U-Net estimator, and where it does not pay (:func:`worth_it`) unless ``force``."""
+    if estimator_of(flow) is None or not (force or worth_it(flow)):
+        return None
+    dest = graphs_dir() / graph_key(Path(model_dir) / "flow.pt")
+    return EstimatorGraphJob(flow, dest, threads, ["-m", "cosycore.flow.ort_build", str(model_dir), str(dest)],
+                             str(model_dir))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m cosycore.flow.ort_build",
+                                 description="Build the ONNX Runtime graph of a release's flow estimator.")
+    ap.add_argument("model_dir", type=Path)
+    ap.add_argument("dest", type=Path, help="the cache folder to create")
+    args = ap.parse_args(argv)
+    from ..config import load_model_config
+    from . import load_flow
+
+    build_folder(load_flow(load_model_config(args.model_dir), device="cpu"), args.dest)
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING)
+    raise SystemExit(main())
