@@ -404,7 +404,8 @@ class MainWindow(QMainWindow):
             shown_take=lambda: s.shown_take, play_take=self.playback_ctl.play_take,
             stop=self.playback_ctl.stop_playing, set_playhead=self.waveform.set_playhead)
         self.drops = DropController(self, [self.editor.edit, self.editor.edit.viewport()],
-                                    make_voice=self.voices_ctl.voice_from_file, open_text=self.longform_ctl.open_file)
+                                    make_voice=self.voices_ctl.voice_from_file, open_text=self.longform_ctl.open_file,
+                                    open_take=self.takes_ctl.open_take_folder)
         self.remake_ctl = RemakeController(
             self.cast_table, s.library, refresh=self.voices_ctl.refresh, voice_refreshed=s.engine.voice_refreshed,
             recheck=lambda: self.script_ctl.enabled and self.script_ctl.check(),

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from cosycore.errors import StorageError
+from cosycore.studio.take import Take, TakeState
 from cosycore.voices import Voice, VoiceLibrary
 
 from .audio.playback import Player
 from .config.settings import Settings
 from .takes.store import TakeStore
-from .takes.take import Take, TakeList, TakeState
+from .takes.take import TakeList
 from .worker.engine_thread import EngineThread
 from .worker.eta import rtf_key
 

@@ -18,8 +18,9 @@ synthetic, speech-like source of ``--source-seconds`` (an amplitude-modulated gl
 way: first audio (seconds from the ``convert`` call to the first chunk), total time, real-time
 factor (total time / seconds of audio made; below 1 is faster than real time), chunks, and the
 first run of the process on its own (cold start). Conversion has no LM, so the modes differ only in
-the flow (see cosycore.perf). Also the CPU, threads, the load average before and after, and peak
-memory. Nothing here asserts a speed.
+the flow (see cosycore.perf), and the engine is loaded without it (``with_llm=False``, as
+``cosycore convert`` loads it; ``--with-llm`` loads it too, to compare peak memory). Also the CPU,
+threads, the load average before and after, and peak memory. Nothing here asserts a speed.
 
 ``--live SECONDS`` measures live conversion instead (cosycore.studio.live_convert, as the app's Live button
 runs it): a feeder thread plays the role of a microphone, handing 20 ms blocks of a 48 kHz speech-like
@@ -92,7 +93,8 @@ def one_run(engine: Engine, source: np.ndarray, voice: Any, *, stream: bool) -> 
 
 def bench_mode(args: argparse.Namespace, quality: str) -> dict[str, Any]:
     t0 = time.perf_counter()
-    engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads)
+    engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads,
+                    with_llm=args.with_llm)
     load_s = time.perf_counter() - t0
     voice = engine.create_voice(speechlike(args.prompt_seconds, seed=1), SOURCE_RATE, name="bench")
     source = speechlike(args.source_seconds)
@@ -135,7 +137,8 @@ def feed_in_real_time(feed: LiveFeed, signal: np.ndarray, sr: int) -> None:
 def bench_live(args: argparse.Namespace, quality: str, room: Any = None) -> dict[str, Any]:
     import threading
 
-    engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads)
+    engine = Engine(args.model_dir, device=args.device, quality=quality, threads=args.threads,
+                    with_llm=args.with_llm)
     voice = engine.create_voice(speechlike(args.prompt_seconds, seed=1), SOURCE_RATE, name="bench")
     warm = LiveFeed()  # one piece first, so the first measured piece pays no first-call costs
     feed_in_real_time(warm, speechlike(1.5, sr=MIC_RATE, seed=3), MIC_RATE)
@@ -210,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output-delay", type=float, default=APP_OUTPUT_DELAY,
                     help="--live: seconds the audio output adds (default: the app's pre-roll)")
     ap.add_argument("--busy-core", action="store_true", help="keep one core busy meanwhile")
+    ap.add_argument("--with-llm", action="store_true",
+                    help="load the language model too, as an engine that also speaks does (conversion never runs "
+                         "it; without this flag it is left out, as `cosycore convert` does): compare peak memory")
     ap.add_argument("--pulse", action="store_true",
                     help="--live: measure mouth to ear on PulseAudio null devices (see bench/live_pulse.py)")
     args = ap.parse_args(argv)
@@ -252,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         "scenario": ("convert-live-pulse" if args.pulse else "convert-live") if args.live else "convert",
         "live_seconds": args.live or None,
         "busy_core": args.busy_core,
+        "with_llm": args.with_llm,
         "model_dir": str(args.model_dir),
         "random_weights": bool(args.dry_run or args.random_release is not None),
         "device": args.device,

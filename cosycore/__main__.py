@@ -118,7 +118,7 @@ def _load_engine(args: argparse.Namespace, max_chars: int | None = None) -> Any:
     dtype = getattr(torch, args.dtype)
     return Engine(args.model, device=args.device, dtype=dtype, max_text_chars=max_chars or DEFAULT_MAX_CHARS,
                   quality=getattr(args, "quality", "exact"), text_reading=getattr(args, "text_reading", None),
-                  threads=threads)
+                  threads=threads, with_llm=getattr(args, "with_llm", True))
 
 
 def _cmd_synth(args: argparse.Namespace, io: CliIO) -> int:

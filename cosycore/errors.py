@@ -80,6 +80,11 @@ class FlowSettingsError(SynthesisError):
     in draft computes its flow's time conditioning once at load and keeps no weights for others)."""
 
 
+class NoLanguageModelError(SynthesisError):
+    """The model was loaded without its language model (``with_llm=False``: voice conversion only, which
+    never runs it), so it cannot turn text into speech tokens. Load it with the language model to speak."""
+
+
 class EngineError(SynthesisError):
     """Synthesis failed while running: the model made unusable output (NaN), memory ran out, or an
     internal step failed. The message says what to try (``models verify``, Draft quality, shorter text)."""

@@ -18,6 +18,7 @@ import torch
 
 from .config import ModelConfig, load_model_config
 from .devices import resolve_device
+from .errors import NoLanguageModelError
 from .flow import FlowSettings, load_flow
 from .flow.base import FlowModel
 from .lm.load import load_llm
@@ -63,10 +64,10 @@ def _as_row(ids: TokenIds | None, device: torch.device) -> torch.Tensor:
 class CosyModel:
     """The LLM, flow and vocoder of one release, on one device. Holds no per-request state."""
 
-    def __init__(self, cfg: ModelConfig, llm: SpeechLM, flow: FlowModel,
+    def __init__(self, cfg: ModelConfig, llm: SpeechLM | None, flow: FlowModel,
                  hift: HiFTGenerator | CausalHiFTGenerator, device: torch.device) -> None:
         self.cfg = cfg
-        self.llm = llm
+        self._llm = llm  # None: loaded for voice conversion only (with_llm=False)
         self.flow = flow
         self.hift = hift
         self.device = device
@@ -76,7 +77,8 @@ class CosyModel:
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",
              dtype: torch.dtype = torch.float32, *, llm_quant: str | None = None,
-             fixed_flow: FlowSettings | None = None, on_step: Callable[[str], None] | None = None) -> CosyModel:
+             fixed_flow: FlowSettings | None = None, on_step: Callable[[str], None] | None = None,
+             with_llm: bool = True) -> CosyModel:
         """Load a release folder. Raises a :class:`~cosycore.errors.ModelLoadError` subclass.
 
         ``llm_quant`` (``"int8"`` …, CPU only; see :func:`~cosycore.lm.load.load_llm`) packs the LM to
@@ -84,13 +86,17 @@ class CosyModel:
         (draft mode) loads a flow that runs only these flow settings and, for the Fun-CosyVoice3 DiT,
         keeps its time conditioning as a small table instead of 0.57 GB of weights
         (:func:`~cosycore.flow.load_flow`). ``on_step`` is told "llm", "flow" and "vocoder" as each
-        network begins to load (:mod:`cosycore.engine.load_steps`).
+        network begins to load (:mod:`cosycore.engine.load_steps`). ``with_llm`` False leaves the language
+        model out (and "llm" untold): voice conversion runs only the flow and the vocoder, and
+        :attr:`llm` then raises :class:`~cosycore.errors.NoLanguageModelError`.
         """
         step = on_step or (lambda _name: None)
         cfg = load_model_config(model_dir)
         dev = resolve_device(device)
-        step("llm")
-        llm = load_llm(cfg, device=dev, dtype=dtype, quantize=llm_quant)
+        llm = None
+        if with_llm:
+            step("llm")
+            llm = load_llm(cfg, device=dev, dtype=dtype, quantize=llm_quant)
         step("flow")
         flow = load_flow(cfg, device=dev, dtype=dtype, fixed=fixed_flow)
         step("vocoder")
@@ -101,6 +107,28 @@ class CosyModel:
     @property
     def sample_rate(self) -> int:
         return self.cfg.sample_rate
+
+    @property
+    def has_llm(self) -> bool:
+        return self._llm is not None
+
+    @property
+    def llm(self) -> SpeechLM:
+        """The language model; :class:`~cosycore.errors.NoLanguageModelError` if it was not loaded."""
+        return self.require_llm()
+
+    @llm.setter
+    def llm(self, value: SpeechLM) -> None:  # a backend may wrap it (cosycore.lm.vllm_backend.use_vllm)
+        self._llm = value
+
+    def require_llm(self) -> SpeechLM:
+        """The language model, or :class:`~cosycore.errors.NoLanguageModelError` (loaded with ``with_llm=False``)."""
+        if self._llm is None:
+            raise NoLanguageModelError(
+                f"the {self.cfg.family} model in {self.cfg.model_dir} was loaded for voice conversion only, without "
+                "its language model, so it cannot speak text: load it again with the language model "
+                "(Engine(..., with_llm=True), the default)")
+        return self._llm
 
     # -- per-request objects ------------------------------------------------------------------
     def vocoder_stream(self, generator: torch.Generator | None, *, exact: bool = False) -> VocoderStream:

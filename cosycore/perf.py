@@ -192,14 +192,14 @@ def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool
     ``frontend`` False leaves the text and prompt-feature warm-up (:func:`warm_up_frontend`) to the
     caller, who may run it in the background (the desktop app does).
     """
-    if options.llm_quant is not None and model.llm.quantization != options.llm_quant:
+    if options.llm_quant is not None and model.has_llm and model.llm.quantization != options.llm_quant:
         model.llm.quantize_int8(options.llm_quant)
     if options.fixed_flow:
         if model.flow.fixed_settings is None:
             model.flow.fix_time_steps(options.flow)
         elif model.flow.fixed_settings != options.flow:
             raise ValueError(f"the flow was loaded for {model.flow.fixed_settings}, not for {options.flow}")
-    if options.llm_decode == "ort-int4" and model.device.type == "cpu":
+    if options.llm_decode == "ort-int4" and model.device.type == "cpu" and model.has_llm:
         from .lm.ort_build import attach_decode_graph  # onnx and ONNX Runtime only when asked for
 
         model.decode_graph = attach_decode_graph(model.llm, model.cfg.model_dir, torch.get_num_threads())
@@ -207,7 +207,7 @@ def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool
         from .flow.ort_build import attach_estimator_graph  # onnx and ONNX Runtime only when asked for
 
         model.flow_graph = attach_estimator_graph(model.flow, model.cfg.model_dir, torch.get_num_threads())
-    if options.llm_backend == "vllm":
+    if options.llm_backend == "vllm" and model.has_llm:
         from .lm.vllm_backend import use_vllm  # imports vllm only when asked for
 
         use_vllm(model)
@@ -246,7 +246,7 @@ def warm_up_frontend(mel: MelConfig | None = None) -> float:
 @torch.inference_mode()
 def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: FlowCacheMode = "off",
             tokens: int = 40) -> float:
-    """Run one short dummy request through the LM, the flow and the vocoder; returns its seconds.
+    """Run one short dummy request through the LM (if loaded), the flow and the vocoder; returns its seconds.
 
     Uses made-up inputs (no prompt audio): a 16-position LM prompt and a few decode steps, then
     ``tokens`` speech tokens through a streamed token2wav pass with one streamed chunk and the
@@ -256,13 +256,14 @@ def warm_up(model: CosyModel, *, flow: FlowSettings = EXACT_FLOW, flow_cache: Fl
     dev = model.device
     cfg = model.cfg
     gen = torch.Generator(device="cpu").manual_seed(0)
-    lm = model.llm
-    d = cfg.llm.qwen.hidden_size
-    cache = lm.new_cache(32, device=dev)
-    h = lm.prefill((torch.randn(1, 16, d, generator=gen) * 0.02).to(dev, lm.speech_embedding.weight.dtype), cache)
-    for _ in range(4):
-        tok = int(lm.logits(h[0]).argmax()) % cfg.llm.speech_token_size
-        h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], cache)
+    if model.has_llm:
+        lm = model.llm
+        d = cfg.llm.qwen.hidden_size
+        cache = lm.new_cache(32, device=dev)
+        h = lm.prefill((torch.randn(1, 16, d, generator=gen) * 0.02).to(dev, lm.speech_embedding.weight.dtype), cache)
+        for _ in range(4):
+            tok = int(lm.logits(h[0]).argmax()) % cfg.llm.speech_token_size
+            h = lm.decode_one_token(lm.speech_embedding.weight[tok : tok + 1], cache)
     speech = torch.randint(0, cfg.flow.vocab_size, (tokens,), generator=gen).tolist()
     stream = Token2WavStream(
         flow=model.flow,

@@ -228,7 +228,7 @@ pip_setting() {  # NAME -> the value pip uses (environment over [install] over [
   done
 }
 uv_from_pip_config() {  # fills uv_args and uv_env, or says why uv cannot stand in for pip
-  pip_config=$("$venv_python" -m pip config list 2>/dev/null) || { uv_why="pip config list failed"; return 1; }
+  pip_config=$("${venv_pip[@]}" config list 2>/dev/null) || { uv_why="pip config list failed"; return 1; }
   local key name value
   while IFS= read -r line; do
     [ -n "$line" ] || continue
@@ -257,7 +257,7 @@ uv_why="COSY_INSTALLER=pip"
 choose_installer() {
   [ "${COSY_INSTALLER:-}" != pip ] || return 0
   uv_from_pip_config || return 0
-  if [ ! -x "$VENV/bin/uv" ] && ! "$venv_python" -m pip install -q 'uv>=0.5' >/dev/null 2>&1; then
+  if [ ! -x "$VENV/bin/uv" ] && ! "${venv_pip[@]}" install -q 'uv>=0.5' >/dev/null 2>&1; then
     uv_why="uv could not be installed"; return 0
   fi
   installer=uv
@@ -274,10 +274,23 @@ install_packages() {  # pip install arguments (an --index-url first, as in index
 }
 
 # --- The venv, torch first, then the project -----------------------------------------------------
+venv_pip=("$venv_python" -m pip)
 if [ ! -x "$venv_python" ]; then
-  "$PYTHON" -m venv "$VENV"
+  # ensurepip's copy of pip, unpacked and byte-compiled, is nearly all of the ~6 s that `python -m venv`
+  # takes. Where this Python's own pip can work on another environment (pip 22.3 and later: --python),
+  # the venv is made without pip, and pip goes in once the installer is chosen (uv: under a second).
+  if [ "${COSY_INSTALLER:-}" != pip ] && "$PYTHON" -m pip --python "$PYTHON" --version >/dev/null 2>&1; then
+    "$PYTHON" -m venv --without-pip "$VENV"
+    venv_pip=("$PYTHON" -m pip --python "$venv_python")
+  else
+    "$PYTHON" -m venv "$VENV"
+  fi
 fi
 choose_installer
+if [ "${venv_pip[0]}" != "$venv_python" ]; then  # the venv was made without pip: every venv has it
+  if [ "$installer" = uv ]; then install_packages pip; else "$venv_python" -m ensurepip -q >/dev/null; fi
+  venv_pip=("$venv_python" -m pip)
+fi
 if [ "$installer" = uv ]; then echo "setup.sh: installing with uv"; else echo "setup.sh: installing with pip ($uv_why)"; fi
 plan_torch
 # torch first, pinned, so that nothing else can pull in another build of it.
@@ -293,9 +306,12 @@ else
   fi
 fi
 # Neither installer byte-compiles here (pip's one-by-one compiling of the ~17,000 .py files of the
-# venv took about 80 s of CPU); they are compiled once afterwards on every core, the packages' own
-# test folders left out (never imported; 15 % of the work). Without the .pyc files every process
-# would compile what it imports, again and again where PYTHONDONTWRITEBYTECODE is set.
+# venv took about 80 s of CPU); they are compiled once afterwards on every core. Left out: the
+# packages' own test folders, and what neither the app nor the tests import at all or import only in
+# one process (pip, setuptools; transformers' 2,600 model files, of which test_hf_export reads one;
+# sympy, which torch.compile loads; sklearn, networkx): a third of the files. Without
+# the .pyc files every process would compile what it imports, again and again where
+# PYTHONDONTWRITEBYTECODE is set; a file left out is compiled in memory by the process importing it.
 if [ "$dev" = 1 ]; then
   install_packages -e ".[dev]"
 else
@@ -303,5 +319,6 @@ else
 fi
 site_packages=$("$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 # a file that does not compile stays source
-"$venv_python" -m compileall -q -j 0 -x 'site-packages/.+/tests?/' "$site_packages" >/dev/null || true
+not_compiled='site-packages/(.+/tests?/|(pip|setuptools|sympy|sklearn|networkx)/|transformers/models/)'
+"$venv_python" -m compileall -q -j 0 -x "$not_compiled" "$site_packages" >/dev/null || true
 echo "setup.sh: ready ($VENV, torch $build build)"

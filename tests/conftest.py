@@ -97,9 +97,12 @@ def features_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def vc_dir() -> Path:
-    """The voice-conversion reference set (tools/vc_reference.py), beside the tiny folders it uses."""
-    return _need("vc")
+def vc_dir(cv2_dir: Path, cv3_dir: Path) -> Path:
+    """The voice-conversion reference set (tools/vc_reference.py), kept in the repository; the tiny
+    model folders it was made with come from the conformance folder (``cv2_dir``, ``cv3_dir``)."""
+    path = REPO / "tests" / "data" / "conformance-vc"
+    assert (path / "manifest.json").is_file(), f"{path} is missing: it is part of the repository"
+    return path
 
 
 def copy_release(src: Path, dst: Path, *, link_weights: bool = True) -> Path:

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 FORBIDDEN = {"PySide6", "sounddevice", "pyqtgraph", "app"}
 
@@ -74,25 +76,30 @@ def test_the_import_scan_sees_relative_and_lazy_imports() -> None:
         "cosycore.conformance.checks", "cosycore.conformance.checks.compare"}
 
 
-def test_importing_the_engine_loads_no_conformance_code() -> None:
+@pytest.fixture(scope="module")
+def fresh_imports() -> list[str]:
+    """What a fresh interpreter has loaded: the GUI packages after importing cosycore's light modules, then
+    the conformance modules after importing the engine too (one process for both tests: each import of torch
+    costs seconds)."""
     code = (
-        "import sys, cosycore.engine, cosycore.model, cosycore.hub, cosycore.lm.vllm_backend;"
+        "import sys, cosycore, cosycore.config, cosycore.weights;"
+        "print(','.join(m for m in ('PySide6','sounddevice','pyqtgraph') if m in sys.modules));"
+        "import cosycore.engine, cosycore.model, cosycore.hub, cosycore.lm.vllm_backend;"
         "print(','.join(m for m in sys.modules if m.startswith('cosycore.conformance')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == ""
+    lines = out.stdout.split("\n")
+    assert len(lines) == 3 and lines[2] == "", out.stdout
+    return lines[:2]
 
 
-def test_importing_cosycore_loads_no_gui() -> None:
-    code = (
-        "import sys, cosycore, cosycore.config, cosycore.weights;"
-        "bad=[m for m in ('PySide6','sounddevice','pyqtgraph') if m in sys.modules];"
-        "print(','.join(bad))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == ""
+def test_importing_the_engine_loads_no_conformance_code(fresh_imports: list[str]) -> None:
+    assert fresh_imports[1] == ""
+
+
+def test_importing_cosycore_loads_no_gui(fresh_imports: list[str]) -> None:
+    assert fresh_imports[0] == ""
 
 
 def import_circles(*packages: str) -> list[list[str]]:

@@ -35,8 +35,10 @@ needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 
 def _run(*args: Path | str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, MKL_CBWR="COMPATIBLE")
+    # the worker's share of the cores (tests/conftest.py): two threads beside a busy second worker spin
+    threads = os.environ.get("COSY_THREADS", "2")
     return subprocess.run(
-        [sys.executable, "-m", "cosycore.conformance", "--threads", "2", *map(str, args)],
+        [sys.executable, "-m", "cosycore.conformance", "--threads", threads, *map(str, args)],
         cwd=REPO, capture_output=True, text=True, timeout=900, env=env,
     )
 

@@ -13,7 +13,8 @@ import torch
 from cosycore.engine import Engine
 from cosycore.engine.convert import iter_pieces, probe_source, source_tokens
 from cosycore.engine.convert.source import find_cut, token_grid
-from cosycore.errors import InputError
+from cosycore.errors import InputError, NoLanguageModelError
+from cosycore.request import SynthesisRequest
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -109,6 +110,37 @@ def test_quality_modes_convert(tiny_cv3_model: Path, cv3_engine, target, quality
                                                                     stream=stream)])
         assert got.shape == ref.shape and np.isfinite(got).all()
         assert np.allclose(got, ref, atol=1e-3) == (quality == "fast")
+
+
+def test_an_engine_without_the_language_model_converts_alike(tiny_cv2_model: Path, cv2_engine, cv2_voice) -> None:
+    """with_llm=False (what `cosycore convert` loads): no "llm" load step, the bar still rises to 1.0, the
+    same audio as an engine with it (up to float rounding), no LM in info(), and speaking is a typed error at
+    the call."""
+    seen: list[tuple[float, str]] = []
+    engine = Engine(tiny_cv2_model, device="cpu", with_llm=False, progress=lambda f, s: seen.append((f, s)))
+    steps = [s for _, s in seen]
+    assert "llm" not in steps and steps[0] == "flow" and steps[-1] == "ready"
+    fractions = [f for f, _ in seen]
+    assert fractions[0] == 0.0 and fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert not engine.model.has_llm and cv2_engine.model.has_llm
+    assert [n for n, _ in engine.info().parameters] == ["flow", "hift"]
+    got = np.concatenate([c.samples for c in engine.convert(speechlike(2.0), cv2_voice, sample_rate=SR, seed=5)])
+    ref = np.concatenate([c.samples for c in cv2_engine.convert(speechlike(2.0), cv2_voice, sample_rate=SR, seed=5)])
+    assert got.shape == ref.shape and np.allclose(got, ref, atol=1e-6)  # two loads: float rounding may differ
+    with pytest.raises(NoLanguageModelError, match=r"voice conversion only.*with_llm=True"):
+        engine.synthesize(SynthesisRequest(text="Hello.", mode="cross_lingual", voice=cv2_voice))
+
+
+def test_the_convert_command_loads_no_language_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    import cosycore.__main__ as cli
+    import cosycore.engine
+
+    made: list[dict] = []
+    monkeypatch.setattr(cosycore.engine, "Engine", lambda *a, **kw: made.append(kw))
+    for argv in (["convert", "src.wav", "--voice", "V", "--out", "o.wav", "--model", "M"],
+                 ["synth", "--text", "Hi", "--model", "M", "--prompt-wav", "p.wav", "--out", "o.wav"]):
+        cli._load_engine(cli.build_parser().parse_args(argv))
+    assert [kw["with_llm"] for kw in made] == [False, True]
 
 
 def test_a_long_source_is_converted_in_pieces(cv3_engine, target, tmp_path: Path) -> None:

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 
 from app.takes.sentence_splice import SentenceError, regenerable_sentences, sentence_samples, spliced_layout
-from app.takes.store import META_NAME, TakeStore
+from app.takes.store import TakeStore
 from app.takes.take import SentenceSpan, Take, TakeState
 from app.worker.sentence_jobs import SentenceJob, sentence_result
 from cosycore.errors import InputError, SynthesisError
 from cosycore.request import AudioChunk, SynthesisRequest
 from cosycore.studio.splice import fade, speak_whole, splice
+from cosycore.studio.take_folder import META_NAME
 
 SR = 24000
 

@@ -18,7 +18,7 @@ import soundfile as sf
 
 from cosycore.__main__ import CliIO, main
 from cosycore.errors import InputError
-from cosycore.studio import take_file, take_manifest
+from cosycore.studio import take_file
 from cosycore.studio.cast import Cast, CastMember
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, regenerate_line
 from cosycore.studio.script import parse_script
@@ -147,8 +147,9 @@ def test_regenerating_changes_only_that_line_and_undo_swaps_back(cv2_engine, ren
     # a second regeneration: files that no manifest names any more are removed, the others stay
     second = regenerate_line(cv2_engine, again.take, 0)
     update_take(again, second, TakeOutputs())
-    names = sorted(p.name for p in (folder / "segments").iterdir())
-    assert names == ["00000-r0.npy", "00000-r2.npy", "00002-r1.npy", "00004-r0.npy"]
+    names = sorted(p.name for p in folder.iterdir() if p.is_file())
+    assert names[-1] == "take.json" and "audio.f32" not in names  # the take as first rendered is gone
+    assert [n.split("-")[0] for n in names[:-1]] == ["audio", "audio", "line", "line"]  # current and previous
     # undo goes back one step (a second undo redoes), and a stale record cannot overwrite a newer state
     assert load_take(folder).take.segments[0].seed == 6
     with pytest.raises(TakeFileError, match="changed by another command"):
@@ -172,50 +173,40 @@ def _edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
     return apply
 
 
-def _first_line(data: dict) -> dict:
-    return next(s for s in data["segments"] if s["kind"] == "line")
-
-
 def _set(path: list, value: object) -> Callable[[Path], None]:
+    """Set a value of take.json; "LINE" stands for the first line's entry."""
     def change(data: dict) -> None:
         node = data
         for key in path[:-1]:
-            node = _first_line(node) if key == "LINE" else node[key]
+            node = node["script"]["lines"][0] if key == "LINE" else node[key]
         node[path[-1]] = value
     return _edit_manifest(change)
 
 
-def _segment_file(folder: Path) -> Path:
-    return folder / _first_line(json.loads((folder / "take.json").read_text(encoding="utf-8")))["file"]
+def _audio(folder: Path) -> Path:
+    return folder / json.loads((folder / "take.json").read_text(encoding="utf-8"))["audio_file"]
 
 
-def _rewrite_segment(samples: Callable[[np.ndarray], np.ndarray]) -> Callable[[Path], None]:
-    """Replace the first line's audio and record its new sha256, as a careful forger would."""
-    def apply(folder: Path) -> None:
-        path = _segment_file(folder)
-        np.save(path, samples(np.load(path)))
-        _set(["LINE", "sha256"], file_sha256(path))(folder)
-    return apply
+def _nan_sample(folder: Path) -> None:
+    audio = np.fromfile(_audio(folder), dtype="<f4")
+    audio[3] = np.nan
+    audio.tofile(_audio(folder))
 
 
-def _flip_byte(folder: Path) -> None:
-    path = _segment_file(folder)
-    data = bytearray(path.read_bytes())
-    data[-1] ^= 0x55
-    path.write_bytes(bytes(data))
-
-
-def _symlink_segment(folder: Path) -> None:
-    path = _segment_file(folder)
-    target = folder.parent / "elsewhere.npy"
+def _symlink_audio(folder: Path) -> None:
+    path = _audio(folder)
+    target = folder.parent / "elsewhere.f32"
     shutil.move(path, target)
     os.symlink(target, path)
 
 
 def _truncate(folder: Path) -> None:
-    path = _segment_file(folder)
-    path.write_bytes(path.read_bytes()[:200])
-    _set(["LINE", "sha256"], file_sha256(path))(folder)
+    path = _audio(folder)
+    path.write_bytes(path.read_bytes()[:2000])
+
+
+def _made_in_the_app(data: dict) -> None:
+    del data["script"]["made_by"]
 
 
 DAMAGE = {
@@ -223,27 +214,24 @@ DAMAGE = {
     "not json": (lambda f: (f / "take.json").write_text("{nope", encoding="utf-8"), "is not valid JSON"),
     "nested json": (lambda f: (f / "take.json").write_text("[" * 100_000, encoding="utf-8"), "is not valid JSON"),
     "another format": (_set(["format"], "something-else"), "not a Cosy Studio script take"),
-    "a newer version": (_set(["format_version"], 99), "newer version of Cosy Studio"),
-    "sizes differ": (_set(["LINE", "samples"], 1000), "the take says 1,000"),
-    "path leaves the folder": (_set(["LINE", "file"], "../../elsewhere.npy"), "not a name this format"),
-    "subtitles outside": (_set(["outputs", "srt"], {"path": "../x.srt", "sha256": "0" * 64}),
+    "a newer version": (_set(["version"], 99), "newer version of Cosy Studio"),
+    "sizes differ": (_edit_manifest(lambda d: d["script"]["segments"][0].__setitem__(2, 1000)), "add up to"),
+    "path leaves the folder": (_set(["audio_file"], "../../elsewhere.f32"), "not a take file's name"),
+    "subtitles outside": (_set(["script", "made_by", "outputs", "srt"], {"path": "../x.srt", "sha256": "0" * 64}),
                           "not a .srt file beside"),
-    "segment changed": (_flip_byte, "sha256 differs"),
-    "segment missing": (lambda f: _segment_file(f).unlink(), "is missing"),
-    "segment is a link": (_symlink_segment, "not a regular file"),
-    "NaN samples": (_rewrite_segment(lambda a: np.where(np.arange(a.size) == 3, np.nan, a).astype(np.float32)),
-                    "NaN or infinite"),
-    "not float32": (_rewrite_segment(lambda a: a.astype(np.float64)), "not float32 mono audio"),
-    "truncated": (_truncate, "not a NumPy audio file"),
-    "gap length": (_edit_manifest(lambda d: d["segments"][1].update(samples=5)), "'samples' must be a whole number"),
+    "audio missing": (lambda f: _audio(f).unlink(), "is missing"),
+    "audio is a link": (_symlink_audio, "not a regular file"),
+    "audio truncated": (_truncate, "outside the audio"),
+    "NaN samples": (_nan_sample, "NaN or infinite"),
     "instruct without instruction": (_set(["LINE", "mode"], "instruct"), "goes with instruct mode"),
-    "seed is a boolean": (_set(["LINE", "seed"], True), "'seed' must be a whole number"),
-    "negative crossfade": (_set(["settings", "crossfade"], -1.0), "crossfade must be between"),
-    "script edited": (lambda f: (f / "script.txt").write_text("Anna: Hi.\n", encoding="utf-8"),
-                      "not the script the take recorded"),
+    "seed out of range": (_set(["LINE", "seed"], -1), "mode, instruction or seed"),
+    "negative crossfade": (_set(["script", "render", "crossfade"], -1.0), "crossfade must be between"),
     "voice replaced": (lambda f: shutil.copyfile(f / "voices/01.cosyvoice", f / "voices/00.cosyvoice"),
                        "not the voice the take recorded"),
-    "unknown speaker": (_set(["LINE", "speaker"], "Zed"), "not in its cast"),
+    "voice outside": (_edit_manifest(lambda d: d["script"]["cast"][0].update(file="../x.cosyvoice")),
+                      "not a name this format uses"),
+    "unknown speaker": (_set(["LINE", "speaker"], "Zed"), "not in the cast"),
+    "made in the app": (_edit_manifest(_made_in_the_app), "made in the app"),
 }
 
 
@@ -261,8 +249,8 @@ def test_a_damaged_take_folder_is_a_typed_error(case: str, saved: Path, tmp_path
 def test_counts_and_sizes_are_bounded(saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "play.wav.take"
     shutil.copytree(saved, folder)
-    monkeypatch.setattr(take_manifest, "MAX_SEGMENTS", 4)  # the take has 5
-    with pytest.raises(TakeFileError, match="'segments' must be a list of 1 to 4 entries"):
+    monkeypatch.setattr(take_file, "MAX_SEGMENTS", 4)  # the take has 5
+    with pytest.raises(TakeFileError, match="number of segments is out of range"):
         load_take(folder)
     monkeypatch.undo()
     monkeypatch.setattr(take_file, "MAX_MANIFEST_BYTES", 100)

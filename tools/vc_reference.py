@@ -25,21 +25,39 @@ implementation's; Fun-CosyVoice3's vocoder noise is fixed at construction).
 
 The tiny folders of the shared set lack what ``inference_vc`` needs besides the weights: the two ONNX
 frontend models and the Qwen tokenizer files (the constructors load a tokenizer; conversion never uses
-it). ``prepare`` (run with the project's venv, it imports ``cosycore.testing``) writes tiny ONNX models
-(seed 0) into the output folder, where the checker finds them too, and a work folder per family that
-links the shared weights and adds those files. Then::
+it). ``prepare`` (run with the project's venv, it imports ``cosycore.testing``) writes the two
+recordings and tiny ONNX models (seed 0) into the output folder, where the checker finds them too, and
+a work folder per family that links the shared weights and adds those files. ``generate`` writes
+``vc.npz`` and ``manifest.json``; the manifest names each family's model folder and the sha256 of the
+files the conversion reads (yaml, ``flow.pt``, ``hift.pt``), so the checker finds that folder under
+``COSY_CONFORMANCE_DIR`` by its contents, whatever it is called, and refuses a folder of the same
+format with other weights.
 
-    PYTHONPATH=. .venv/bin/python tools/vc_reference.py prepare --conformance ../shared/conformance \\
-        --work /tmp/vc-work
-    COSYVOICE_SRC=/work/upstream/cosyvoice /work/upstream/venv/bin/python tools/vc_reference.py generate \\
+The set lives in the repository (``tests/data/conformance-vc``, about 4 MB), the model folders in the
+shared conformance folder. Regenerate it, from the repository root, with exactly::
+
+    PYTHONPATH=. .venv/bin/python tools/vc_reference.py prepare \\
+        --conformance ../shared/conformance --work /tmp/vc-work
+    COSYVOICE_SRC=UPSTREAM UPVENV/bin/python tools/vc_reference.py generate \\
         --conformance ../shared/conformance --work /tmp/vc-work
 
-``python -m cosycore.conformance ../shared/conformance/vc`` checks cosycore against the result.
+``.venv`` is the project's venv, ``UPVENV`` the original's and ``UPSTREAM`` its source tree (with
+``third_party/Matcha-TTS``): ``../shared/upstream-bench/README.md`` says how to make them (on the
+project's machines: ``/work/main/.venv``, ``/work/upstream/venv``, ``/work/upstream/cosyvoice``).
+``--out DIR`` writes the set elsewhere (default ``tests/data/conformance-vc``). The
+recordings and ONNX models are seeded, so ``prepare`` writes the same bytes every time; ``generate``
+runs with one torch thread and the seeds above, so ``vc.npz`` is the same on the same CPU, and within
+the checker's tolerances on another.
+
+``python -m cosycore.conformance`` (no folder: the shared folder and this set) checks cosycore against
+it; ``python -m cosycore.conformance tests/data/conformance-vc --models ../shared/conformance`` checks
+only this set.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -56,6 +74,16 @@ SOURCE = ("source.wav", 22050, 2, 4.2)  # file, rate, channels, seconds: a resam
 PROMPT = ("prompt.wav", 48000, 1, 2.51)  # 125 mel frames for 62 tokens: the original does not align them
 RUNS = (("full", False, 1.0), ("stream", True, 1.0), ("speed", False, 1.5))  # name, stream, speed
 QWEN_FILES = ("config.json", "generation_config.json", "model.safetensors")
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "tests" / "data" / "conformance-vc"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _signal(rate: int, channels: int, seconds: float, seed: int) -> np.ndarray:
@@ -78,17 +106,17 @@ def _signal(rate: int, channels: int, seconds: float, seed: int) -> np.ndarray:
 def prepare(conformance: Path, work: Path, out: Path) -> None:
     import soundfile as sf
 
-    from cosycore.testing.tiny_onnx import _save_onnx, campplus_graph, speech_tokenizer_graph
+    from cosycore.testing.tiny_onnx import campplus_graph, save_onnx, speech_tokenizer_graph
     from cosycore.testing.tiny_tokenizer import write_tiny_qwen_tokenizer
 
     out.mkdir(parents=True, exist_ok=True)
     for seed, (name, rate, channels, seconds) in enumerate((SOURCE, PROMPT)):
-        sf.write(out / name, _signal(rate, channels, seconds, seed), rate, subtype="FLOAT")
+        sf.write(out / name, _signal(rate, channels, seconds, seed), rate, subtype="PCM_16")  # no PEAK chunk (it has a time)
     for family, (_, tokenizer_file) in FAMILIES.items():
         onnx_dir = out / family
         onnx_dir.mkdir(exist_ok=True)
-        _save_onnx(speech_tokenizer_graph(0, family), onnx_dir / tokenizer_file, "cosycore-tiny-speech-tokenizer")
-        _save_onnx(campplus_graph(0, family), onnx_dir / "campplus.onnx", "cosycore-tiny-campplus")
+        save_onnx(speech_tokenizer_graph(0, family), onnx_dir / tokenizer_file, "cosycore-tiny-speech-tokenizer")
+        save_onnx(campplus_graph(0, family), onnx_dir / "campplus.onnx", "cosycore-tiny-campplus")
         src = conformance / f"{family}-tiny"
         dst = work / f"{family}-tiny"
         if dst.exists():
@@ -201,9 +229,13 @@ def generate(conformance: Path, work: Path, out: Path) -> None:
         "what": "voice conversion: the original's CosyVoice2/CosyVoice3.inference_vc(source, prompt, stream, speed)",
         "generator": "tools/vc_reference.py (cosycore); it imports the original and records its calls",
         "upstream": {"cosyvoice": commit or "ace7c47f41bbd303aa6bf1ea80e6f9fbd595cd40",
-                     "matcha_tts": "dd9105b34bf2be2230f4aa1e4769fb586a3c824e"},
+                     "matcha_tts": "dd9105b34bf2be2230f4aa1e4769fb586a3c824e",
+                     "commit_from": "git rev-parse HEAD" if commit else
+                     "the source tree is not a git work tree: the commit ../shared/upstream-bench/README.md names"},
         "torch": torch.__version__, "python": platform.python_version(), "threads": 1, "seed": 0,
-        "model_dirs": {f: f"../{f}-tiny" for f in FAMILIES},
+        "models": {f: {"folder": f"{f}-tiny", "sha256": {
+            name: _sha256(conformance / f"{f}-tiny" / name) for name in (f"{f}.yaml", "flow.pt", "hift.pt")}}
+            for f in FAMILIES},
         "onnx": {f: {"speech_tokenizer": f"{f}/{FAMILIES[f][1]}", "campplus": f"{f}/campplus.onnx"} for f in FAMILIES},
         "inputs": {"source": {"file": SOURCE[0], "rate": SOURCE[1], "channels": SOURCE[2], "seconds": SOURCE[3]},
                    "prompt": {"file": PROMPT[0], "rate": PROMPT[1], "channels": PROMPT[2], "seconds": PROMPT[3]}},
@@ -231,9 +263,10 @@ def main() -> None:
     parser.add_argument("--conformance", type=Path, required=True,
                         help="folder with cosyvoice2-tiny/, cosyvoice3-tiny/")
     parser.add_argument("--work", type=Path, required=True, help="scratch folder for the runnable model folders")
-    parser.add_argument("--out", type=Path, default=None, help="the vc/ folder (default: CONFORMANCE/vc)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="the vc set's folder (default: tests/data/conformance-vc in this repository)")
     args = parser.parse_args()
-    out = args.out or args.conformance / "vc"
+    out = args.out
     if args.step == "prepare":
         prepare(args.conformance, args.work, out)
     else:

@@ -11,10 +11,10 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 
 from cosycore.errors import StorageError
+from cosycore.studio.script_take import CastEntry
 from cosycore.voices import write_atomic
 
 from ..session import StudioSession
-from ..takes.script_take import CastEntry
 from ..widgets.cast_table import CastTable
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor

@@ -28,13 +28,13 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from cosycore.errors import CosyError
 from cosycore.studio.live_convert import LatencyMeter, LiveFeed, PieceCutter, same_device
+from cosycore.studio.take import Take
 from cosycore.voices import Voice
 
 from ..audio.mic_input import MicInput
 from ..audio.playback import AudioDevice, list_devices
 from ..audio.playback_feed import MIN_PREROLL
 from ..session import StudioSession
-from ..takes.take import Take
 from ..widgets.convert_panel import ConvertPanel
 from ..widgets.synthesis_controls import SynthesisControls
 from ..worker.convert_jobs import ConvertJob, LiveJob

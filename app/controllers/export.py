@@ -12,12 +12,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from cosycore.errors import CosyError
+from cosycore.studio.script_take import ScriptInfo
+from cosycore.studio.take import Take, TakeState
 
 from ..session import StudioSession
 from ..takes.export import FORMATS, export_take, format_for_path, take_metadata
 from ..takes.script_export import plan_export, write_script_export
-from ..takes.script_take import ScriptInfo
-from ..takes.take import Take, TakeState
 from ..widgets.script_export_dialog import ScriptExportDialog
 from ..widgets.takes_list import TakesList
 

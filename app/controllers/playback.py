@@ -13,10 +13,10 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer
 
 from cosycore.request import AudioChunk
+from cosycore.studio.take import Take, TakeState
 
 from ..audio.playback import TICK_MS, PlayState, preroll_seconds
 from ..session import StudioSession
-from ..takes.take import Take, TakeState
 from ..widgets.hud import LiveHud
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.takes_list import TakesList

@@ -32,6 +32,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
+from cosycore.studio.script_take import CastEntry
+
 from ..project import (
     MODE_TEXTS_NAME,
     PROJECT_SUFFIX,
@@ -50,7 +52,6 @@ from ..project import (
     save_project,
 )
 from ..session import StudioSession
-from ..takes.script_take import CastEntry
 from ..widgets.cast_table import CastTable
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor

@@ -11,7 +11,7 @@ underlined in the editor (:class:`app.widgets.script_highlight.ScriptSpans`).
 
 Speak hands the parsed script and the cast to the engine thread (:mod:`app.worker.script_jobs`); the take
 is an ordinary take (streamed, played while it is made, saved chunk by chunk, stopped by Stop) that
-also carries its :class:`app.takes.script_take.ScriptInfo`.
+also carries its :class:`cosycore.studio.script_take.ScriptInfo`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from cosycore.errors import CosyError, InputError
 from cosycore.studio.cast import Cast, CastMember, plan_lines
 from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.script import Script, ScriptError, ScriptProblem, SpeechLine, parse_script, speaker_key
+from cosycore.studio.script_take import CastEntry, RenderValues, ScriptChunk, ScriptInfo
+from cosycore.studio.take import Take
 from cosycore.voices import Voice, VoiceInfo, load_voice
 
 from ..session import StudioSession
-from ..takes.script_take import CastEntry, RenderValues, ScriptChunk, ScriptInfo
-from ..takes.take import Take, expected_seconds
+from ..takes.take import expected_seconds
 from ..widgets.cast_table import CastTable
 from ..widgets.script_highlight import ScriptSpans, speaker_color
 from ..widgets.synthesis_controls import SynthesisControls

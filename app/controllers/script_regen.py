@@ -16,18 +16,19 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPoint, Signal
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
 from cosycore.errors import CosyError, InputError
 from cosycore.studio.script import parse_script
+from cosycore.studio.take import SentenceSpan, Take, TakeState
 
 from ..session import StudioSession
-from ..takes.take import SentenceSpan, Take, TakeState
-from ..widgets.regenerate_dialog import RegenerateDialog
+from ..widgets.regenerate_dialog import line_pieces
 from ..widgets.waveform import WaveformView
 from ..worker.script_jobs import RegenJob, RegenResult, RegenSegment
+from .piece_regen import PieceRegenController
 
 if TYPE_CHECKING:
     from .playback import PlaybackController
@@ -36,29 +37,24 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class RegenController(QObject):
+class RegenController(PieceRegenController):
     """Regenerates lines of script takes. Built by the main window from the session, the Script menu's two
     actions, the waveform, Script mode (the cast) and the playback (to show the new audio); GUI thread only."""
-
-    finished = Signal(bool)  # a regeneration ended: True when the take was changed
 
     def __init__(self, session: StudioSession, *, regen_action: QAction, undo_regen_action: QAction,
                  waveform: WaveformView, script: ScriptController, playback: PlaybackController,
                  parent: QWidget) -> None:
-        super().__init__(parent)
-        self.session = session
+        super().__init__(session, playback, parent)
         self.regen_action = regen_action
         self.undo_regen_action = undo_regen_action
         self.waveform = waveform
         self.script = script
-        self.playback = playback
-        self.parent_widget = parent  # the dialog and the menu open over it
         self._pending: dict[int, tuple[Take, int]] = {}  # request id -> (take, line index)
 
     def wire(self) -> None:
         s = self.session
         s.engine.line_regenerated.connect(self._on_engine_line_regenerated)
-        s.engine.regen_failed.connect(self._on_engine_regen_failed)
+        s.engine.regen_failed.connect(self.failed)
         self.waveform.context_menu_requested.connect(self._on_waveform_context_menu_requested)
         self.regen_action.triggered.connect(lambda: self.dialog())
         self.undo_regen_action.triggered.connect(lambda: self.undo())
@@ -66,9 +62,8 @@ class RegenController(QObject):
         s.takes.take_changed.connect(lambda _take: self.update_actions())
         self.update_actions()
 
-    @property
-    def busy(self) -> bool:
-        return bool(self._pending)
+    def cannot_regenerate(self) -> str:
+        return self.tr("Cannot regenerate the line")
 
     def _shown_script_take(self) -> Take | None:
         take = self.session.shown_take
@@ -89,11 +84,7 @@ class RegenController(QObject):
         if not lines:
             self.session.show_status(self.tr("This take holds no spoken line yet."), 6000)
             return
-        info = self.session.model_info
-        dialog = RegenerateDialog(lines, info.family if info is not None else "", line_index, self.parent_widget)
-        if dialog.exec():
-            keep, instruction = dialog.instruction()
-            self.regenerate(take, dialog.line_index, seed=dialog.seed, keep_instruction=keep, instruction=instruction)
+        self.ask(take, line_pieces(lines), "line", line_index)
 
     def _on_waveform_context_menu_requested(self, seconds: float, pos: QPoint) -> None:
         take = self._shown_script_take()
@@ -112,14 +103,15 @@ class RegenController(QObject):
         menu.popup(pos)
 
     # -- regenerating --------------------------------------------------------------------------
-    def regenerate(self, take: Take, line_index: int, *, seed: int | None = None, keep_instruction: bool = True,
+    def regenerate(self, take: Take, index: int, *, seed: int | None = None, keep_instruction: bool = True,
                    instruction: str | None = None) -> int | None:
-        """Speak line ``line_index`` (0-based) of ``take`` again on the engine thread; None if refused (said why)."""
+        """Speak line ``index`` (0-based) of ``take`` again on the engine thread; None if refused (said why)."""
         s = self.session
+        line_index = index
         try:
             job = self._job(take, line_index, seed, keep_instruction, instruction)
         except (CosyError, ValueError, KeyError) as e:
-            s.show_error(self.tr("Cannot regenerate the line"), str(e))
+            s.show_error(self.cannot_regenerate(), str(e))
             return None
         if job is None:
             return None
@@ -164,11 +156,6 @@ class RegenController(QObject):
         return RegenJob(take.uid, script, cast, tuple(segments), info.render, info.base_seed, take.sample_rate,
                         line_index, seed, keep, instruction, self.script.app_lexicon())
 
-    def _done(self, ok: bool) -> None:
-        self.session.set_regenerating(bool(self._pending))
-        self.update_actions()
-        self.finished.emit(ok)
-
     def _on_engine_line_regenerated(self, request_id: int, result: RegenResult) -> None:
         s = self.session
         pending = self._pending.pop(request_id, None)
@@ -176,7 +163,7 @@ class RegenController(QObject):
             return
         take, line_index = pending
         if take not in list(s.takes) or take.script is None or take.uid != result.take_uid:
-            self._done(False)  # removed meanwhile: nothing to change
+            self.done(False)  # removed meanwhile: nothing to change
             return
         raw_file = f"line-{secrets.token_hex(4)}.f32"
         script = take.script.regenerated(line_index, result.layout, result.spliced, raw_file, result.seed,
@@ -185,28 +172,14 @@ class RegenController(QObject):
         sr = take.sample_rate
         spans = [SentenceSpan(k, script.line(seg.line_index).text, seg.start / sr, seg.end / sr)
                  for k, seg in enumerate(script.segments) if seg.kind == "line" and seg.line_index is not None]
-        if s.playing_take is take:
-            s.player.stop()
-        try:
-            s.store.new_version(take, result.audio, seams, spans, script, {raw_file: result.line_samples})
-        except CosyError as e:
-            s.show_error(self.tr("Cannot save the regenerated line"),
-                         self.tr("{0}\nThe take is unchanged.").format(e))
-            self._done(False)
+        if not self.save_version(take, lambda: s.store.new_version(take, result.audio, seams, spans, script,
+                                                                    {raw_file: result.line_samples}),
+                                 self.tr("Cannot save the regenerated line")):
             return
-        s.takes.changed(take)
-        if s.shown_take is take:
-            self.playback.show_again(take)
         s.show_status(self.tr("Line {0} of take {1} regenerated with seed {2}; Script › Undo line "
                               "regeneration puts the previous one back.").format(
             line_index + 1, take.number, result.seed), 10000)
-        self._done(True)
-
-    def _on_engine_regen_failed(self, request_id: int, message: str) -> None:
-        if self._pending.pop(request_id, None) is None:
-            return
-        self.session.show_error(self.tr("Cannot regenerate the line"), message)
-        self._done(False)
+        self.done(True)
 
     def undo(self, take: Take | None = None) -> bool:
         """Swap the take's current and previous versions (undo the last regeneration, or redo it)."""
@@ -215,17 +188,4 @@ class RegenController(QObject):
         if take is None or take.previous_version is None:
             s.show_status(self.tr("There is no line regeneration to undo."), 5000)
             return False
-        if s.playing_take is take:
-            s.player.stop()
-        try:
-            s.store.swap_versions(take)
-        except CosyError as e:
-            s.show_error(self.tr("Cannot undo"), str(e))
-            return False
-        s.takes.changed(take)
-        if s.shown_take is take:
-            self.playback.show_again(take)
-        s.show_status(self.tr("Take {0} is back to its previous version; Undo again for the other.")
-                      .format(take.number), 8000)
-        self.update_actions()
-        return True
+        return self.swap_versions(take)

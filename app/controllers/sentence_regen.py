@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from PySide6.QtCore import QObject, QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMenu, QWidget
 
@@ -25,13 +25,14 @@ from cosycore.errors import CosyError
 from cosycore.request import Mode, SynthesisRequest
 from cosycore.studio.cast import resolve_instruction
 from cosycore.studio.splice import DEFAULT_CROSSFADE
+from cosycore.studio.take import Take, TakeState
 
 from ..session import StudioSession
 from ..takes.sentence_splice import SentenceError, regenerable_sentences, sentence_at, sentence_samples, spliced_layout
-from ..takes.take import Take, TakeState
-from ..widgets.sentence_dialog import SEED_MAX, SentenceChoice, SentenceDialog
+from ..widgets.regenerate_dialog import SEED_MAX, Piece, RegenerateDialog
 from ..widgets.waveform import WaveformView
 from ..worker.sentence_jobs import SentenceJob, SentenceResult
+from .piece_regen import PieceRegenController
 
 if TYPE_CHECKING:
     from .playback import PlaybackController
@@ -49,34 +50,28 @@ class SentenceActions:
     undo: QAction
 
 
-class SentenceRegenController(QObject):
+class SentenceRegenController(PieceRegenController):
     """Regenerates sentences of ordinary takes. Built by the main window from the session, the Takes menu's two
     actions, the waveform, the playback (to show the new audio), the takes controller (Ctrl+Z in the list) and
     the script lines' regeneration (one regeneration at a time); GUI thread only."""
 
-    finished = Signal(bool)  # a regeneration ended: True when the take was changed
-
     def __init__(self, session: StudioSession, *, actions: SentenceActions, waveform: WaveformView,
                  playback: PlaybackController, takes: TakesController, lines: RegenController,
                  parent: QWidget) -> None:
-        super().__init__(parent)
-        self.session = session
+        super().__init__(session, playback, parent)
         self.actions = actions
         self.waveform = waveform
-        self.playback = playback
         self.takes = takes
         self.lines = lines
-        self.parent_widget = parent  # the dialog and the menu open over it
         self.max_tokens: int | None = None  # tests: a bound on the speech tokens of the new sentence
         self.crossfade = DEFAULT_CROSSFADE
-        self.dialog_shown: SentenceDialog | None = None
         self.menu_shown: QMenu | None = None
         self._pending: dict[int, Take] = {}  # request id -> take
 
     def wire(self) -> None:
         s = self.session
         s.engine.line_regenerated.connect(self._on_engine_line_regenerated)
-        s.engine.regen_failed.connect(self._on_engine_regen_failed)
+        s.engine.regen_failed.connect(self.failed)
         self.waveform.context_menu_requested.connect(self._on_waveform_context_menu_requested)
         self.actions.regenerate.triggered.connect(lambda: self.dialog())
         self.actions.undo.triggered.connect(lambda: self.undo())
@@ -87,9 +82,11 @@ class SentenceRegenController(QObject):
         s.takes.take_changed.connect(lambda _take: self.update_actions())
         self.update_actions()
 
-    @property
-    def busy(self) -> bool:
-        return bool(self._pending)
+    def cannot_regenerate(self) -> str:
+        return self.tr("Cannot regenerate the sentence")
+
+    def still_regenerating(self) -> bool:
+        return bool(self._pending) or self.lines.busy
 
     def _shown(self) -> Take | None:
         take = self.session.shown_take
@@ -101,17 +98,17 @@ class SentenceRegenController(QObject):
         self.actions.undo.setEnabled(take is not None and take.previous_version is not None)
 
     # -- asking --------------------------------------------------------------------------------
-    def _choices(self, take: Take) -> list[SentenceChoice]:
+    def _choices(self, take: Take) -> list[Piece]:
         spans = regenerable_sentences(take)
         out = []
         for span in spans:
             done = take.sentence_settings.get(span.index)
             seed = int(done["seed"]) if done else take.seed
             instruction = str(done["instruction"]) if done else take.instruction
-            out.append(SentenceChoice(span.index, span.text, seed, instruction))
+            out.append(Piece(span.index, span.text, seed, instruction))
         return out
 
-    def dialog(self, take: Take | None = None, index: int | None = None) -> SentenceDialog | None:
+    def dialog(self, take: Take | None = None, index: int | None = None) -> RegenerateDialog | None:
         """Ask which sentence of ``take`` (default: the shown take's, at the playhead) to speak again, and how."""
         s = self.session
         take = take or self._shown()
@@ -127,18 +124,7 @@ class SentenceRegenController(QObject):
             playhead = self.waveform.playhead
             at = sentence_at(take, playhead) if playhead is not None else None
             index = at.index if at is not None else None
-        info = s.model_info
-        dialog = SentenceDialog(choices, info.family if info is not None else "", index, self.parent_widget)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def accepted() -> None:
-            keep, instruction = dialog.instruction()
-            self.regenerate(take, dialog.index, seed=dialog.seed, keep_instruction=keep, instruction=instruction)
-
-        dialog.accepted.connect(accepted)
-        dialog.open()
-        self.dialog_shown = dialog
-        return dialog
+        return self.ask(take, choices, "sentence", index)
 
     def _on_waveform_context_menu_requested(self, seconds: float, pos: QPoint) -> None:
         take = self._shown()
@@ -168,7 +154,7 @@ class SentenceRegenController(QObject):
         try:
             job = self._job(take, index, seed, keep_instruction, instruction)
         except (CosyError, SentenceError, KeyError) as e:
-            s.show_error(self.tr("Cannot regenerate the sentence"), str(e))
+            s.show_error(self.cannot_regenerate(), str(e))
             return None
         if job is None:
             return None
@@ -222,55 +208,32 @@ class SentenceRegenController(QObject):
         start, end = sentence_samples(take, index)
         return SentenceJob(take.uid, index, request, take.audio(), start, end, take.sample_rate, self.crossfade)
 
-    def _done(self, ok: bool) -> None:
-        self.session.set_regenerating(bool(self._pending) or self.lines.busy)
-        self.update_actions()
-        self.finished.emit(ok)
-
     def _on_engine_line_regenerated(self, request_id: int, result: object) -> None:
         s = self.session
         take = self._pending.pop(request_id, None)
         if take is None or not isinstance(result, SentenceResult):
             return
         if take not in list(s.takes) or take.uid != result.take_uid:
-            self._done(False)  # removed meanwhile: nothing to change
+            self.done(False)  # removed meanwhile: nothing to change
             return
         try:
             seams, spans = spliced_layout(take, result.index, result.splice)
         except SentenceError as e:
-            s.show_error(self.tr("Cannot regenerate the sentence"), str(e))
-            self._done(False)
+            s.show_error(self.cannot_regenerate(), str(e))
+            self.done(False)
             return
         settings = dict(take.sentence_settings)
         settings[result.index] = {"seed": result.seed, "mode": result.mode, "instruction": result.instruction}
-        if s.playing_take is take:
-            s.player.stop()
-        try:
-            s.store.new_version(take, result.splice.audio, seams, spans, None, {}, settings)
-        except CosyError as e:
-            s.show_error(self.tr("Cannot save the regenerated sentence"),
-                         self.tr("{0}\nThe take is unchanged.").format(e))
-            self._done(False)
+        if not self.save_version(take, lambda: s.store.new_version(take, result.splice.audio, seams, spans, None, {},
+                                                                    settings),
+                                 self.tr("Cannot save the regenerated sentence")):
             return
-        self._changed(take)
         version = take.audio_file
         self.takes.offer_undo(
             self.tr("Sentence {0} of take {1} regenerated with seed {2}; Ctrl+Z puts the previous one back.")
             .format(result.index + 1, take.number, result.seed),
             lambda: take.audio_file == version and self.undo(take))
-        self._done(True)
-
-    def _on_engine_regen_failed(self, request_id: int, message: str) -> None:
-        if self._pending.pop(request_id, None) is None:
-            return
-        self.session.show_error(self.tr("Cannot regenerate the sentence"), message)
-        self._done(False)
-
-    def _changed(self, take: Take) -> None:
-        s = self.session
-        s.takes.changed(take)
-        if s.shown_take is take:
-            self.playback.show_again(take)
+        self.done(True)
 
     def undo(self, take: Take | None = None) -> bool:
         """Swap the take's current and previous versions (undo the last regeneration, or redo it)."""
@@ -282,15 +245,4 @@ class SentenceRegenController(QObject):
         if take in self._pending.values():
             s.show_status(self.tr("Wait until the regeneration being made is finished."), 5000)
             return False
-        if s.playing_take is take:
-            s.player.stop()
-        try:
-            s.store.swap_versions(take)
-        except CosyError as e:
-            s.show_error(self.tr("Cannot undo"), str(e))
-            return False
-        self._changed(take)
-        s.show_status(self.tr("Take {0} is back to its previous version; Undo again for the other.")
-                      .format(take.number), 8000)
-        self.update_actions()
-        return True
+        return self.swap_versions(take)

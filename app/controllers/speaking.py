@@ -16,9 +16,10 @@ from PySide6.QtWidgets import QLabel
 
 from cosycore.errors import CosyError
 from cosycore.request import AudioChunk, Mode, SynthesisRequest
+from cosycore.studio.take import Take, TakeState
 
 from ..session import StudioSession
-from ..takes.take import Take, TakeState, expected_seconds
+from ..takes.take import expected_seconds
 from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor
 from ..widgets.voice_panel import VoicePanel

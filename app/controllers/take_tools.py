@@ -18,12 +18,13 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from cosycore.errors import CosyError, StorageError
+from cosycore.studio.take import Take, TakeState
 
 from ..config.settings import Settings
 from ..takes import edit as take_edit
 from ..takes.export import FORMATS, export_take, take_metadata
 from ..takes.store import TakeStore
-from ..takes.take import Take, TakeList, TakeState
+from ..takes.take import TakeList
 from ..widgets.export_all_dialog import ExportAllDialog
 from ..widgets.take_edit_dialog import TakeEditDialog
 

@@ -7,13 +7,16 @@ Making a take is :mod:`app.controllers.speaking`; showing and playing one is :mo
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QPushButton, QStatusBar, QWidget
 
+from cosycore.errors import StorageError
+from cosycore.studio.take import Take, TakeState
+
 from ..config.settings import TAKES_LIMIT_RANGE_MB
 from ..session import StudioSession
-from ..takes.take import Take, TakeState
 from ..widgets.takes_list import TakesList
 from .playback import PlaybackController
 
@@ -163,6 +166,20 @@ class TakesController(QObject):
         self._undo.clear()
         if self._undo_button is not None:
             self._undo_button.hide()
+
+    def open_take_folder(self, folder: Path) -> Take | None:
+        """Add a copy of a take folder (``NAME.wav.take``, saved by ``cosycore synth --script``) to the takes."""
+        s = self.session
+        number = max((t.number for t in s.takes), default=0) + 1
+        try:
+            take = s.store.import_take(folder, number)
+        except StorageError as e:
+            s.show_error(self.tr("Cannot open the take"), str(e))
+            return None
+        s.takes.add(take)
+        s.show_status(self.tr("{0} is take {1} now (a copy; the folder is left as it is).").format(
+            folder.name, take.number), 8000)
+        return take
 
     def clear_takes(self) -> list[Take]:
         return self.remove_takes(list(self.session.takes))

@@ -13,8 +13,9 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QWidget
 
+from cosycore.studio.take import Take, TakeState
+
 from ..audio.playback import Player, PlayState
-from ..takes.take import Take, TakeState
 
 SEEK_SECONDS = 5.0
 

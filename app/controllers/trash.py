@@ -12,8 +12,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QWidget
 
+from cosycore.studio.take import Take
+
 from ..takes.store import TakeStore
-from ..takes.take import Take, TakeList
+from ..takes.take import TakeList
 from ..widgets.trash_dialog import TrashDialog
 
 

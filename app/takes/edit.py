@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .take import SentenceSpan
+from cosycore.studio.take import SentenceSpan
 
 TARGET_LUFS = -16.0  # spoken word for podcasts and streaming (Apple, Spotify, ElevenLabs' default)
 PEAK_CEILING_DB = -1.0  # the normalised audio's sample peak stays under this

@@ -19,9 +19,8 @@ import numpy as np
 import soundfile as sf
 
 from cosycore import subtitles
+from cosycore.studio.take import SentenceSpan, Take
 from cosycore.voices import write_atomic
-
-from .take import SentenceSpan, Take
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,7 @@ replaced sentence go; its two boundaries become seams.
 from __future__ import annotations
 
 from cosycore.studio.splice import Splice
-
-from .take import SentenceSpan, Take, TakeState
+from cosycore.studio.take import SentenceSpan, Take, TakeState
 
 NOT_REGENERABLE_MODES = ("script", "convert", "live")  # a script's lines have their own; conversions have no text
 

@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 from cosycore.config import FAMILY_TITLES
 from cosycore.presets import load_instruct_presets
 from cosycore.studio.script import speaker_key
+from cosycore.studio.script_take import CastEntry
 from cosycore.voices import VoiceInfo
-
-from ..takes.script_take import CastEntry
 
 NAME_COLUMN, VOICE_COLUMN, INSTRUCTION_COLUMN = range(3)
 

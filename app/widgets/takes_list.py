@@ -15,7 +15,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..takes.take import Take, TakeList, TakeState
+from cosycore.studio.take import Take, TakeState
+
+from ..takes.take import TakeList
 
 
 class TakesList(QWidget):

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..takes.take import Take
+from cosycore.studio.take import Take
 
 
 class TrashDialog(QDialog):

@@ -3,7 +3,7 @@
 an engine chunk (:func:`detached_chunk`).
 
 The take asked for is the engine's :class:`~cosycore.request.SynthesisRequest`, its pieces the engine's
-:class:`~cosycore.request.AudioChunk` (a script take's: :class:`app.takes.script_take.ScriptChunk`), and
+:class:`~cosycore.request.AudioChunk` (a script take's: :class:`cosycore.studio.script_take.ScriptChunk`), and
 the loaded model the engine's :class:`~cosycore.engine.info.EngineInfo`.
 """
 

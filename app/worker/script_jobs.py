@@ -22,8 +22,8 @@ from cosycore.studio.cast import Cast, plan_lines
 from cosycore.studio.lexicon import Lexicon, combine, load_many
 from cosycore.studio.render import RenderSettings, ScriptRender, ScriptTake, Segment, regenerate_line
 from cosycore.studio.script import Script
+from cosycore.studio.script_take import LineInfo, RenderValues, ScriptChunk, ScriptMark
 
-from ..takes.script_take import LineInfo, RenderValues, ScriptChunk, ScriptMark
 from .engine_messages import readable_error
 
 if TYPE_CHECKING:

@@ -40,6 +40,7 @@ def add_convert_parser(sub: Any) -> None:
                    help="output file (.wav or .flac, 16-bit) or '-' for raw float32 PCM on standard output")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress line")
     add_voices_dir_arg(p)
+    p.set_defaults(with_llm=False)  # conversion never runs the language model: it is not loaded (memory)
 
 
 def run_convert(args: argparse.Namespace, io: CliIO, load_engine: EngineLoader) -> int:

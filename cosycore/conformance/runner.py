@@ -1,11 +1,14 @@
-"""``python -m cosycore.conformance DIR``: compare cosycore with the original implementation's numbers.
+"""``python -m cosycore.conformance [DIR ...]``: compare cosycore with the original implementation's numbers.
 
 DIR is a conformance folder: a release-layout model folder with ``reference/`` (llm.npz, flow.npz,
 hift.npz, manifest.json), a ``features/`` folder (features.npz, manifest.json), a ``resample/``
-folder (manifest.json listing cases with their rates, and its .npz), a ``vc/`` folder (vc.npz,
-manifest.json: voice conversion, :mod:`cosycore.conformance.vc`), or a folder that holds several
-of those. Every array is compared at the tolerances of the conformance README; the
-command prints the largest errors and exits 0 only if everything passes.
+folder (manifest.json listing cases with their rates, and its .npz), a voice-conversion set (vc.npz,
+manifest.json: :mod:`cosycore.conformance.vc`), or a folder that holds several of those. Without
+DIR it checks the shared conformance folder (``COSY_CONFORMANCE_DIR``, default
+``../shared/conformance`` beside the checkout) and the repository's voice-conversion set
+(``tests/data/conformance-vc``). A voice-conversion set finds its model folders under ``--models``
+(default: the shared conformance folder). Every array is compared at the tolerances of the
+conformance README; the command prints the largest errors and exits 0 only if everything passes.
 
 ``--device`` (default cpu) runs the model sections (llm, flow, stream, hift) on that torch device,
 in IEEE float32 (TF32 off on CUDA); the features and resample sections test the CPU frontend and
@@ -31,7 +34,7 @@ from ..errors import ConformanceError, CosyError, ModelLoadError
 from .checks import CheckResult
 from .device import CPU, describe
 from .resample import is_resample_folder
-from .vc import is_vc_folder
+from .vc import REPO_VC_SET, is_vc_folder, shared_conformance_dir
 
 logger = logging.getLogger(__name__)
 
@@ -65,8 +68,16 @@ def find_targets(root: Path) -> list[Path]:
     return subs
 
 
-def sections_for(target: Path, device: torch.device = CPU) -> list[Section]:
-    """The checks of one conformance folder; the model sections run on ``device``."""
+def default_targets() -> list[Path]:
+    """What ``python -m cosycore.conformance`` checks without a folder: the shared set and the repository's vc set."""
+    return [shared_conformance_dir()] + ([REPO_VC_SET] if is_vc_folder(REPO_VC_SET) else [])
+
+
+def sections_for(target: Path, device: torch.device = CPU, models: Sequence[Path] | None = None) -> list[Section]:
+    """The checks of one conformance folder; the model sections run on ``device``.
+
+    ``models``: where a voice-conversion set finds its model folders (:func:`.vc.check_vc_reference`).
+    """
     if _is_features_folder(target):
         from .features import check_features_reference
 
@@ -78,7 +89,7 @@ def sections_for(target: Path, device: torch.device = CPU) -> list[Section]:
     if is_vc_folder(target):
         from .vc import check_vc_reference
 
-        return [("vc", lambda: check_vc_reference(target, device=device))]
+        return [("vc", lambda: check_vc_reference(target, device=device, models=models))]
     ref = target / "reference"
     manifest = json.loads((ref / "manifest.json").read_text(encoding="utf-8"))
     files = manifest.get("files", {})
@@ -106,19 +117,24 @@ def _fmt(v: float) -> str:
     return f"{v:.2e}" if np.isfinite(v) else str(v)
 
 
-def run(paths: Sequence[Path], *, out=sys.stdout, device: str | torch.device = "cpu") -> bool:
+def run(paths: Sequence[Path], *, out=None, device: str | torch.device = "cpu",
+        models: Sequence[Path] | None = None) -> bool:
     """Check every conformance folder under ``paths``; True if everything passes.
+
+    ``models``: where a voice-conversion set finds its model folders (default: the shared conformance
+    folder, :func:`.vc.shared_conformance_dir`).
 
     ``device`` goes through :func:`cosycore.devices.resolve_device`: a name that is not a device is
     an :class:`~cosycore.errors.InputError`, a missing GPU a :class:`~cosycore.errors.ModelLoadError`.
     """
+    out = out or sys.stdout  # looked up per call: a stdout replaced after import (capture, redirect) is used
     dev = resolve_device(device)
     on_cpu = dev.type == "cpu"
     all_ok = True
     for root in paths:
         for target in find_targets(Path(root)):
             print(f"== {target}" if on_cpu else f"== {target} (device {describe(dev)})", file=out)
-            for name, fn in sections_for(target, dev):
+            for name, fn in sections_for(target, dev, models):
                 if name in CPU_SECTIONS and not on_cpu:
                     print(f"  note: [{name}] checks the CPU frontend and runs on the CPU, not {dev}", file=out)
                 t0 = time.perf_counter()
@@ -146,7 +162,13 @@ def run(paths: Sequence[Path], *, out=sys.stdout, device: str | torch.device = "
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cosycore.conformance", description=__doc__.splitlines()[0])
-    parser.add_argument("dirs", nargs="+", type=Path, help="conformance folder(s)")
+    parser.add_argument("dirs", nargs="*", type=Path,
+                        help="conformance folder(s); default: $COSY_CONFORMANCE_DIR (or ../shared/conformance "
+                             "beside the checkout) and the repository's tests/data/conformance-vc")
+    parser.add_argument("--models", type=Path, action="append", default=None, metavar="DIR",
+                        help="a folder that holds the tiny model folders a voice-conversion set was made with "
+                             "(found by their sha256; repeatable); default: $COSY_CONFORMANCE_DIR or "
+                             "../shared/conformance")
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     parser.add_argument("--device", default="cpu",
                         help="torch device of the llm/flow/stream/hift sections: cpu (default), cuda, cuda:N, "
@@ -167,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        return 0 if run(args.dirs, device=device) else 1
+        return 0 if run(args.dirs or default_targets(), device=device, models=args.models) else 1
     except CosyError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

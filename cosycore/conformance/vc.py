@@ -1,8 +1,11 @@
-"""Conformance of voice conversion: cosycore against the original's ``inference_vc`` (``vc/`` folder).
+"""Conformance of voice conversion: cosycore against the original's ``inference_vc`` (a ``vc`` set).
 
-The folder (made by ``tools/vc_reference.py``) holds a source and a target recording, the tiny ONNX
-frontend models the original ran with, ``vc.npz`` and ``manifest.json``; the model folders are the
-shared tiny ones it names (``../cosyvoice2-tiny``, ``../cosyvoice3-tiny``). Per family:
+The set (made by ``tools/vc_reference.py``, kept in the repository as ``tests/data/conformance-vc``)
+holds a source and a target recording, the tiny ONNX frontend models the original ran with, ``vc.npz``
+and ``manifest.json``. The model folders are the shared tiny ones (``cosyvoice2-tiny``,
+``cosyvoice3-tiny``), found under ``COSY_CONFORMANCE_DIR`` (default ``../shared/conformance`` beside
+the checkout) by the sha256 of the files the manifest lists, so a folder of the same format with other
+weights or sizes is never compared against it (:func:`find_model_folder`). Per family:
 
 * ``frontend``: the source's speech tokens (exact), the target's prompt tokens (exact), prompt mel and
   speaker embedding, from the files, as :func:`cosycore.engine.convert.run.run_conversion` computes them;
@@ -16,8 +19,11 @@ shared tiny ones it names (``../cosyvoice2-tiny``, ``../cosyvoice3-tiny``). Per 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,8 +53,67 @@ _MEL_TOL = (1e-3, 1e-3)  # 10 Euler steps
 _SPEECH_TOL = (2e-4, 0.0)  # end to end (measured: 4e-5)
 
 
+_CHECKOUT = Path(__file__).resolve().parents[2]
+REPO_VC_SET = _CHECKOUT / "tests" / "data" / "conformance-vc"  # present in a checkout, not in a wheel
+
+
+def shared_conformance_dir() -> Path:
+    """``COSY_CONFORMANCE_DIR``, else ``../shared/conformance`` beside the checkout (as the tests read it)."""
+    env = os.environ.get("COSY_CONFORMANCE_DIR")
+    return Path(env) if env else _CHECKOUT.parent / "shared" / "conformance"
+
+
 def is_vc_folder(d: Path) -> bool:
     return (d / "vc.npz").is_file() and (d / "manifest.json").is_file()
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _mismatch(d: Path, want: dict[str, str]) -> str | None:
+    """The first listed file of ``d`` that is missing or whose sha256 differs (None: ``d`` is the model)."""
+    for name, sha in want.items():  # the manifest lists the yaml first, so most folders cost one small read
+        if not (d / name).is_file():
+            return f"no {name}"
+        if _sha256(d / name) != sha:
+            return f"{name} differs"
+    return None
+
+
+def find_model_folder(manifest: dict[str, Any], family: str, roots: Sequence[Path]) -> Path:
+    """The folder (a root's subfolder) whose files have the sha256 values the manifest lists for ``family``.
+
+    The folder it was made from (``models.FAMILY.folder``) is tried first, then every other subfolder
+    that holds the family's yaml, whatever its name.
+    """
+    spec = manifest.get("models", {}).get(family)
+    if not isinstance(spec, dict) or not isinstance(spec.get("sha256"), dict) or not spec["sha256"]:
+        raise ConformanceError(f"the vc manifest lists no model files for {family} (made by an older "
+                               "tools/vc_reference.py?): regenerate the set with it")
+    want: dict[str, str] = spec["sha256"]
+    first = next(iter(want))
+    tried: list[str] = []
+    for root in dict.fromkeys(Path(r) for r in roots):
+        if not root.is_dir():
+            tried.append(f"{root} (not a folder)")
+            continue
+        named = root / str(spec.get("folder", ""))
+        others = sorted(d for d in root.iterdir() if d.is_dir() and d != named and (d / first).is_file())
+        for d in ([named] if named.is_dir() else []) + others:
+            why = _mismatch(d, want)
+            if why is None:
+                return d
+            tried.append(f"{d} ({why})")
+    raise ConformanceError(
+        f"no folder holds the {family} model this vc set was made with ({', '.join(want)} with the sha256 "
+        f"values in its manifest); looked at: {'; '.join(tried) or 'nothing'}. Point COSY_CONFORMANCE_DIR "
+        "(or --models) at the conformance folder it was made from, or regenerate the set for yours with "
+        "tools/vc_reference.py")
 
 
 @dataclass
@@ -68,16 +133,12 @@ class _Converter:
         return None  # exact mode has no flow cache
 
 
-def _load(folder: Path, manifest: dict[str, Any], family: str, device: torch.device) -> _Converter:
-    rel = manifest.get("model_dirs", {}).get(family)
+def _load(folder: Path, manifest: dict[str, Any], family: str, device: torch.device,
+          models: Sequence[Path]) -> _Converter:
     onnx = manifest.get("onnx", {}).get(family)
-    if not rel or not onnx:
-        raise ConformanceError(f"{folder}/manifest.json names no model folder or ONNX files for {family}")
-    model_dir = (folder / rel).resolve()
-    if not model_dir.is_dir():
-        raise ConformanceError(f"{folder}: the {family} model folder {model_dir} is missing (it is a sibling "
-                               "of vc/ in the conformance folder)")
-    model = CosyModel.load(model_dir, device=device)
+    if not onnx:
+        raise ConformanceError(f"{folder}/manifest.json names no ONNX files for {family}")
+    model = CosyModel.load(find_model_folder(manifest, family, models), device=device, with_llm=False)
     return _Converter(model.cfg, model, SpeechTokenizerONNX(folder / onnx["speech_tokenizer"], device="cpu"),
                       SpeakerEncoderONNX(folder / onnx["campplus"], device="cpu"))
 
@@ -150,9 +211,15 @@ def _check_engine(conv: _Converter, folder: Path, manifest: dict[str, Any], info
 
 
 @torch.inference_mode()
-def check_vc_reference(folder: Path, *, device: str | torch.device = "cpu") -> list[CheckResult]:
-    """Every check of a ``vc/`` folder, for each family its manifest lists."""
+def check_vc_reference(folder: Path, *, device: str | torch.device = "cpu",
+                       models: Sequence[Path] | None = None) -> list[CheckResult]:
+    """Every check of a vc set, for each family its manifest lists.
+
+    ``models``: the folders that hold the model folders (default: :func:`shared_conformance_dir`, then
+    the set's parent, where an older layout kept it as ``vc/``).
+    """
     dev = resolve_device(device)
+    roots = list(models) if models else [shared_conformance_dir(), folder.parent]
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     families = manifest.get("families")
     if not isinstance(families, dict) or not families:
@@ -161,7 +228,7 @@ def check_vc_reference(folder: Path, *, device: str | torch.device = "cpu") -> l
     with np.load(folder / "vc.npz") as npz:
         ref = dict(npz)
     for f, info in families.items():
-        conv = _load(folder, manifest, f, dev)
+        conv = _load(folder, manifest, f, dev, roots)
         with strict_float32(dev):
             results += _check_frontend(conv, folder, manifest["inputs"], ref, f)
             results += _check_flow(conv, info, ref, f, dev)

@@ -125,7 +125,7 @@ class Engine:
                  quality: str = "exact", perf: PerfOptions | None = None,
                  text_reading: str | None = None, threads: int | None = None,
                  measured_rtfs: Mapping[str, float | None] | None = None, progress: LoadProgress | None = None,
-                 warm_text: bool = True) -> None:
+                 warm_text: bool = True, with_llm: bool = True) -> None:
         """Load a release folder. ``quality`` ("exact", "fast", "draft": see
         :func:`cosycore.perf.quality_options`; "auto": :func:`cosycore.perf.resolve_quality` with the
         real-time factors per mode in ``measured_rtfs``) picks the speed options; ``perf`` sets them one by one.
@@ -137,12 +137,15 @@ class Engine:
         ``progress(fraction, step)`` is called as each load step begins (:mod:`.load_steps`).
         ``warm_text`` False leaves the text warm-up of the modes that warm up to the caller
         (:func:`cosycore.perf.warm_up_frontend`; the first request pays it otherwise).
+        ``with_llm`` False loads no language model (its "llm" step is not reported): enough for
+        :meth:`convert`, which never runs it, in about a third of the memory at full size;
+        :meth:`synthesize` then raises :class:`~cosycore.errors.NoLanguageModelError`.
 
         Every failure is a :class:`~cosycore.errors.CosyError` (a bad device name an
         :class:`InputError`, everything else a :class:`ModelLoadError`)."""
         try:
             self._load(model_dir, device, dtype, max_text_chars, quality, perf, text_reading, threads, measured_rtfs,
-                       progress, warm_text)
+                       progress, warm_text, with_llm)
         except CosyError:
             raise
         except Exception as e:  # the boundary: nothing untyped leaves the engine
@@ -157,7 +160,7 @@ class Engine:
     def _load(self, model_dir: Path | str, device: str | torch.device, dtype: torch.dtype, max_text_chars: int,
               quality: str, perf: PerfOptions | None, text_reading: str | None, threads: int | None,
               measured_rtfs: Mapping[str, float | None] | None, progress: LoadProgress | None,
-              warm_text: bool) -> None:
+              warm_text: bool, with_llm: bool) -> None:
         load_start = time.perf_counter()
         check_model_folder(model_dir)  # every missing or empty file named at once, before loading anything
         release = load_model_config(model_dir)
@@ -172,11 +175,12 @@ class Engine:
         if quality != self.quality and perf is None:
             logger.info("quality %s chose %s on %s", quality, self.quality, dev)
         steps = LoadSteps(progress, step_bytes(release.model_dir, release.speech_tokenizer_file, release.qwen_dir),
-                          skip=() if self.perf.warm_up else ("warm_up",))
+                          skip=(() if self.perf.warm_up else ("warm_up",)) + (() if with_llm else ("llm",)))
         # The int8 LM is packed while it loads: its float weights never all exist at once (peak memory);
         # a flow fixed to draft's setting never keeps its time-conditioning weights.
         self.model = CosyModel.load(model_dir, device=dev, dtype=dtype, llm_quant=self.perf.llm_quant,
-                                    fixed_flow=self.perf.flow if self.perf.fixed_flow else None, on_step=steps.begin)
+                                    fixed_flow=self.perf.flow if self.perf.fixed_flow else None, on_step=steps.begin,
+                                    with_llm=with_llm)
         self.cfg = self.model.cfg
         steps.begin("warm_up")
         apply_load_options(self.model, self.perf, frontend=warm_text)
@@ -231,8 +235,8 @@ class Engine:
             dtype=str(self.dtype).replace("torch.", ""),
             sample_rate=self.sample_rate,
             token_rate=self.cfg.token_frame_rate,
-            parameters=(("llm", count(self.model.llm)), ("flow", count(self.model.flow)),
-                        ("hift", count(self.model.hift))),
+            parameters=((("llm", count(self.model.llm)),) if self.model.has_llm else ())
+            + (("flow", count(self.model.flow)), ("hift", count(self.model.hift))),
             onnx_files=tuple((p.name, p.stat().st_size) for p in onnx),
             text_vocab=self.tokenizer.vocab_size,
             quality=self.quality,
@@ -320,6 +324,7 @@ class Engine:
         has ``is_final``. Errors found while running (unreadable prompt audio, …) are raised from
         the iteration; the engine stays usable for the next request either way.
         """
+        self.model.require_llm()  # an engine loaded without it raises NoLanguageModelError first, whatever the request
         validate_request(request, max_chars=self.max_text_chars)
         state = RequestState(self, self._cancel_count, time.perf_counter(), self.sample_rate)
         # Cancel points inside the LM loop, the flow's Euler steps and the vocoder's blocks see this

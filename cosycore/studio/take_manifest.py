@@ -9,7 +9,6 @@ names is opened.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -196,53 +195,11 @@ def _owned(f: OwnedFile | None) -> dict[str, str] | None:
     return None if f is None else {"path": f.path, "sha256": f.sha256}
 
 
-def segment_entry(seg: Segment, file: tuple[str, str] | None) -> dict[str, Any]:
-    """One segment of ``take.json`` (``file``: its .npy file and sha256, for a spoken line)."""
-    entry: dict[str, Any] = {"kind": seg.kind, "samples": int(seg.samples.shape[0]), "spliced": bool(seg.spliced)}
-    plan = seg.plan
-    if plan is None:
-        return entry
-    if file is None:
-        raise ValueError("a spoken line needs its audio file")
-    entry.update({
-        "file": file[0], "sha256": file[1], "seed": int(seg.seed or 0), "index": plan.index,
-        "script_line": plan.line.line, "speaker": plan.line.speaker, "written_text": plan.line.text,
-        "written_instruction": plan.line.instruction, "mode": plan.mode, "instruction": plan.instruction,
-        "text": plan.text,
-    })
-    return entry
-
-
-def build_manifest(record: TakeRecord, segments: Sequence[dict[str, Any]],
-                   voices: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """``take.json`` for ``record`` with its segment entries (:func:`segment_entry`) and voice files."""
-    take = record.take
-    s = take.settings
-    out = record.outputs
-    members = list(record.cast)
-    return {
-        "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
-        "created_at": record.created_at,
-        "updated_at": utc_now(),
-        "revision": record.revision,
-        "model": {"family": record.model.family, "name": record.model.name, "quality": record.model.quality,
-                  "text_reading": record.model.text_reading},
-        "sample_rate": take.sample_rate,
-        "settings": {name: getattr(s, name) for name in sorted(_SETTINGS)},
-        "base_seed": take.base_seed,
-        "script": {"file": SCRIPT_FILE, "name": record.script_name, "sha256": record.script_sha256},
-        "cast": [{"name": m.name, "instruction": m.instruction, "voice": rel, "sha256": sha}
-                 for m, (rel, sha) in zip(members, voices, strict=True)],
-        "segments": list(segments),
-        "outputs": {"audio_sha256": out.audio_sha256, "previous_sha256": out.previous_sha256,
-                    "srt": _owned(out.srt), "vtt": _owned(out.vtt),
-                    "stems": [{"speaker": name, **(_owned(f) or {})} for name, f in out.stems]},
-    }
-
-
-def manifest_bytes(manifest: Mapping[str, Any]) -> bytes:
-    return (json.dumps(manifest, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+def outputs_json(out: TakeOutputs) -> dict[str, Any]:
+    """The files written from a take as JSON (:func:`parse_outputs` reads it back)."""
+    return {"audio_sha256": out.audio_sha256, "previous_sha256": out.previous_sha256,
+            "srt": _owned(out.srt), "vtt": _owned(out.vtt),
+            "stems": [{"speaker": name, **(_owned(f) or {})} for name, f in out.stems]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,6 +337,11 @@ def _segment(c: _Check, settings: RenderSettings, sr: int, line_count: int,
     if (entry["mode"] == "instruct") != (entry["instruction"] is not None):
         raise c.fail("an instruction goes with instruct mode, and instruct mode needs one")
     return entry
+
+
+def parse_outputs(raw: Any, folder: Path) -> TakeOutputs:
+    """Check the JSON of :func:`outputs_json` (None: nothing written yet)."""
+    return TakeOutputs() if raw is None else _outputs(_Check(folder, {"outputs": raw}, MANIFEST))
 
 
 def parse_manifest(data: Any, folder: Path) -> ParsedManifest:

@@ -1,6 +1,7 @@
-"""The files of a take folder (see :mod:`cosycore.studio.take_file`): their names, new files written
-once, hard links to unchanged ones, a new folder renamed into place, and the removal of files that no
-manifest names any more. Only names this format uses are ever removed."""
+"""The files of a take folder of the command line (see :mod:`cosycore.studio.take_file`): their names
+(of the one take format and of the first format, still read), new files written once, hard links to
+unchanged ones, a new folder renamed into place, and the removal of files that no manifest names any
+more. Only names these formats use are ever removed."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from pathlib import Path
 
 from ..errors import StorageError
 from ..safety import UnsafeFileError, loads_strict_json, read_regular_file
+from .take_folder import FORMAT_NAME as ONE_FORMAT_NAME
+from .take_folder import VOICE_FILE_RE, is_own_file
 from .take_manifest import FORMAT_NAME, MANIFEST, MAX_MANIFEST_BYTES, PREVIOUS_MANIFEST, SCRIPT_FILE, TakeFileError
 
 TAKE_SUFFIX = ".take"
@@ -61,7 +64,11 @@ def inherited_previous(folder: Path) -> str | None:
         data = loads_strict_json(read_regular_file(folder / MANIFEST, MAX_MANIFEST_BYTES))
     except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
         return None
-    outputs = data.get("outputs") if isinstance(data, dict) else None
+    outputs = data.get("outputs") if isinstance(data, dict) else None  # the first format
+    script = data.get("script") if isinstance(data, dict) else None
+    made = script.get("made_by") if isinstance(script, dict) else None
+    if isinstance(made, dict):  # the one format
+        outputs = made.get("outputs")
     sha = outputs.get("previous_sha256") if isinstance(outputs, dict) else None
     if not isinstance(sha, str):
         return None
@@ -113,7 +120,8 @@ def own_files(folder: Path) -> list[Path]:
         if rel in ("voices", "segments") and path.is_dir() and not path.is_symlink():
             continue
         if path.is_file() and not path.is_symlink() and (
-                rel in (MANIFEST, PREVIOUS_MANIFEST, SCRIPT_FILE) or SEGMENT_RE.match(rel) or VOICE_RE.match(rel)):
+                rel in (MANIFEST, PREVIOUS_MANIFEST, SCRIPT_FILE) or SEGMENT_RE.match(rel) or VOICE_RE.match(rel)
+                or ("/" not in rel and is_own_file(rel)) or VOICE_FILE_RE.match(rel)):
             found.append(path)
         else:
             foreign.append(rel)
@@ -141,7 +149,7 @@ def is_take_folder(folder: Path | str) -> bool:
         data = loads_strict_json(read_regular_file(folder / MANIFEST, MAX_MANIFEST_BYTES))
     except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
         return False
-    return isinstance(data, dict) and data.get("format") == FORMAT_NAME
+    return isinstance(data, dict) and data.get("format") in (FORMAT_NAME, ONE_FORMAT_NAME)
 
 
 def check_new_take_folder(final: Path | str, *, replace_existing: bool) -> None:
@@ -195,47 +203,3 @@ class NewFolder:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)  # our own temporary folder
-
-
-
-def revision_of(path: Path) -> int:
-    try:
-        data = loads_strict_json(read_regular_file(path, MAX_MANIFEST_BYTES))
-    except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
-        return -1
-    value = data.get("revision") if isinstance(data, dict) else None
-    return value if type(value) is int and value >= 0 else -1
-
-
-
-def named_files(path: Path) -> set[str] | None:
-    """The files a manifest names (None: it exists but cannot be read; then nothing may be removed)."""
-    try:
-        data = loads_strict_json(read_regular_file(path, MAX_MANIFEST_BYTES))
-    except FileNotFoundError:
-        return set()
-    except (OSError, UnsafeFileError, ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    names = {s.get("file") for s in data.get("segments", []) if isinstance(s, dict)}
-    names |= {c.get("voice") for c in data.get("cast", []) if isinstance(c, dict)}
-    return {n for n in names if isinstance(n, str)}
-
-
-def collect_garbage(folder: Path | str) -> None:
-    """Remove the segment and voice files that neither ``take.json`` nor ``take.prev.json`` names
-    (left by a regeneration, or by one that stopped midway). Only this module's file names are touched."""
-    folder = Path(folder)
-    current, previous = named_files(folder / MANIFEST), named_files(folder / PREVIOUS_MANIFEST)
-    if not current or previous is None:
-        return  # a manifest that cannot be read: remove nothing
-    keep = current | previous
-    for sub, pattern in (("segments", SEGMENT_RE), ("voices", VOICE_RE)):
-        for path in (folder / sub).glob("*"):
-            rel = f"{sub}/{path.name}"
-            if pattern.match(rel) and rel not in keep and path.is_file() and not path.is_symlink():
-                with contextlib.suppress(OSError):  # e.g. still memory-mapped on Windows: removed next time
-                    path.unlink()
-
-

@@ -363,7 +363,7 @@ def engine_per_module() -> Iterator[None]:
 
 
 def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[int, int] | None = (1200, 800),
-                timeout: int = 5000):
+                timeout: int = 30_000):
     """A shown main window on ``model`` with ``engine`` (a test double or an EngineThread), once the model
     is loaded; ``size`` None keeps the window's own size. Handed to qtbot, which closes it after the test."""
     from app.main_window import MainWindow
@@ -377,7 +377,28 @@ def open_window(qtbot, settings: Settings, engine, model: Path, *, size: tuple[i
     return w
 
 
+def open_engine_window(qtbot, settings: Settings, model: Path):
+    """:func:`open_window` with the real engine thread (one torch thread) loading ``model``."""
+    from app.worker.engine_thread import EngineThread
+
+    return open_window(qtbot, settings, EngineThread(torch_threads=1), model, timeout=120_000)
+
+
 @pytest.fixture
-def window(qtbot, settings: Settings, fake_engine: FakeEngine, library_with_voice, tiny_cv2_model: Path):
-    """The main window (1200x800) on the tiny model with the engine's test double and one saved voice."""
-    return open_window(qtbot, settings, fake_engine, tiny_cv2_model)
+def engine_window(qtbot, settings: Settings, library_with_voice, tiny_cv2_model: Path):
+    """The main window (1200x800) on the tiny model with the real engine thread and one saved voice; closed
+    after the test, which must end the engine thread: at once, or (a step of a take or a render still
+    running past the window's wait on close) soon after."""
+    w = open_engine_window(qtbot, settings, tiny_cv2_model)
+    yield w
+    w.close()
+    qtbot.waitUntil(w.session.engine.isFinished, timeout=60_000)
+
+
+@pytest.fixture
+def window(request: pytest.FixtureRequest, qtbot, settings: Settings, library_with_voice, tiny_cv2_model: Path):
+    """The main window (1200x800) on the tiny model with one saved voice: with the engine's test double, or in
+    a module marked ``real_engine`` the :func:`engine_window` (a module may add its own setup on top)."""
+    if request.node.get_closest_marker("real_engine") is not None:
+        return request.getfixturevalue("engine_window")
+    return open_window(qtbot, settings, request.getfixturevalue("fake_engine"), tiny_cv2_model)

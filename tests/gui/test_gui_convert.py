@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from conftest import SR, played_samples, speechlike
+from conftest import SR, open_engine_window, played_samples, speechlike
 from PySide6.QtCore import QSettings, Qt
 
 from app.audio.playback import AudioDevice, PlayState
@@ -22,30 +22,12 @@ from app.main_window import MainWindow
 from app.takes.take import TakeState
 from app.widgets.convert_panel import ConvertPanel
 from app.worker.convert_jobs import LiveChunk
-from app.worker.engine_thread import EngineThread
 from cosycore.request import AudioChunk
 
-# the tiny model is loaded once for the module (tests/gui/conftest.py)
-pytestmark = pytest.mark.usefixtures("engine_per_module")
+# the real engine thread, its tiny model loaded once for the module (tests/gui/conftest.py)
+pytestmark = [pytest.mark.usefixtures("engine_per_module"), pytest.mark.real_engine]
 
 MIC_RATE = 48000
-
-
-def _open(qtbot, settings, model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
-    return w
-
-
-@pytest.fixture
-def window(qtbot, settings, tiny_cv2_model: Path, library_with_voice):
-    w = _open(qtbot, settings, tiny_cv2_model)
-    yield w
-    w.close()
-    assert w.session.engine.isFinished()
 
 
 class FakeMic:
@@ -121,7 +103,7 @@ def test_convert_a_file_play_export_and_restart(qtbot, window: MainWindow, setti
     assert rate == SR and np.array_equal(data, audio)
 
     w.close()
-    again = _open(qtbot, settings, tiny_cv2_model)
+    again = open_engine_window(qtbot, settings, tiny_cv2_model)
     restored = again.session.takes[-1]
     assert restored.mode == "convert" and restored.text == "me.wav" and restored.voice_name == "Tester"
     assert restored.state is TakeState.DONE and np.array_equal(restored.audio(), audio)

@@ -9,33 +9,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from conftest import SR, played_offset, played_samples
+from conftest import SR, open_engine_window, played_offset, played_samples
 from PySide6.QtCore import Qt
 
 from app.audio.playback import PlayState
 from app.main_window import MainWindow
 from app.takes.take import TakeState
-from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 
-# the tiny model is loaded once for the module (tests/gui/conftest.py)
-pytestmark = pytest.mark.usefixtures("engine_per_module")
+# the real engine thread, its tiny model loaded once for the module (tests/gui/conftest.py)
+pytestmark = [pytest.mark.usefixtures("engine_per_module"), pytest.mark.real_engine]
 
 LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second one, with more words in it. "
              "And a third sentence closes the paragraph for good.")
-
-
-@pytest.fixture
-def window(qtbot, settings, tiny_cv2_model: Path, library_with_voice) -> MainWindow:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
-    assert w.stack.currentWidget() is w.studio
-    yield w
-    w.close()
-    assert w.session.engine.isFinished()
 
 
 def _type(qtbot, w: MainWindow, text: str) -> None:
@@ -46,6 +32,7 @@ def _type(qtbot, w: MainWindow, text: str) -> None:
 
 def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp_path: Path) -> None:
     w = window
+    assert w.stack.currentWidget() is w.studio  # the model is loaded: the studio is shown
     assert w.controls.mode == "zero_shot" and w.voice_panel.voice.name == "Tester"
     assert w.voice_panel.transcript == "Hello, this is my test voice."
     _type(qtbot, w, "Hello there. How are you?")
@@ -146,10 +133,7 @@ def test_speak_again_at_once(qtbot, window: MainWindow, null_audio: Path) -> Non
 
 def test_no_audio_device_still_speaks_and_exports(qtbot, no_audio_device, settings, tiny_cv2_model: Path,
                                                   library_with_voice, tmp_path: Path) -> None:
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
+    w = open_engine_window(qtbot, settings, tiny_cv2_model)
     assert w.session.player.state is PlayState.NO_DEVICE
     assert "No audio device" in w.audio_label.text()
     w.controls.set_mode("cross_lingual")

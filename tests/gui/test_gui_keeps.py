@@ -19,10 +19,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from app.main_window import MainWindow
-from app.takes.store import AUDIO_NAME, META_NAME, TakeStore
+from app.takes.store import TakeStore
 from app.takes.take import Take, TakeList, TakeState, take_file_stem
 from app.widgets.takes_list import TakesList
 from cosycore.engine import AudioChunk
+from cosycore.studio.take import AUDIO_NAME
+from cosycore.studio.take_folder import META_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -323,3 +325,19 @@ def test_ctrl_z_in_the_takes_list_asks_to_undo_a_removal(qtbot) -> None:
     view.list.setFocus()
     with qtbot.waitSignal(view.undo_requested, timeout=2000):
         qtbot.keyClick(view.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_a_dropped_take_folder_of_the_cli_is_added_as_a_copy(qtbot, window: MainWindow, settings) -> None:
+    """tests/data/old_script_take was written by 'cosycore synth --script'; dropped on the window, its take
+    folder becomes the next take (written anew in the one take format), and comes back after a restart."""
+    from cosycore.studio.take_file import load_take
+
+    w = window
+    folder = Path(__file__).resolve().parents[1] / "data" / "old_script_take" / "play.wav.take"
+    before = len(w.session.takes)
+    w.drops.handle(folder)
+    take = w.session.takes[-1]
+    assert len(w.session.takes) == before + 1 and take.script is not None and take.mode == "script"
+    assert np.array_equal(take.audio(), load_take(folder).take.audio())
+    assert "play.wav.take" in w.statusBar().currentMessage()
+    assert TakeStore(settings.paths.data / "takes").load()[0][-1].uid == take.uid

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from conftest import torch_threads
+from conftest import open_engine_window, torch_threads
 from PySide6.QtCore import Qt
 
 from app.main_window import MainWindow
@@ -20,13 +20,12 @@ from app.takes.render_records import RenderRecords
 from app.takes.take import TakeState
 from app.widgets.render_dialog import RenderChoice
 from app.widgets.render_panel import PanelMode
-from app.worker.engine_thread import EngineThread
 from app.worker.render_runner import RenderState
 from cosycore.studio.longform import LongFormJob, LongFormSettings, load_document, partial_path, state_path
 from cosycore.voices import Voice
 
-# the tiny model is loaded once for the module (tests/gui/conftest.py)
-pytestmark = pytest.mark.usefixtures("engine_per_module")
+# the real engine thread, its tiny model loaded once for the module (tests/gui/conftest.py)
+pytestmark = [pytest.mark.usefixtures("engine_per_module"), pytest.mark.real_engine]
 
 SEED = 3
 FAST = {"min_tokens": 10, "max_tokens": 12}  # a few tokens per segment keep the tiny model quick
@@ -66,23 +65,26 @@ def reference(tiny_cv2_model: Path, tiny_engine_voice: Voice, tmp_path_factory: 
     return audio, out.with_suffix(".cue").read_text(encoding="utf-8")
 
 
-def _window(qtbot, settings, model: Path) -> MainWindow:
+@pytest.fixture
+def settings(settings):
     settings.quality = "exact"  # as the reference render
-    w = MainWindow(settings, model_dir=model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
+    return settings
+
+
+def _ready(w: MainWindow) -> MainWindow:
     w.controls.set_seed(SEED)
     w.longform_ctl.ask = lambda title, text: True  # every question is answered yes
     return w
 
 
+def _window(qtbot, settings, model: Path) -> MainWindow:
+    return _ready(open_engine_window(qtbot, settings, model))
+
+
 @pytest.fixture
-def window(qtbot, settings, tiny_cv2_model: Path, library_with_voice):
-    w = _window(qtbot, settings, tiny_cv2_model)
-    yield w
-    w.close()
+def window(window: MainWindow) -> MainWindow:
+    """The conftest's window on the real engine, with the reference's seed, answering every question yes."""
+    return _ready(window)
 
 
 PCM16_STEP = 1 / 32768

@@ -32,18 +32,6 @@ def _settings(folder: Path) -> Settings:
 
 
 @pytest.fixture
-def window_factory(qtbot, settings, fake_engine, library_with_voice, tiny_cv2_model: Path):
-    def make() -> MainWindow:
-        w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-        qtbot.addWidget(w)
-        w.show()
-        qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
-        return w
-
-    return make
-
-
-@pytest.fixture
 def controls(qtbot) -> SynthesisControls:
     c = SynthesisControls()
     qtbot.addWidget(c)
@@ -289,8 +277,8 @@ def test_a_very_long_text_is_cut_in_the_metadata(tmp_path: Path) -> None:
     assert len(title) == 1000 and title.endswith("…")
 
 
-def test_the_main_window_records_and_exports_the_instruction(qtbot, window_factory, tmp_path: Path) -> None:
-    w: MainWindow = window_factory()
+def test_the_main_window_records_and_exports_the_instruction(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    w = window
     w.controls.set_mode("instruct")
     w.controls.choose_preset("emotion.sad")
     w.editor.set_text("Hello there.")

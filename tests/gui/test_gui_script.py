@@ -12,8 +12,8 @@ import numpy as np
 from PySide6.QtGui import QTextCharFormat
 
 from app.main_window import MainWindow
-from app.takes.script_take import CastEntry
 from app.widgets.script_highlight import speaker_color
+from cosycore.studio.script_take import CastEntry
 
 SCRIPT = """# A test script
 Anna: Hello there.
@@ -189,20 +189,28 @@ def test_waveform_marks_and_context_menu(qtbot) -> None:
 
 
 def test_regenerate_dialog_values(qtbot) -> None:
-    from app.takes.script_take import LineInfo
-    from app.widgets.regenerate_dialog import RegenerateDialog
+    from app.widgets.regenerate_dialog import Piece, RegenerateDialog, line_pieces
+    from cosycore.studio.script_take import LineInfo
 
     lines = [LineInfo(0, 1, "Anna", "Tester", "Hello.", "zero_shot", "", 5),
              LineInfo(1, 2, "Ben", "Owl", "Hi.", "instruct", "Please speak softly.", 6)]
-    dialog = RegenerateDialog(lines, "cosyvoice2", 1)
+    dialog = RegenerateDialog(line_pieces(lines), "cosyvoice2", "line", 1)
     qtbot.addWidget(dialog)
-    assert dialog.line_index == 1 and dialog.seed == 7 and dialog.instruction() == (True, None)
-    dialog.line_combo.setCurrentIndex(0)
+    assert dialog.windowTitle() == "Regenerate a line" and dialog.piece_combo.currentText() == "2. Ben: Hi."
+    assert dialog.index == 1 and dialog.seed == 7 and dialog.instruction() == (True, None)
+    dialog.piece_combo.setCurrentIndex(0)
     assert dialog.seed == 6
     dialog.instruction_combo.setCurrentIndex(1)
     assert dialog.instruction() == (False, None)
     dialog.instruction_combo.setCurrentText("emotion.sad")
     assert dialog.instruction() == (False, "emotion.sad")
+    # the same dialog for a sentence: the piece's name in its texts, a random seed kept when none is known
+    sentences = RegenerateDialog([Piece(0, "One.", None, ""), Piece(1, "Two.", 3, "")], "", "sentence", 0)
+    qtbot.addWidget(sentences)
+    assert sentences.windowTitle() == "Regenerate a sentence" and sentences.piece_combo.currentText() == "1. One."
+    assert "a random seed" in sentences.current_label.text() and sentences.instruction_combo.count() == 2
+    sentences.piece_combo.setCurrentIndex(1)
+    assert sentences.seed == 4 and "seed 3" in sentences.current_label.text()
 
 
 def test_export_plan_names_the_files(tmp_path: Path) -> None:

@@ -11,47 +11,40 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from conftest import open_engine_window
 
 from app.main_window import MainWindow
-from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.widgets.script_highlight import speaker_color
-from app.worker.engine_thread import EngineThread
 from cosycore.engine import AudioChunk
 from cosycore.presets import find_preset
+from cosycore.studio.take_folder import META_NAME
 
-# the tiny model is loaded once for the module (tests/gui/conftest.py)
-pytestmark = pytest.mark.usefixtures("engine_per_module")
+# the real engine thread, its tiny model loaded once for the module (tests/gui/conftest.py)
+pytestmark = [pytest.mark.usefixtures("engine_per_module"), pytest.mark.real_engine]
 
 SCRIPT = "Anna: Hello there.\nBen (emotion.happy): How are you?\n\nAnna: Fine, thanks.\n"
 TOKENS = 12  # speech tokens per sentence: short lines, so the tiny model is quick
 
 
 @pytest.fixture
-def library(settings, tiny_engine_voice):
-    from cosycore.voices import VoiceLibrary
-
-    lib = VoiceLibrary(settings.paths.voices)
-    lib.add(tiny_engine_voice)  # "Tester"
-    lib.add(tiny_engine_voice.renamed("Owl"))
-    return lib
+def library_with_voice(library_with_voice, tiny_engine_voice):
+    """The conftest's library ("Tester") with the same voice as "Owl" too."""
+    library_with_voice.add(tiny_engine_voice.renamed("Owl"))
+    return library_with_voice
 
 
 def _window(qtbot, settings, model: Path) -> MainWindow:
-    w = MainWindow(settings, model_dir=model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.resize(1200, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
+    w = open_engine_window(qtbot, settings, model)
     w.script_ctl.max_tokens = TOKENS
     return w
 
 
 @pytest.fixture
-def window(qtbot, settings, tiny_cv2_model: Path, library) -> MainWindow:
-    w = _window(qtbot, settings, tiny_cv2_model)
-    yield w
-    w.close()
+def window(window: MainWindow) -> MainWindow:
+    """The conftest's window on the real engine, with short lines."""
+    window.script_ctl.max_tokens = TOKENS
+    return window
 
 
 def _speak_script(qtbot, w: MainWindow, text: str = SCRIPT, seed: int = 5) -> Take:
@@ -175,8 +168,12 @@ def test_regenerate_a_line_changes_only_that_line_and_undo_swaps(qtbot, window: 
     assert old_info is not None
     folder = w.session.store.folder(take)
 
+    w.regen_ctl.dialog(take, 1)  # the dialog offers the line and its next seed; Regenerate speaks it
+    dialog = w.regen_ctl.dialog_shown
+    assert dialog is not None and dialog.isVisible() and dialog.index == 1 and dialog.seed == 7
+    dialog.seed_spin.setValue(99)
     with qtbot.waitSignal(w.regen_ctl.finished, timeout=240_000) as done:
-        assert w.regen_ctl.regenerate(take, 1, seed=99) is not None
+        dialog.accept()
     assert done.args == [True]
     info = take.script
     assert info is not None and info is not old_info

@@ -14,17 +14,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SR, FakeEngine, open_engine_window, open_window
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from app.main_window import MainWindow
-from app.takes.store import META_NAME
 from app.takes.take import Take, TakeState
 from app.worker.sentence_jobs import SentenceJob, run_sentence_regen
 from cosycore.engine import AudioChunk
+from cosycore.studio.take_folder import META_NAME
 from cosycore.voices import Voice
-from tests.gui.conftest import SR, FakeEngine, open_window
 
 TEXT = "Hello there. How are you today?"
 SENTENCES = ("hello there.", "how are you today?")
@@ -197,9 +197,7 @@ def test_the_engine_thread_speaks_the_sentence_again(qtbot, settings, library_wi
                                                      tiny_cv2_model: Path) -> None:
     """The real engine thread (EngineThread.regenerate_sentence) on the tiny model, for a take made of the
     recorded chunks through the session, as Speak makes one."""
-    from app.worker.engine_thread import EngineThread
-
-    w = open_window(qtbot, settings, EngineThread(torch_threads=1), tiny_cv2_model, timeout=120_000)
+    w = open_engine_window(qtbot, settings, tiny_cv2_model)
     try:
         s = w.session
         take = Take(10_000, TEXT, mode="cross_lingual", voice_name="Tester", sample_rate=SR, seed=5)

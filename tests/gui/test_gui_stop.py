@@ -168,22 +168,12 @@ LONG_TEXT = ("This is the first sentence of a longer text. Here comes a second o
              "And a third sentence closes the paragraph for good.")
 
 
-@pytest.fixture
-def real_window(qtbot, settings, tiny_cv2_model: Path, library_with_voice, null_audio):
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=EngineThread(torch_threads=1))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=120_000)
-    yield w
-    w.close()
-    assert w.session.engine.isFinished()
-
-
-def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, real_window: MainWindow,
+@pytest.mark.usefixtures("null_audio")
+def test_esc_inside_a_flow_call_stops_the_engine_and_the_window_says_so(qtbot, engine_window: MainWindow,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Problem 4 with the real engine: Esc while the flow is inside its Euler loop. No further Euler
     step runs, the engine goes idle, and neither the take nor the status bar still says it is being made."""
-    w = real_window
+    w = engine_window
     thread = w.session.engine
     estimator = thread._engine.model.flow.decoder.estimator
     forward = estimator.forward

@@ -48,16 +48,18 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @pytest.fixture
-def window(qtbot, settings, fake_engine, library_with_voice, tiny_engine_voice: Voice,
-           tiny_cv2_model: Path) -> MainWindow:
+def library_with_voice(library_with_voice, settings, tiny_engine_voice: Voice):
+    """The conftest's library with a voice "Quiet" that has no transcript, chosen in the settings."""
     library_with_voice.add(replace(tiny_engine_voice, name="Quiet", transcript=""))
     settings.voice_name = "Quiet"
-    w = MainWindow(settings, model_dir=tiny_cv2_model, engine=fake_engine)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: w.session.model_info is not None, timeout=5000)
-    assert w.voice_panel.voice.name == "Quiet"
-    return w
+    return library_with_voice
+
+
+@pytest.fixture
+def window(window: MainWindow) -> MainWindow:
+    """The conftest's window, showing the voice without a transcript."""
+    assert window.voice_panel.voice.name == "Quiet"
+    return window
 
 
 def test_transcriber_runs_on_the_engine_thread(qtbot, tmp_path: Path, tiny_sensevoice: Path, counted) -> None:

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
 from app.main_window import MainWindow
-from app.takes.store import AUDIO_NAME
 from app.takes.take import Take
+from cosycore.studio.take import AUDIO_NAME
 
 
 def _make_take(qtbot, w: MainWindow, text: str) -> Take:

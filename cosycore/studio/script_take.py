@@ -3,7 +3,7 @@ and where every segment lies in the audio.
 
 A script take is spoken as segments laid end to end (:mod:`cosycore.studio.render`): one per speech
 line and one per silence between lines. :class:`ScriptInfo` records them as the chunks arrive (each
-chunk carries a :class:`ScriptMark`), is saved in the take's sidecar by :mod:`app.takes.store`, and
+chunk carries a :class:`ScriptMark`), is saved in the take's manifest (:mod:`cosycore.studio.take_folder`), and
 is what the waveform's speaker marks, the subtitle cues, the stems and regenerate-a-line are made from.
 
 The samples of a segment: silence is zeros; a line never regenerated is its span of the take's audio,
@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from cosycore.request import AudioChunk
-from cosycore.studio.script import speaker_key
-from cosycore.subtitles import Cue
+from ..request import AudioChunk
+from ..subtitles import Cue
+from .script import speaker_key
 
 SILENCE_KINDS = ("gap", "pause", "paragraph")
 
@@ -48,22 +48,30 @@ class ScriptChunk(AudioChunk):
 @dataclass(frozen=True)
 class CastEntry:
     """One speaker of a cast: the name as written in the script, the saved voice's name ("" for none)
-    and the default instruction ("" for none)."""
+    and the default instruction ("" for none); in a take made by the command line also a copy of the
+    voice in the take's folder (``file``, ``voices/NN.cosyvoice``) and its sha256."""
 
     name: str
     voice: str = ""
     instruction: str = ""
+    file: str = ""
+    sha256: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "voice": self.voice, "instruction": self.instruction}
+        out = {"name": self.name, "voice": self.voice, "instruction": self.instruction}
+        if self.file:
+            out.update(file=self.file, sha256=self.sha256)
+        return out
 
     @classmethod
     def from_json(cls, raw: object) -> CastEntry | None:
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"].strip():
             return None
         voice, instruction = raw.get("voice", ""), raw.get("instruction", "")
+        file, sha256 = raw.get("file", ""), raw.get("sha256", "")
         return cls(raw["name"].strip(), voice if isinstance(voice, str) else "",
-                   instruction if isinstance(instruction, str) else "")
+                   instruction if isinstance(instruction, str) else "", file if isinstance(file, str) else "",
+                   sha256 if isinstance(sha256, str) else "")
 
 
 @dataclass(frozen=True)
@@ -78,15 +86,21 @@ class LineInfo:
     mode: str  # "zero_shot", "cross_lingual" or "instruct"
     instruction: str  # the instruction sent ("" for none)
     seed: int
+    spoken: str = ""  # the text as spoken (pronunciation dictionary applied); "" where not recorded
+    written_instruction: str = ""  # the instruction written on the script line ("" for none)
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "line": self.line, "speaker": self.speaker, "voice": self.voice,
-                "text": self.text, "mode": self.mode, "instruction": self.instruction, "seed": self.seed}
+        out = {"index": self.index, "line": self.line, "speaker": self.speaker, "voice": self.voice,
+               "text": self.text, "mode": self.mode, "instruction": self.instruction, "seed": self.seed}
+        if self.spoken:
+            out.update(spoken=self.spoken, written_instruction=self.written_instruction)
+        return out
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> LineInfo:
         return cls(int(raw["index"]), int(raw["line"]), str(raw["speaker"]), str(raw.get("voice", "")),
-                   str(raw["text"]), str(raw["mode"]), str(raw.get("instruction", "")), int(raw["seed"]))
+                   str(raw["text"]), str(raw["mode"]), str(raw.get("instruction", "")), int(raw["seed"]),
+                   str(raw.get("spoken", "")), str(raw.get("written_instruction", "")))
 
 
 @dataclass(frozen=True)
@@ -126,22 +140,27 @@ class RenderValues:
     stream: bool = True
     crossfade: float = 0.01
     max_tokens: int | None = None
+    min_tokens: int | None = None
+    language: str | None = None
+    text_frontend: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"line_gap": self.line_gap, "paragraph_pause": self.paragraph_pause, "speed": self.speed,
-                "stream": self.stream, "crossfade": self.crossfade, "max_tokens": self.max_tokens}
+                "stream": self.stream, "crossfade": self.crossfade, "max_tokens": self.max_tokens,
+                "min_tokens": self.min_tokens, "language": self.language, "text_frontend": self.text_frontend}
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> RenderValues:
-        max_tokens = raw.get("max_tokens")
+        max_tokens, min_tokens, language = raw.get("max_tokens"), raw.get("min_tokens"), raw.get("language")
         return cls(float(raw.get("line_gap", 0.3)), float(raw.get("paragraph_pause", 0.9)),
                    float(raw.get("speed", 1.0)), bool(raw.get("stream", True)), float(raw.get("crossfade", 0.01)),
-                   None if max_tokens is None else int(max_tokens))
+                   None if max_tokens is None else int(max_tokens), None if min_tokens is None else int(min_tokens),
+                   None if language is None else str(language), bool(raw.get("text_frontend", True)))
 
 
 @dataclass
 class ScriptInfo:
-    """The script side of a take. Owned by its :class:`app.takes.take.Take`; GUI thread only."""
+    """The script side of a take. Owned by its :class:`cosycore.studio.take.Take`."""
 
     text: str  # the script as written
     base_dir: str  # where relative [lexicon FILE] paths start
@@ -150,6 +169,16 @@ class ScriptInfo:
     base_seed: int = 0
     lines: list[LineInfo] = field(default_factory=list)
     segments: list[SegmentMark] = field(default_factory=list)
+    # Recorded by the command line (cosycore.studio.take_file), which regenerates a line in a later process
+    # with nothing but the take folder: the model family, release folder and text reading the take was made
+    # with, the script file's name, the files written from the take (TakeOutputs as JSON) and a count of
+    # regenerations (a later command checks it to tell whether another one changed the take meanwhile).
+    family: str = ""
+    model_name: str = ""
+    text_reading: str = ""
+    script_name: str = ""
+    outputs: dict[str, Any] | None = None
+    revision: int = 0
     _streaming_segment: int = field(default=-1, repr=False, compare=False)  # the render segment last marked
 
     # -- while the take is made ----------------------------------------------------------------
@@ -250,13 +279,22 @@ class ScriptInfo:
 
     # -- saving --------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "base_dir": self.base_dir, "cast": [c.to_json() for c in self.cast],
-                "render": self.render.to_json(), "base_seed": self.base_seed,
-                "lines": [i.to_json() for i in self.lines], "segments": [s.to_json() for s in self.segments]}
+        out = {"text": self.text, "base_dir": self.base_dir, "cast": [c.to_json() for c in self.cast],
+               "render": self.render.to_json(), "base_seed": self.base_seed,
+               "lines": [i.to_json() for i in self.lines], "segments": [s.to_json() for s in self.segments]}
+        if self.family:
+            out["made_by"] = {"family": self.family, "model_name": self.model_name, "text_reading": self.text_reading,
+                              "script_name": self.script_name, "outputs": self.outputs, "revision": self.revision}
+        return out
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> ScriptInfo:
         cast = [c for c in (CastEntry.from_json(r) for r in raw.get("cast", [])) if c is not None]
+        made = raw.get("made_by") or {}
+        if not isinstance(made, dict) or not isinstance(made.get("outputs"), (dict, type(None))):
+            raise ValueError("its script's 'made_by' has the wrong type")
         return cls(str(raw["text"]), str(raw.get("base_dir", "")), cast, RenderValues.from_json(raw.get("render", {})),
                    int(raw.get("base_seed", 0)), [LineInfo.from_json(r) for r in raw.get("lines", [])],
-                   [SegmentMark.from_json(r) for r in raw.get("segments", [])])
+                   [SegmentMark.from_json(r) for r in raw.get("segments", [])], str(made.get("family", "")),
+                   str(made.get("model_name", "")), str(made.get("text_reading", "")),
+                   str(made.get("script_name", "")), made.get("outputs"), int(made.get("revision", 0)))
