@@ -414,7 +414,8 @@ class MainWindow(QMainWindow):
         self.mode_texts = ModeTexts(s, editor=self.editor, controls=self.controls, parent=self)  # before the mode
         self.projects_ctl = ProjectsController(
             s, autosave=self.autosave_ctl, mode_texts=self.mode_texts, menu=self.project_menu, dialog_parent=self,
-            widgets=ProjectWidgets(self.editor, self.controls, self.cast_table, self.voice_panel), parent=self)
+            widgets=ProjectWidgets(self.editor, self.controls, self.cast_table, self.voice_panel),
+            rendering=lambda: self.longform_ctl.rendering, parent=self)
         self.projects_ctl.title_changed.connect(self._show_title)
         self.projects_ctl.wire()
 

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +34,8 @@ from cosycore.voices import write_atomic
 
 __all__ = [
     "FORMAT", "PROJECT_SUFFIX", "PROJECT_VERSION", "Project", "ProjectDamagedError", "ProjectError",
-    "ProjectNotFoundError", "ProjectState", "ProjectTooNewError", "TakeRef", "VoiceRef", "file_sha256",
-    "load_project", "project_paths", "read_session_state", "save_project",
+    "ProjectNotFoundError", "ProjectState", "ProjectTooNewError", "SaveCancelledError", "TakeRef", "VoiceRef",
+    "copy_folders", "file_sha256", "load_project", "project_paths", "read_session_state", "save_project",
 ]
 
 FORMAT = "cosy-studio-project"
@@ -42,6 +45,7 @@ TAKES_FOLDER = "takes"
 SESSION_NAME = "session.json"  # the Untitled project's current text, instruction and cast
 MODE_TEXTS_NAME = "mode_texts.json"  # the Untitled project's mode and other modes' texts
 MAX_PROJECT_BYTES = 64 << 20  # a project file larger than this is not read (a book's texts are a few MB)
+COPY_BLOCK = 1 << 20  # Save as copies the takes' files in blocks of this many bytes (memory stays bounded)
 MODES = ("zero_shot", "cross_lingual", "instruct", "script", "convert")
 
 
@@ -59,6 +63,10 @@ class ProjectDamagedError(ProjectError):
 
 class ProjectTooNewError(ProjectError):
     """The project was saved by a newer Cosy Studio, in a format this one does not know."""
+
+
+class SaveCancelledError(ProjectError):
+    """Save as was cancelled while the takes were being copied (what it copied is removed by the caller)."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +225,50 @@ def read_session_state(folder: Path) -> ProjectState | None:
     cast = session.get("cast")
     return ProjectState(mode=mode, texts=texts, instruction=_text(session.get("instruction")),
                         cast=[_cast_entry(c) for c in cast if _is_cast(c)] if isinstance(cast, list) else [])
+
+
+def copy_folders(pairs: list[tuple[Path, Path]], progress: Callable[[int, int], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> None:
+    """Copy each ``(source, target)`` folder (Save as copies the takes' folders this way): ``target`` must not
+    exist. Files are copied in blocks of :data:`COPY_BLOCK` bytes; after each, ``progress(done, total)`` is told
+    the bytes copied so far and ``cancelled()`` is asked, and a True answer raises :class:`SaveCancelledError`.
+    Symbolic links are copied as links, never followed. What was copied before an error or a cancel stays:
+    the caller made the targets' parent folder and removes it. Safe to run off the GUI thread."""
+    dirs: list[Path] = []
+    links: list[tuple[Path, Path]] = []
+    files: list[tuple[Path, Path, int]] = []
+    for source, target in pairs:
+        dirs.append(target)
+        for root, subdirs, names in os.walk(source):  # os.walk never descends into a linked folder
+            here, there = Path(root), target / Path(root).relative_to(source)
+            for name in [*subdirs, *names]:
+                src, dst = here / name, there / name
+                if src.is_symlink():
+                    links.append((src, dst))
+                elif src.is_dir():
+                    dirs.append(dst)
+                elif src.is_file():
+                    files.append((src, dst, src.stat().st_size))
+    total, done = sum(size for _, _, size in files), 0
+    stop = cancelled or (lambda: False)
+    for folder in dirs:
+        folder.mkdir()  # raises when it exists: nothing is written into a folder this did not make
+    for src, dst in links:
+        os.symlink(os.readlink(src), dst)
+    for src, dst, _size in files:
+        with open(src, "rb") as fin, open(dst, "xb") as fout:
+            while block := fin.read(COPY_BLOCK):
+                fout.write(block)
+                done += len(block)
+                if progress is not None:
+                    progress(done, total)
+                if stop():
+                    raise SaveCancelledError("Save as was cancelled; nothing was saved.")
+        shutil.copystat(src, dst)
+    if progress is not None:
+        progress(total, total)
+    if stop():
+        raise SaveCancelledError("Save as was cancelled; nothing was saved.")
 
 
 def file_sha256(path: Path) -> str:

@@ -17,8 +17,10 @@ from app.project import (
     ProjectNotFoundError,
     ProjectState,
     ProjectTooNewError,
+    SaveCancelledError,
     TakeRef,
     VoiceRef,
+    copy_folders,
     file_sha256,
     load_project,
     project_paths,
@@ -141,3 +143,45 @@ def test_file_sha256(tmp_path: Path) -> None:
     path.write_bytes(b"abc")
     assert file_sha256(path) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     assert file_sha256(tmp_path / "missing") == ""
+
+
+def _take_folder(root: Path, size: int) -> Path:
+    (root / "versions").mkdir(parents=True)
+    (root / "audio.f32").write_bytes(bytes(range(256)) * (size // 256))
+    (root / "take.json").write_text('{"uid": "t"}', encoding="utf-8")
+    (root / "versions" / "1.f32").write_bytes(b"v1")
+    (root / "link").symlink_to("take.json")  # a link stays a link (never followed)
+    return root
+
+
+def test_copy_folders_copies_in_blocks_and_reports_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.project
+
+    monkeypatch.setattr(app.project, "COPY_BLOCK", 1000)
+    a, b = _take_folder(tmp_path / "src" / "a", 5120), _take_folder(tmp_path / "src" / "b", 256)
+    seen: list[tuple[int, int]] = []
+    (tmp_path / "dst").mkdir()
+    copy_folders([(a, tmp_path / "dst" / "a"), (b, tmp_path / "dst" / "b")], lambda d, t: seen.append((d, t)))
+    for name, source in (("a", a), ("b", b)):
+        target = tmp_path / "dst" / name
+        for rel in ("audio.f32", "take.json", "versions/1.f32"):
+            assert (target / rel).read_bytes() == (source / rel).read_bytes()
+        assert (target / "link").is_symlink() and str((target / "link").readlink()) == "take.json"
+    total = 5120 + 256 + 2 * (len('{"uid": "t"}') + 2)
+    assert seen[-1] == (total, total) and all(t == total for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and len(seen) > 6  # block by block
+    with pytest.raises(FileExistsError):  # never into a folder that is there
+        copy_folders([(a, tmp_path / "dst" / "a")])
+
+
+def test_copy_folders_stops_when_cancelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.project
+
+    monkeypatch.setattr(app.project, "COPY_BLOCK", 1000)
+    a = _take_folder(tmp_path / "src" / "a", 10_240)
+    blocks: list[int] = []
+    (tmp_path / "dst").mkdir()
+    with pytest.raises(SaveCancelledError, match="cancelled"):
+        copy_folders([(a, tmp_path / "dst" / "a")], lambda d, t: blocks.append(d), lambda: len(blocks) >= 3)
+    assert len(blocks) == 3  # stopped at the block after the answer changed
+    assert (a / "audio.f32").stat().st_size == 10_240  # the source is untouched

@@ -78,6 +78,11 @@ class LongFormController(QObject):
         self._clock.setInterval(CLOCK_MS)
         self._clock.timeout.connect(self._on_clock_timeout)
 
+    @property
+    def rendering(self) -> bool:
+        """A render is running or waiting for the engine (a paused one is not)."""
+        return self.runner is not None and self.runner.active
+
     def wire(self) -> None:
         self.menu.open_action.triggered.connect(self.open_dialog)
         self.menu.render_action.triggered.connect(lambda: self.render_dialog())

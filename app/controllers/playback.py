@@ -61,9 +61,17 @@ class PlaybackController(QObject):
         self.takes_view.play_requested.connect(self.play_take)
         self.takes_view.compare_requested.connect(self.compare_takes)
         self.takes_view.stop_requested.connect(self.stop_playing)
-        takes = s.takes
-        if len(takes):  # the newest saved take is in view after a start, ready to play
-            QTimer.singleShot(0, lambda: self.show_take(takes[len(takes) - 1]) if len(takes) else None)
+        s.takes_switched.connect(self._show_newest)  # another project: its newest take, as after a start
+        if len(s.takes):  # the newest saved take is in view after a start, ready to play
+            QTimer.singleShot(0, lambda: self._show_newest() if len(s.takes) else None)
+
+    def _show_newest(self) -> None:
+        """The newest take in view (none: an empty waveform, not the take of the project left behind)."""
+        takes = self.session.takes
+        if len(takes):
+            self.show_take(takes[len(takes) - 1])
+        else:
+            self.waveform.clear()
 
     # -- the take being made ---------------------------------------------------------------------
     def _on_session_take_started(self, take: Take) -> None:

@@ -12,8 +12,11 @@ Untitled session's are) in a recovery folder under the app's data folder, so a c
 project opens again with the unsaved work and the modified mark. Leaving a modified project (opening
 another, closing it, quitting) asks Save / Don't save / Cancel.
 
-Save as copies the takes into the new project's folder (the old ones stay where they were) and never
-writes into a folder that already holds files.
+Save as copies the takes into the new project's folder (the old ones stay where they were) on a worker
+thread, behind a progress dialog with Cancel, and never writes into a folder that already holds files; a
+failed or cancelled Save as removes what it made. The project's takes count as its work: a take made,
+removed or renamed marks the project modified until it is saved. Nothing switches projects while a take is
+made, a Speak waits for the model, or a long-form render runs.
 """
 
 from __future__ import annotations
@@ -38,8 +41,10 @@ from ..project import (
     Project,
     ProjectError,
     ProjectState,
+    SaveCancelledError,
     TakeRef,
     VoiceRef,
+    copy_folders,
     file_sha256,
     load_project,
     project_paths,
@@ -52,6 +57,7 @@ from ..widgets.synthesis_controls import SynthesisControls
 from ..widgets.text_editor import TextEditor
 from ..widgets.voice_panel import VoicePanel
 from .autosave import EditorAutosave
+from .background_work import run_with_progress
 from .mode_texts import ModeTexts
 
 logger = logging.getLogger(__name__)
@@ -90,7 +96,7 @@ class ProjectsController(QObject):
 
     def __init__(self, session: StudioSession, *, autosave: EditorAutosave, mode_texts: ModeTexts,
                  widgets: ProjectWidgets, menu: ProjectMenu, dialog_parent: QWidget,
-                 busy: Callable[[], bool] | None = None, parent: QObject | None = None) -> None:
+                 rendering: Callable[[], bool] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.autosave = autosave
@@ -98,9 +104,10 @@ class ProjectsController(QObject):
         self.w = widgets
         self.menu = menu
         self.dialog_parent = dialog_parent
-        self._busy = busy or (lambda: False)
+        self._rendering = rendering or (lambda: False)  # a long-form render runs (it holds the engine)
         self.project: Project | None = None  # None: the Untitled project
         self._saved: ProjectState | None = None  # the state the project file holds
+        self._saved_takes: list[tuple[str, int, str]] = []  # the takes as they were at the last open or save
         self._modified = False
         self._check_timer = QTimer(self)
         self._check_timer.setSingleShot(True)
@@ -120,6 +127,9 @@ class ProjectsController(QObject):
         w = self.w
         for signal in (w.editor.text_changed, w.controls.instruct_edit.textChanged, w.cast_table.changed,
                        w.controls.mode_changed, w.voice_panel.voice_changed):
+            signal.connect(self._check_timer.start)
+        takes = self.session.takes
+        for signal in (takes.take_added, takes.take_removed, takes.take_changed):
             signal.connect(self._check_timer.start)
         self.fill_recent_menu()
         self._update()
@@ -168,9 +178,13 @@ class ProjectsController(QObject):
         settings.sync()
         self._flush()
 
+    def _take_refs(self) -> list[tuple[str, int, str]]:
+        return [(t.uid, t.number, t.name) for t in self.session.takes]
+
     def check_modified(self) -> None:
         self._check_timer.stop()
-        modified = self._saved is not None and not self.state().same_as(self._saved)
+        modified = self._saved is not None and (not self.state().same_as(self._saved)
+                                                or self._take_refs() != self._saved_takes)
         if modified != self._modified:
             self._modified = modified
             self._update()
@@ -224,6 +238,7 @@ class ProjectsController(QObject):
         if answer == QMessageBox.StandardButton.Discard:
             assert self._saved is not None
             self.apply(self._saved)
+            self._saved_takes = self._take_refs()  # the takes stay in its folder either way
             self._modified = False
             self._update()
             return True
@@ -242,15 +257,23 @@ class ProjectsController(QObject):
         return QMessageBox.StandardButton(box.exec())
 
     def _check_idle(self) -> bool:
-        if self.session.making() or self.session.regenerating or self._busy():
-            self.session.show_error(self.tr("Projects"),
-                                    self.tr("A take is being made. Stop it (Esc), or wait until it ends, then try "
-                                            "again."))
+        s = self.session
+        if self._rendering():
+            s.show_error(self.tr("Projects"),
+                         self.tr("A long text is being rendered to a file. Pause or cancel it in the render "
+                                 "panel, or wait until it ends, then try again."))
+            return False
+        if s.making() or s.regenerating or s.speak_waiting:
+            s.show_error(self.tr("Projects"),
+                         self.tr("A take is being made, or a Speak waits for the model. Stop it (Esc), or wait "
+                                 "until it ends, then try again."))
             return False
         return True
 
     # -- opening -----------------------------------------------------------------------------------------
     def open_dialog(self) -> None:
+        if not self._check_idle():  # said before a file is chosen
+            return
         start = str(self.project.folder.parent) if self.project is not None else ""
         path, _ = QFileDialog.getOpenFileName(self.dialog_parent, self.tr("Open project"), start,
                                               self.tr("Cosy Studio projects (*{0})").format(PROJECT_SUFFIX))
@@ -296,6 +319,7 @@ class ProjectsController(QObject):
         else:
             self._flush()
         self._saved = project.state if project is not None else None
+        self._saved_takes = self._take_refs()  # the takes found in its folder: listed at the next save
         settings = self.session.settings
         settings.project = project.path if project is not None else None
         if project is not None:
@@ -350,6 +374,7 @@ class ProjectsController(QObject):
             self.session.show_error(self.tr("Cannot save the project"), str(e))
             return False
         self._saved = project.state
+        self._saved_takes = [(t.uid, t.number, t.name) for t in project.takes]
         self._modified = False
         self._update()
         self.session.show_status(self.tr("Saved {0}.").format(project.path), 5000)
@@ -400,18 +425,27 @@ class ProjectsController(QObject):
         """Save as ``path`` (a project file in a folder that does not exist or is empty)."""
         folder, made = path.parent, not path.parent.exists()
         project = Project(path=path, state=self.state())
+        takes = list(self.session.takes)
         made_takes = False
         try:
             folder.mkdir(parents=True, exist_ok=True)
             project.takes_folder.mkdir()  # raises if it exists: then nothing in it is ours
             made_takes = True
-            for take in self.session.takes:
-                source = self.session.store.folder(take)
-                if source.is_dir():
-                    shutil.copytree(source, project.takes_folder / take.uid, symlinks=True)
+            pairs = [(self.session.store.folder(t), project.takes_folder / t.uid) for t in takes]
+            pairs = [(source, target) for source, target in pairs if source.is_dir()]
+            if pairs:  # off the GUI thread, with progress and Cancel
+                run_with_progress(lambda progress, cancelled: copy_folders(pairs, progress, cancelled),
+                                  parent=self.dialog_parent, title=self.tr("Save project as"),
+                                  label=self.tr("Copying the takes into {0}…").format(folder))
+            if self.session.making() or [t.uid for t in self.session.takes] != [t.uid for t in takes]:
+                raise ProjectError(self.tr("The takes changed while they were being copied."))
             project.voices = self._voice_refs(project.state)
-            project.takes = [TakeRef(t.uid, t.number, t.name) for t in self.session.takes]
+            project.takes = [TakeRef(t.uid, t.number, t.name) for t in takes]
             save_project(project)
+        except SaveCancelledError:
+            self._undo_partial(folder, made, project.takes_folder if made_takes else None)
+            self.session.show_status(self.tr("Save as cancelled; nothing was saved."), 5000)
+            return False
         except (OSError, ProjectError) as e:
             self._undo_partial(folder, made, project.takes_folder if made_takes else None)
             self.session.show_error(self.tr("Cannot save the project"),

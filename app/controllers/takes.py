@@ -115,7 +115,8 @@ class TakesController(QObject):
             button.setObjectName("undoRemoveButton")
             button.setToolTip(self.tr("Undo the last removal or regeneration (Ctrl+Z in the Takes list)"))
             button.clicked.connect(self.undo_last)
-            bar.addWidget(button)
+            # Permanent (the left-most on the right), so the message beside it is never painted under it.
+            bar.insertPermanentWidget(0, button)
             self._undo_button = button
             timer = self._undo_timer = QTimer(self)
             timer.setSingleShot(True)

@@ -297,7 +297,7 @@ class WaveformView(QWidget):
                 region.setZValue(-10)  # under the curve
                 for line in region.lines:
                     line.setPen(pg.mkPen(None))
-                label = pg.TextItem("", anchor=(0.0, 0.0))
+                label = pg.TextItem("", anchor=(0.0, 1.0))  # at the band's foot: the live HUD sits at the top
                 self.plot.addItem(region, ignoreBounds=True)
                 self.plot.addItem(label, ignoreBounds=True)
             color = QColor(mark.color)
@@ -308,7 +308,7 @@ class WaveformView(QWidget):
             region.setToolTip(mark.tooltip)
             label.setText(mark.label)
             label.setColor(color)
-            label.setPos(mark.start, 1.0)
+            label.setPos(mark.start, -1.0)
             item = (region, label, mark)
             if k < len(self._mark_items):
                 self._mark_items[k] = item

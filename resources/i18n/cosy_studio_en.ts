@@ -1894,7 +1894,11 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A take is being made. Stop it (Esc), or wait until it ends, then try again.</source>
+        <source>A long text is being rendered to a file. Pause or cancel it in the render panel, or wait until it ends, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A take is being made, or a Speak waits for the model. Stop it (Esc), or wait until it ends, then try again.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1952,6 +1956,18 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Save project as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copying the takes into {0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The takes changed while they were being copied.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save as cancelled; nothing was saved.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -4078,6 +4094,13 @@ Limit in MB:</source>
     <name>WaveformView</name>
     <message>
         <source>seconds</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>background_work</name>
+    <message>
+        <source>Cancel</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

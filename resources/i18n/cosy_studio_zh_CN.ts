@@ -1894,8 +1894,12 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
         <translation>项目</translation>
     </message>
     <message>
-        <source>A take is being made. Stop it (Esc), or wait until it ends, then try again.</source>
-        <translation>正在生成录音。请先停止（Esc）或等它结束，然后重试。</translation>
+        <source>A long text is being rendered to a file. Pause or cancel it in the render panel, or wait until it ends, then try again.</source>
+        <translation>正在把一段长文本渲染到文件。请在渲染面板中暂停或取消它，或等它结束，然后再试。</translation>
+    </message>
+    <message>
+        <source>A take is being made, or a Speak waits for the model. Stop it (Esc), or wait until it ends, then try again.</source>
+        <translation>正在生成一条录音，或有一次朗读在等待模型。请停止它（Esc），或等它结束，然后再试。</translation>
     </message>
     <message>
         <source>Open project</source>
@@ -1954,6 +1958,18 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Save project as</source>
         <translation>项目另存为</translation>
+    </message>
+    <message>
+        <source>Copying the takes into {0}…</source>
+        <translation>正在把录音复制到 {0}…</translation>
+    </message>
+    <message>
+        <source>The takes changed while they were being copied.</source>
+        <translation>复制录音期间录音发生了变化。</translation>
+    </message>
+    <message>
+        <source>Save as cancelled; nothing was saved.</source>
+        <translation>已取消“另存为”，没有保存任何内容。</translation>
     </message>
     <message>
         <source>{0}
@@ -4085,6 +4101,13 @@ Limit in MB:</source>
     <message>
         <source>seconds</source>
         <translation>秒</translation>
+    </message>
+</context>
+<context>
+    <name>background_work</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 </TS>

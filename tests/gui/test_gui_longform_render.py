@@ -294,3 +294,36 @@ def test_a_model_loaded_meanwhile_pauses_the_render(qtbot, window: MainWindow, b
     qtbot.mouseClick(w.render_panel.resume_button, Qt.MouseButton.LeftButton)  # goes on with the new one
     qtbot.waitUntil(lambda: runner.state is RenderState.FINISHED, timeout=WAIT_MS)
     assert sf.info(str(out)).frames > 0 and not out.with_suffix(".cue").exists()
+
+
+def test_projects_do_not_switch_while_a_render_runs(qtbot, window: MainWindow, book: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    from app.project import Project, ProjectState, save_project
+
+    w = window
+    other = Project(path=tmp_path / "Other" / "Other.cosyproj", state=ProjectState(texts={"zero_shot": "Other."}))
+    save_project(other)
+    asked: list[str] = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: asked.append("open") or (str(other.path), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: asked.append("save") or ("", ""))
+    runner = _render(w, book, book.with_suffix(".wav"))
+    qtbot.waitUntil(lambda: _done(w) >= 1, timeout=WAIT_MS)
+    assert w.longform_ctl.rendering
+    w.activateWindow()
+    qtbot.waitActive(w)
+    errors: list[str] = []
+    w.session.error_shown.connect(lambda title, text: errors.append(text))
+    for key in (Qt.Key.Key_O, Qt.Key.Key_N):  # Open project…, New project…
+        qtbot.keyClick(w.editor.edit, key, Qt.KeyboardModifier.ControlModifier)
+        assert len(errors) == 1 and "being rendered" in errors.pop(), key
+        box = QApplication.activeModalWidget()
+        assert box is not None and "being rendered" in box.text()
+        box.close()  # the user reads it and closes it
+    assert not w.projects_ctl.open(other.path) and "Pause or cancel it" in errors.pop()
+    assert not w.projects_ctl.save_as() and errors
+    assert asked == [] and w.windowTitle().startswith("Untitled")  # refused before any file was chosen
+    qtbot.mouseClick(w.render_panel.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: runner.state is RenderState.PAUSED, timeout=WAIT_MS)
+    assert w.projects_ctl.open(other.path) and w.windowTitle().startswith("Other")  # a paused render lets go

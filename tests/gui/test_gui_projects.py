@@ -6,13 +6,23 @@ Save / Don't save / Cancel; a newer, damaged or missing project and a missing vo
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QProgressDialog,
+    QPushButton,
+)
 
+import app.controllers.projects as projects_module
+import app.project
 from app.controllers.projects import ProjectsController
 from app.main_window import MainWindow
 from app.project import PROJECT_VERSION, load_project
@@ -141,9 +151,11 @@ def test_save_as_quit_and_reopen_from_recent(qtbot, window: MainWindow, settings
     assert (tmp_path / "My Book" / "takes" / new.uid / "take.json").exists()
     assert not (settings.paths.data / "takes" / new.uid).exists()
     again.editor.set_text("A take for the book.")
-    again.controls.set_mode("script")  # the mode as saved: nothing left unsaved
+    again.controls.set_mode("script")  # the texts as saved; the new take is still unsaved work
     again.controls.instruct_edit.setText("Speak warmly.")
-    qtbot.waitUntil(lambda: not _modified(again), timeout=3000)  # once the cast follows the script again
+    qtbot.waitUntil(lambda: "Anna" in again.cast_table.names(), timeout=3000)
+    assert _modified(again)
+    assert again.projects_ctl.save() and not _modified(again)
 
 
 def test_an_existing_session_opens_as_untitled_with_nothing_lost(qtbot, settings, fake_engine, library_with_voice,
@@ -287,3 +299,91 @@ def test_new_project_starts_empty_and_close_brings_untitled_back(qtbot, window: 
     w.project_menu.close_action.trigger()
     assert w.windowTitle().startswith("Untitled") and [t.uid for t in w.session.takes] == [take.uid]
     assert w.editor.text() == "An Untitled take." and w.session.store.root == settings.paths.data / "takes"
+
+
+def test_a_take_made_removed_or_renamed_marks_the_project(qtbot, window: MainWindow, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window
+    _choose_save_path(monkeypatch, tmp_path / "Marks")
+    assert w.projects_ctl.save_as() and not _modified(w)
+    take = _make_take(qtbot, w, "A take made in the project.")
+    qtbot.waitUntil(w.isWindowModified, timeout=3000)  # the mark follows by itself, as the user sees it
+    assert w.windowTitle().startswith("Marks")
+    _keys(qtbot, w, Qt.Key.Key_S)  # Ctrl+S lists the take in the project file
+    assert not _modified(w)
+    path = tmp_path / "Marks" / "Marks.cosyproj"
+    assert [t.uid for t in load_project(path).takes] == [take.uid]
+
+    w.takes_ctl.remove_takes([take])
+    qtbot.waitUntil(w.isWindowModified, timeout=3000)
+    w.takes_ctl.undo_remove()  # back as it was saved: nothing unsaved
+    qtbot.waitUntil(lambda: not w.isWindowModified(), timeout=3000)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Best take", True))
+    w.takes_ctl.rename_dialog(take)
+    qtbot.waitUntil(w.isWindowModified, timeout=3000)
+    _keys(qtbot, w, Qt.Key.Key_S)
+    assert [t.name for t in load_project(path).takes] == ["Best take"] and not _modified(w)
+
+    # Opening the project shows no mark for takes its file does not list yet (they are in its folder).
+    second = _make_take(qtbot, w, "Made, then the project was left without saving.")
+    _answer(qtbot, QMessageBox.StandardButton.Discard, [])
+    w.project_menu.close_action.trigger()
+    assert w.projects_ctl.open(path) and not _modified(w)
+    assert [t.uid for t in w.session.takes] == [take.uid, second.uid]
+
+
+def test_save_as_copies_the_takes_off_the_gui_thread_and_cancel_undoes_it(
+        qtbot, window: MainWindow, settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = window
+    take = _make_take(qtbot, w, "A take to copy.")
+    monkeypatch.setattr(app.project, "COPY_BLOCK", 1024)  # many blocks, so a Cancel lands in the middle
+    real = projects_module.copy_folders
+    threads: list[threading.Thread] = []
+    gate = threading.Event()
+
+    def held_copy(pairs, progress, cancelled) -> None:
+        threads.append(threading.current_thread())
+
+        def slow(done: int, total: int) -> None:
+            progress(done, total)
+            gate.wait(10)  # the copy waits for the test to reach the dialog
+
+        real(pairs, slow, cancelled)
+
+    monkeypatch.setattr(projects_module, "copy_folders", held_copy)
+    seen: list[str] = []
+
+    def cancel() -> None:  # the user clicks Cancel in the progress dialog
+        dialog = w.findChild(QProgressDialog, "backgroundWorkProgress")
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, cancel)
+            return
+        seen.append(dialog.labelText())
+        assert w.isVisible()  # the window stays painted behind it
+        qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+        gate.set()
+
+    QTimer.singleShot(0, cancel)
+    _choose_save_path(monkeypatch, tmp_path / "Cancelled")
+    assert not w.projects_ctl.save_as()
+    assert threads and threads[0] is not threading.main_thread()
+    assert seen and "Copying the takes" in seen[0]
+    assert not (tmp_path / "Cancelled").exists()  # what it made is gone
+    assert "cancelled" in w.statusBar().currentMessage()
+    assert w.windowTitle().startswith("Untitled") and [t.uid for t in w.session.takes] == [take.uid]
+    assert (settings.paths.data / "takes" / take.uid / "audio.f32").is_file()  # the original stays
+
+    gate.set()  # no hold now: the copy runs to its end, again off the GUI thread
+    _choose_save_path(monkeypatch, tmp_path / "Copied")
+    assert w.projects_ctl.save_as() and len(threads) == 2 and threads[1] is not threading.main_thread()
+    copied = tmp_path / "Copied" / "takes" / take.uid / "audio.f32"
+    assert np.array_equal(np.fromfile(copied, dtype="<f4"), take.audio())
+    assert w.windowTitle().startswith("Copied")
+    # The copy is in view and chosen in the list, as the take was before (not an empty list selection
+    # under the old take's waveform).
+    shown = w.session.shown_take
+    assert shown is not None and shown.uid == take.uid and w.takes_view.selected() == [shown]
+    assert w.waveform.duration == pytest.approx(take.duration, abs=0.01)
+    _choose_save_path(monkeypatch, tmp_path / "Empty")
+    assert w.projects_ctl.new_project()
+    assert w.session.shown_take is None and w.waveform.duration == 0.0  # nothing of the old project in view

@@ -238,3 +238,28 @@ def test_dictionary_lines_are_checked(qtbot, window: MainWindow, tmp_path: Path)
     w.editor.set_text("[lexicon tokens.csv]\nTester: Hello.\nTester: Jilin is far.\n")
     problems = w.script_ctl.check()
     assert 3 in [p.line for p in problems]
+
+
+def test_speaker_names_are_not_under_the_hud(qtbot, window: MainWindow) -> None:
+    import pyqtgraph as pg
+    from PySide6.QtCore import QPoint
+
+    from app.widgets.waveform import Mark
+
+    w = window
+    view = w.waveform
+    view.set_audio(np.zeros(24000 * 10, np.float32), 24000)
+    view.set_marks([Mark(0.0, 6.0, "Anna", "#1f77b4"), Mark(6.0, 10.0, "Ben", "#2ca02c")])  # Ben under the HUD
+    w.hud.show_values("playing", 2.0, 3, 0)
+    w.hud.show()
+    w.playback_ctl.place_hud()
+    qtbot.waitUntil(lambda: len(view.drawn_marks()) == 2, timeout=3000)
+    qtbot.wait(50)
+    offset = view.plot.mapTo(view, QPoint(0, 0))
+    labels = [i for i in view.plot.getPlotItem().items
+              if isinstance(i, pg.TextItem) and i.toPlainText() in ("Anna", "Ben")]
+    assert len(labels) == 2
+    for label in labels:
+        shown = view.plot.mapFromScene(label.mapRectToScene(label.boundingRect())).boundingRect().translated(offset)
+        assert view.rect().contains(shown), label.toPlainText()  # on the waveform…
+        assert not shown.intersects(w.hud.geometry()), label.toPlainText()  # …and readable

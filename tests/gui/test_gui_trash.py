@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
 from app.main_window import MainWindow
 from app.takes.take import Take
@@ -110,3 +110,20 @@ def test_a_restored_take_whose_number_is_taken_gets_the_next(qtbot, window: Main
     qtbot.mouseClick(dialog.restore_button, Qt.MouseButton.LeftButton)
     back = next(t for t in w.session.takes if t.uid == one.uid)
     assert back.number == 2 and [t.number for t in w.session.takes] == [1, 2]
+
+
+def test_the_status_bar_undo_sits_beside_its_message(qtbot, window: MainWindow) -> None:
+    w = window
+    w.resize(1200, 800)
+    _make_take(qtbot, w, "One.")
+    _make_take(qtbot, w, "Two.")
+    _focus_take(qtbot, w, 0)
+    qtbot.keyClick(w.takes_view.list, Qt.Key.Key_Delete)
+    bar = w.statusBar()
+    message = bar.currentMessage()
+    undo = bar.findChild(QPushButton, "undoRemoveButton")
+    assert "Removed take 1" in message and undo is not None and undo.isVisible()
+    # The message is painted from the bar's left edge: the button starts after its last letter.
+    assert undo.geometry().left() > bar.fontMetrics().horizontalAdvance(message) + 4
+    qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    assert [t.text for t in w.session.takes] == ["One.", "Two."]
