@@ -12,9 +12,11 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QW
 
 def format_labels() -> dict[str, str]:
     """Every export format (:data:`app.takes.export.FORMATS`'s keys) as the dialogs name it."""
-    tr = QCoreApplication.translate
-    return {"wav16": tr("ExportRows", "WAV, 16-bit PCM"), "wav_float": tr("ExportRows", "WAV, 32-bit float"),
-            "flac": tr("ExportRows", "FLAC"), "mp3": tr("ExportRows", "MP3"), "ogg": tr("ExportRows", "Ogg Vorbis")}
+    return {"wav16": QCoreApplication.translate("ExportRows", "WAV, 16-bit PCM"),
+            "wav_float": QCoreApplication.translate("ExportRows", "WAV, 32-bit float"),
+            "flac": QCoreApplication.translate("ExportRows", "FLAC"),
+            "mp3": QCoreApplication.translate("ExportRows", "MP3"),
+            "ogg": QCoreApplication.translate("ExportRows", "Ogg Vorbis")}
 
 
 def format_combo(parent: QWidget, keys: Sequence[str], current: str = "") -> QComboBox:

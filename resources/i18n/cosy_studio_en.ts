@@ -439,30 +439,6 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>FLAC</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>MP3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Ogg Vorbis</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Folder:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -540,6 +516,29 @@ The text is still in the editor; copy it somewhere safe.</source>
     </message>
     <message>
         <source>Exported {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ExportRows</name>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MP3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1620,6 +1619,13 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PathRow</name>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>PerformanceMenu</name>
     <message>
         <source>&amp;Performance</source>
@@ -1639,6 +1645,22 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
     <message>
         <source>Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PieceRegenController</name>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2249,24 +2271,11 @@ Nothing was saved; the work is still open as it was.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>{0}
-The take is unchanged.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Line {0} of take {1} regenerated with seed {2}; Script › Undo line regeneration puts the previous one back.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>There is no line regeneration to undo.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot undo</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Take {0} is back to its previous version; Undo again for the other.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2277,7 +2286,15 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Regenerate a sentence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0}. {1}: {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}. {1}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2285,11 +2302,23 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Another seed speaks the sentence another way</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>(keep the line&apos;s instruction)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(keep the sentence&apos;s instruction)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2305,6 +2334,10 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Sentence:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Seed:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2313,7 +2346,15 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Spoken with seed {0}; instruction: {1}</source>
+        <source>seed {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a random seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spoken with {0}; instruction: {1}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2671,22 +2712,6 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>FLAC</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2712,65 +2737,6 @@ The take is unchanged.</source>
     </message>
     <message>
         <source>Audio (*.wav *.flac)</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>SentenceDialog</name>
-    <message>
-        <source>Regenerate a sentence</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>{0}. {1}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Another seed speaks the sentence another way</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>(keep the sentence&apos;s instruction)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>(no instruction)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Regenerate</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sentence:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Seed:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Instruction:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>seed {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>a random seed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Spoken with {0}; instruction: {1}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>none</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2825,11 +2791,6 @@ The take is unchanged.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>{0}
-The take is unchanged.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Sentence {0} of take {1} regenerated with seed {2}; Ctrl+Z puts the previous one back.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2839,14 +2800,6 @@ The take is unchanged.</source>
     </message>
     <message>
         <source>Wait until the regeneration being made is finished.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Cannot undo</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Take {0} is back to its previous version; Undo again for the other.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3356,6 +3309,14 @@ Replace them? (No: skip those takes.)</source>
     </message>
     <message>
         <source>Put back {0} take(s).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot open the take</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is take {1} now (a copy; the folder is left as it is).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -439,30 +439,6 @@ The text is still in the editor; copy it somewhere safe.</source>
         <translation>导出全部录音</translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM</source>
-        <translation>WAV，16 位 PCM</translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float</source>
-        <translation>WAV，32 位浮点</translation>
-    </message>
-    <message>
-        <source>FLAC</source>
-        <translation>FLAC</translation>
-    </message>
-    <message>
-        <source>MP3</source>
-        <translation>MP3</translation>
-    </message>
-    <message>
-        <source>Ogg Vorbis</source>
-        <translation>Ogg Vorbis</translation>
-    </message>
-    <message>
         <source>Folder:</source>
         <translation>文件夹：</translation>
     </message>
@@ -542,6 +518,29 @@ The text is still in the editor; copy it somewhere safe.</source>
     <message>
         <source>Exported {0}</source>
         <translation>已导出 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportRows</name>
+    <message>
+        <source>WAV, 16-bit PCM</source>
+        <translation>WAV，16 位 PCM</translation>
+    </message>
+    <message>
+        <source>WAV, 32-bit float</source>
+        <translation>WAV，32 位浮点</translation>
+    </message>
+    <message>
+        <source>FLAC</source>
+        <translation>FLAC</translation>
+    </message>
+    <message>
+        <source>MP3</source>
+        <translation>MP3</translation>
+    </message>
+    <message>
+        <source>Ogg Vorbis</source>
+        <translation>Ogg Vorbis</translation>
     </message>
 </context>
 <context>
@@ -1620,6 +1619,13 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     </message>
 </context>
 <context>
+    <name>PathRow</name>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+</context>
+<context>
     <name>PerformanceMenu</name>
     <message>
         <source>&amp;Performance</source>
@@ -1640,6 +1646,23 @@ Choose the folder that contains cosyvoice2.yaml or cosyvoice3.yaml.</source>
     <message>
         <source>Use {0} of the {1} cores for synthesis; fewer leaves more for other programs.</source>
         <translation>合成使用 {1} 个核心中的 {0} 个；用得越少，留给其他程序的越多。</translation>
+    </message>
+</context>
+<context>
+    <name>PieceRegenController</name>
+    <message>
+        <source>{0}
+The take is unchanged.</source>
+        <translation>{0}
+录音未改变。</translation>
+    </message>
+    <message>
+        <source>Cannot undo</source>
+        <translation>无法撤销</translation>
+    </message>
+    <message>
+        <source>Take {0} is back to its previous version; Undo again for the other.</source>
+        <translation>录音 {0} 已恢复到上一个版本；再次撤销可换回另一个。</translation>
     </message>
 </context>
 <context>
@@ -2251,26 +2274,12 @@ Nothing was saved; the work is still open as it was.</source>
         <translation>无法保存重新生成的台词</translation>
     </message>
     <message>
-        <source>{0}
-The take is unchanged.</source>
-        <translation>{0}
-录音未改变。</translation>
-    </message>
-    <message>
         <source>Line {0} of take {1} regenerated with seed {2}; Script › Undo line regeneration puts the previous one back.</source>
         <translation>已用种子 {2} 重新生成录音 {1} 的第 {0} 句；“脚本 › 撤销重新生成”可恢复之前的版本。</translation>
     </message>
     <message>
         <source>There is no line regeneration to undo.</source>
         <translation>没有可撤销的重新生成。</translation>
-    </message>
-    <message>
-        <source>Cannot undo</source>
-        <translation>无法撤销</translation>
-    </message>
-    <message>
-        <source>Take {0} is back to its previous version; Undo again for the other.</source>
-        <translation>录音 {0} 已恢复到上一个版本；再次撤销可换回另一个版本。</translation>
     </message>
 </context>
 <context>
@@ -2280,20 +2289,40 @@ The take is unchanged.</source>
         <translation>重新生成一句</translation>
     </message>
     <message>
+        <source>Regenerate a sentence</source>
+        <translation>重新生成一个句子</translation>
+    </message>
+    <message>
         <source>{0}. {1}: {2}</source>
         <translation>{0}. {1}：{2}</translation>
+    </message>
+    <message>
+        <source>{0}. {1}</source>
+        <translation>{0}. {1}</translation>
     </message>
     <message>
         <source>Another seed speaks the line another way; the line&apos;s own seed remakes it</source>
         <translation>换一个种子会换一种说法；用这一句原来的种子会重新得到它</translation>
     </message>
     <message>
+        <source>Another seed speaks the sentence another way</source>
+        <translation>换一个种子，句子会以另一种方式说出</translation>
+    </message>
+    <message>
         <source>Keep the line&apos;s instruction, speak it without one, or choose a preset or type another</source>
         <translation>保留这一句的指令、不用指令，或选择预设、输入其他指令</translation>
     </message>
     <message>
+        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
+        <translation>保留该句的指令、不用指令朗读，或选择预设、输入其他指令</translation>
+    </message>
+    <message>
         <source>(keep the line&apos;s instruction)</source>
         <translation>（保留这一句的指令）</translation>
+    </message>
+    <message>
+        <source>(keep the sentence&apos;s instruction)</source>
+        <translation>（保留该句的指令）</translation>
     </message>
     <message>
         <source>(no instruction)</source>
@@ -2308,6 +2337,10 @@ The take is unchanged.</source>
         <translation>台词：</translation>
     </message>
     <message>
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+    <message>
         <source>Seed:</source>
         <translation>种子：</translation>
     </message>
@@ -2316,8 +2349,16 @@ The take is unchanged.</source>
         <translation>指令：</translation>
     </message>
     <message>
-        <source>Spoken with seed {0}; instruction: {1}</source>
-        <translation>朗读时的种子 {0}；指令：{1}</translation>
+        <source>seed {0}</source>
+        <translation>种子 {0}</translation>
+    </message>
+    <message>
+        <source>a random seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <source>Spoken with {0}; instruction: {1}</source>
+        <translation>用 {0} 朗读；指令：{1}</translation>
     </message>
     <message>
         <source>none</source>
@@ -2670,22 +2711,6 @@ The take is unchanged.</source>
         <translation>导出脚本录音</translation>
     </message>
     <message>
-        <source>Browse…</source>
-        <translation>浏览…</translation>
-    </message>
-    <message>
-        <source>WAV, 16-bit PCM</source>
-        <translation>WAV，16 位 PCM</translation>
-    </message>
-    <message>
-        <source>WAV, 32-bit float</source>
-        <translation>WAV，32 位浮点</translation>
-    </message>
-    <message>
-        <source>FLAC</source>
-        <translation>FLAC</translation>
-    </message>
-    <message>
         <source>Subtitles, SRT (one cue per line, with the speaker&apos;s name)</source>
         <translation>字幕，SRT（每句一条，带说话人名字）</translation>
     </message>
@@ -2712,65 +2737,6 @@ The take is unchanged.</source>
     <message>
         <source>Audio (*.wav *.flac)</source>
         <translation>音频 (*.wav *.flac)</translation>
-    </message>
-</context>
-<context>
-    <name>SentenceDialog</name>
-    <message>
-        <source>Regenerate a sentence</source>
-        <translation>重新生成句子</translation>
-    </message>
-    <message>
-        <source>{0}. {1}</source>
-        <translation>{0}. {1}</translation>
-    </message>
-    <message>
-        <source>Another seed speaks the sentence another way</source>
-        <translation>换一个种子，句子会以另一种方式说出</translation>
-    </message>
-    <message>
-        <source>Keep the sentence&apos;s instruction, speak it without one, or choose a preset or type another</source>
-        <translation>保留该句的指令、不用指令，或选择预设或输入新的指令</translation>
-    </message>
-    <message>
-        <source>(keep the sentence&apos;s instruction)</source>
-        <translation>（保留该句的指令）</translation>
-    </message>
-    <message>
-        <source>(no instruction)</source>
-        <translation>（无指令）</translation>
-    </message>
-    <message>
-        <source>Regenerate</source>
-        <translation>重新生成</translation>
-    </message>
-    <message>
-        <source>Sentence:</source>
-        <translation>句子：</translation>
-    </message>
-    <message>
-        <source>Seed:</source>
-        <translation>种子：</translation>
-    </message>
-    <message>
-        <source>Instruction:</source>
-        <translation>指令：</translation>
-    </message>
-    <message>
-        <source>seed {0}</source>
-        <translation>种子 {0}</translation>
-    </message>
-    <message>
-        <source>a random seed</source>
-        <translation>随机种子</translation>
-    </message>
-    <message>
-        <source>Spoken with {0}; instruction: {1}</source>
-        <translation>使用{0}说出；指令：{1}</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
     </message>
 </context>
 <context>
@@ -2824,12 +2790,6 @@ The take is unchanged.</source>
         <translation>无法保存重新生成的句子</translation>
     </message>
     <message>
-        <source>{0}
-The take is unchanged.</source>
-        <translation>{0}
-录音未改变。</translation>
-    </message>
-    <message>
         <source>Sentence {0} of take {1} regenerated with seed {2}; Ctrl+Z puts the previous one back.</source>
         <translation>录音 {1} 的第 {0} 句已用种子 {2} 重新生成；按 Ctrl+Z 恢复上一个版本。</translation>
     </message>
@@ -2840,14 +2800,6 @@ The take is unchanged.</source>
     <message>
         <source>Wait until the regeneration being made is finished.</source>
         <translation>请等待正在进行的重新生成完成。</translation>
-    </message>
-    <message>
-        <source>Cannot undo</source>
-        <translation>无法撤销</translation>
-    </message>
-    <message>
-        <source>Take {0} is back to its previous version; Undo again for the other.</source>
-        <translation>录音 {0} 已恢复到上一个版本；再次撤销可换回另一个版本。</translation>
     </message>
 </context>
 <context>
@@ -3361,6 +3313,14 @@ Replace them? (No: skip those takes.)</source>
     <message>
         <source>Put back {0} take(s).</source>
         <translation>已恢复 {0} 个合成。</translation>
+    </message>
+    <message>
+        <source>Cannot open the take</source>
+        <translation>无法打开录音</translation>
+    </message>
+    <message>
+        <source>{0} is take {1} now (a copy; the folder is left as it is).</source>
+        <translation>{0} 现在是录音 {1}（副本；原文件夹保持不变）。</translation>
     </message>
     <message>
         <source>Clear takes</source>
