@@ -124,6 +124,33 @@ def torch_threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+# Save / Don't save / Cancel questions a test is about to answer itself (tests/gui/test_gui_projects.py)
+ARMED_QUESTIONS: list[int] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_question_at_teardown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """pytest-qt closes the windows before the fixtures end: a window whose project has unsaved work (a
+    take made in a test marks it) must not leave that close waiting on the modal Save / Don't save
+    question, so a question no test armed is answered Don't save (the takes stay either way)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.controllers.projects import ProjectsController
+
+    real = ProjectsController.ask_unsaved
+
+    def ask(self: ProjectsController) -> QMessageBox.StandardButton:
+        if ARMED_QUESTIONS:
+            ARMED_QUESTIONS.pop()
+            return real(self)
+        return QMessageBox.StandardButton.Discard
+
+    monkeypatch.setattr(ProjectsController, "ask_unsaved", ask)
+    ARMED_QUESTIONS.clear()
+    yield
+    ARMED_QUESTIONS.clear()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings in a temporary INI file, with data folders under tmp_path."""

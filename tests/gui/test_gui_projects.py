@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ARMED_QUESTIONS
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
@@ -23,32 +24,12 @@ from PySide6.QtWidgets import (
 
 import app.controllers.projects as projects_module
 import app.project
-from app.controllers.projects import ProjectsController
 from app.main_window import MainWindow
 from app.project import PROJECT_VERSION, load_project
 from app.takes.take import Take
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
-
-
-_ARMED: list[int] = []  # message boxes a test is about to answer by a click
-
-
-@pytest.fixture(autouse=True)
-def _no_question_at_teardown(monkeypatch: pytest.MonkeyPatch):
-    """pytest-qt closes the windows before the fixtures end: a test that fails with a project modified must
-    not leave that close waiting on the Save / Don't save question, so an unarmed question is Don't save."""
-    real = ProjectsController.ask_unsaved
-
-    def ask(self: ProjectsController) -> QMessageBox.StandardButton:
-        if _ARMED:
-            _ARMED.pop()
-            return real(self)
-        return QMessageBox.StandardButton.Discard
-
-    monkeypatch.setattr(ProjectsController, "ask_unsaved", ask)
-    _ARMED.clear()
 
 
 def _make_take(qtbot, w: MainWindow, text: str, mode: str = "cross_lingual") -> Take:
@@ -71,7 +52,7 @@ def _choose_save_path(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
 
 def _answer(qtbot, button: QMessageBox.StandardButton, seen: list[str]) -> None:
     """Click ``button`` of the next message box (once it is shown), noting its text."""
-    _ARMED.append(1)
+    ARMED_QUESTIONS.append(1)
     def click() -> None:
         box = QApplication.activeModalWidget()
         if not isinstance(box, QMessageBox):
