@@ -39,6 +39,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from ..graph_cache import cpu_session
 from .base import FlowModel
 from .cache import StepCache
 from .unet import MASK_BIAS, CausalConditionalDecoder, CausalConv1d, SelfAttention
@@ -171,18 +172,8 @@ class OrtEstimator:
     """
 
     def __init__(self, path: Path, est: CausalConditionalDecoder, threads: int) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, int(threads))
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # No spinning between operators: a call is hundreds of milliseconds, and spinning threads
-        # fought torch's (the encoder, the sampler between steps) and a busy machine's competitor.
-        # Measured on draft: flow 4.11 -> 3.30 s quiet, 7.47 -> 4.84 s with one core busy.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.path = Path(path)
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads)
         self.attn, self.convs = stateful_modules(est)
         names = [i.name for i in self.session.get_inputs()]
         if names != CachedEstimatorGraph(est).input_names():

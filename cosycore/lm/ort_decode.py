@@ -38,6 +38,7 @@ import torch
 from torch import Tensor, nn
 
 from ..errors import InputError
+from ..graph_cache import cpu_session
 
 if TYPE_CHECKING:
     from .kv_cache import KVCache
@@ -176,18 +177,9 @@ class OrtDecodeStep:
     """
 
     def __init__(self, path: Path, threads: int) -> None:
-        import onnxruntime as ort
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, int(threads))
-        opts.inter_op_num_threads = 1
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # No spinning between operators: spinning threads lost the LM half its speed to a busy core
-        # (draft, one core busy: 16.0 -> 29.1 tokens/s without spinning; quiet 34.6 -> 32.4).
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.path = Path(path)
-        self.threads = opts.intra_op_num_threads
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.threads = max(1, int(threads))
+        self.session = cpu_session(path, self.threads)
         names = tuple(i.name for i in self.session.get_inputs())
         if names != INPUTS:
             raise ValueError(f"{path} is not a decode graph of this version (inputs {names})")
