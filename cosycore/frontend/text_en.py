@@ -47,7 +47,7 @@ def inflect_engine() -> Any:
     def identity(target: Any = None, **_: Any) -> Any:  # @typechecked and @typechecked(...)
         return target if target is not None else (lambda t: t)
 
-    typeguard.typechecked = identity  # type: ignore[assignment]
+    typeguard.typechecked = identity
     try:
         import inflect
     finally:
