@@ -168,8 +168,12 @@ class _HiftBase(nn.Module):
         dt = self.weight_dtype
         s_stft = self._trim_stft(self._stft(source), finalize).to(dt)  # [B, K, N]
         x = self._conv_pre_forward(mel.to(dt), finalize)  # [B, C0, T]
-        runtime = self.runtime_body
-        x = (self.body(x, s_stft) if runtime is None or dt != torch.float32 else runtime(x, s_stft)).float()
+        runtime = self.runtime_body  # one graph call (float32 only): a cancel point before it
+        if runtime is not None and dt == torch.float32:
+            cancel_point()
+            x = runtime(x, s_stft)  # [B, K, N]
+        else:
+            x = self.body(x, s_stft).float()
         n_bins = self.cfg.istft_n_fft // 2 + 1
         wav = self._istft(torch.exp(x[:, :n_bins]), torch.sin(x[:, n_bins:]))  # [B, L]
         wav = self._trim_wave(wav, finalize)
