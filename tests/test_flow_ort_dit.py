@@ -1,10 +1,11 @@
 """The Fun-CosyVoice3 DiT through its ONNX Runtime graph (cosycore.flow.ort_dit, ort_graph, ort_build).
 
 The tiny conformance DiT is exported once for the module, as the engine exports the release's; its
-calls must equal torch's up to float rounding: uncached and streamed calls, the CFG pair, a cached
-draft stream (the fixed flow's time table, a prompt template made by torch, a frozen cache, the final
-call) and the original's recorded flow calls at the conformance tolerances. Then build-once, attach
-from the cache, and a broken graph leaving torch running.
+calls must equal torch's up to float rounding: uncached and streamed calls, the CFG pair, cached calls
+(against a torch cache stored in float16 as the graph's is), a cached draft stream (the fixed flow's
+time table, a prompt template made by torch, a frozen cache, the final call; against torch's float32
+cache, so up to float16 rounding) and the original's recorded flow calls at the conformance
+tolerances. Then build-once, attach from the cache, and a broken graph leaving torch running.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from cosycore.flow import FlowModel, load_flow, ort_build
 from cosycore.flow.cache import StepCache
 from cosycore.flow.dit import DiT
 from cosycore.flow.ort_dit import OrtDiT
-from cosycore.flow.ort_estimator import GRAPH_FILE, export_flow_graph, flow_graph_key, use_graph
+from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, export_flow_graph, flow_graph_key, use_graph
 from cosycore.perf import quality_options
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
 
@@ -79,18 +80,27 @@ def test_cached_calls_fill_the_same_state_as_torch(cv3_dir: Path, graph: Path) -
         args = _inputs(2, frames, seed=10 + i)
         for state in (ours, theirs):
             state.start, state.keep_new = start, i < 2
+        for buf in theirs._kv.values():  # torch's cache stored as the graph stores it: the same numbers then
+            buf.convert(KV_DTYPE)
         with torch.inference_mode():
             want = dit(*args, True, state=theirs)
+        for buf in ours._kv.values():  # the graph gets whole buffers: it must read only the positions in use
+            assert buf.k is not None and buf.v is not None
+            buf.k[:, :, buf.length :] = float("nan")
+            buf.v[:, :, buf.length :] = float("nan")
+        assert i == 0 or any(b.k is not None and b.k.shape[2] > b.length for b in ours._kv.values())
         got = runner(*args, True, state=ours)
-        assert float((got - want).abs().max()) < 1e-5, i
+        assert float((got - want).abs().max()) < 5e-5, i  # a float16 rounding apart at most
         start += frames
     attn = [block.attn for block in dit.transformer_blocks]
     for m in attn:
         assert ours.kv(m).length == theirs.kv(m).length == 3 * chunk
         k_ours, k_theirs, v_ours, v_theirs = ours.kv(m).k, theirs.kv(m).k, ours.kv(m).v, theirs.kv(m).v
         assert k_ours is not None and k_theirs is not None and v_ours is not None and v_theirs is not None
-        torch.testing.assert_close(k_ours[:, :, : 3 * chunk], k_theirs[:, :, : 3 * chunk], atol=1e-5, rtol=1e-5)
-        torch.testing.assert_close(v_ours[:, :, : 3 * chunk], v_theirs[:, :, : 3 * chunk], atol=1e-5, rtol=1e-5)
+        assert k_ours.dtype == v_ours.dtype == KV_DTYPE
+        n = 3 * chunk
+        torch.testing.assert_close(k_ours[:, :, :n].float(), k_theirs[:, :, :n].float(), atol=2e-3, rtol=1e-3)
+        torch.testing.assert_close(v_ours[:, :, :n].float(), v_theirs[:, :, :n].float(), atol=2e-3, rtol=1e-3)
     pe = dit.input_embed.conv_pos_embed
     assert set(ours._history) == set(theirs._history) == {pe.conv1, pe.conv2}
     for m, h in theirs._history.items():
@@ -143,7 +153,8 @@ def test_a_draft_stream_equals_torchs_and_mixes_with_it(cv3_dir: Path, graph: Pa
         got, froze_too = stream(ort_flow, limit)
         assert froze == froze_too == (limit is not None)
         assert got.shape == want.shape
-        assert float((got - want).abs().max()) < 1e-4, limit
+        # the graph's cache is float16, torch's float32
+        assert float((got - want).abs().max()) < 2e-3, limit
     assert runner is not None and runner.calls > 0
 
 

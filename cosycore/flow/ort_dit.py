@@ -11,14 +11,16 @@ input embedding, with everything that depends on the stream's position or the OD
 - ``cos, sin`` [T, R]: the rotary angles of the new frames' absolute positions ``start .. start + T - 1``;
 - ``bias`` [T, S]: the additive attention bias of the new rows over all ``S = P + T`` keys (the chunk
   rule; all zeros for an uncached full-attention call);
-- per block its past keys and values [B, H, P, Dh], and the two position-embedding convolutions'
-  last 30 input frames [B, D, 30].
+- per block its key and value buffers [B, H, capacity, Dh] (float16, read in place: the graph uses
+  their first ``S - T`` positions), and the two position-embedding convolutions' last 30 input frames
+  [B, D, 30].
 
 Its outputs are the velocity and each layer's new states, written into the same StepCache as torch's.
 
-Numbers: float32, traced from the same modules (the original's math as :mod:`cosycore.flow.dit` ports
-it), so the graph gives torch's numbers up to float rounding, and the original's recorded flow calls
-pass the conformance tolerances through it (tests/test_flow_ort_dit.py).
+Numbers: float32 arithmetic, traced from the same modules (the original's math as :mod:`cosycore.flow.dit`
+ports it), so an uncached call gives torch's numbers up to float rounding and the original's recorded
+flow calls pass the conformance tolerances through it (tests/test_flow_ort_dit.py); a cached stream
+differs from torch's float32 cache by the float16 rounding of its keys and values (:mod:`.ort_graph`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from .cache import StepCache
 from .dit import DiT, DiTBlock
 from .ort_graph import StatefulGraph, StatefulRunner, chunk_bias, export_graph
 
-DIT_GRAPH_VERSION = 1  # bump when the graph's inputs, outputs or math change: old cached graphs are then unused
+DIT_GRAPH_VERSION = 2  # bump when the graph's inputs, outputs or math change: old cached graphs are then unused
 DIT_INPUTS = ("x", "mu", "spks", "cond", "mods", "final", "cos", "sin", "bias")
 
 

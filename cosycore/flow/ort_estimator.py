@@ -14,12 +14,13 @@ float32 on this CPU (no VNNI) and 0.4 off.
 The graph. :class:`CachedEstimatorGraph` exports :meth:`CausalConditionalDecoder.run_biased` with
 everything that depends on the stream's position as an input (:mod:`.ort_graph`, shared with the
 Fun-CosyVoice3 DiT's graph, :mod:`.ort_dit`): the additive attention bias ``[B, 1, T, S]`` (the chunk
-rule, or all zeros for an uncached full-attention call), every attention layer's past keys and values
-and every causal convolution's last ``kernel - 1`` input frames. An uncached call (the exact final
-call, the conformance runs) is the same graph with no past.
+rule, or all zeros for an uncached full-attention call), every attention layer's key and value buffers
+(read in place, kept as float16) and every causal convolution's last ``kernel - 1`` input frames. An
+uncached call (the exact final call, the conformance runs) is the same graph with no past.
 
-Numbers: float32 throughout, the estimator's own math (the graph is traced from the same modules),
-so exact mode stays within the conformance tolerances (est0 out 1e-4).
+Numbers: float32 arithmetic, the estimator's own math (the graph is traced from the same modules): an
+uncached call equals torch's up to float rounding, so the original's recorded calls pass at the
+conformance tolerances through it; the cached keys and values are float16 (:mod:`.ort_graph`).
 
 Built once per flow weights (:mod:`cosycore.flow.ort_build`), kept in the user cache.
 """
@@ -37,14 +38,14 @@ from .base import FlowModel
 from .cache import StepCache
 from .dit import DiT
 from .ort_dit import DIT_GRAPH_VERSION, OrtDiT, export_dit_graph
-from .ort_graph import GRAPH_FILE, StatefulGraph, StatefulRunner, chunk_bias, export_graph, graph_key
+from .ort_graph import GRAPH_FILE, KV_DTYPE, StatefulGraph, StatefulRunner, chunk_bias, export_graph, graph_key
 from .unet import CausalConditionalDecoder, CausalConv1d, SelfAttention
 
 logger = logging.getLogger(__name__)
 
-GRAPH_VERSION = 1  # bump when the graph's inputs, outputs or math change: old cached graphs are then unused
+GRAPH_VERSION = 3  # bump when the graph's inputs, outputs or math change: old cached graphs are then unused
 FRAME_INPUTS = ("x", "mask", "mu", "t", "spks", "cond", "bias")
-__all__ = ["GRAPH_FILE", "GRAPH_VERSION", "CachedEstimatorGraph", "OrtEstimator", "export_estimator_graph",
+__all__ = ["GRAPH_FILE", "GRAPH_VERSION", "KV_DTYPE", "CachedEstimatorGraph", "OrtEstimator", "export_estimator_graph",
            "export_flow_graph", "flow_graph_key", "use_graph"]
 
 
