@@ -21,8 +21,6 @@ exact and fast do not use the graphs.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import warnings
 from pathlib import Path
 
@@ -30,7 +28,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from ..graph_cache import cpu_session
+from ..graph_cache import cpu_session, weights_digest
 from .cache import StepCache
 from .unet import MASK_BIAS  # additive bias of blocked positions (-1e10, not -inf)
 
@@ -144,18 +142,8 @@ def export_graph(graph: StatefulGraph, example: list[Tensor], frame_axes: dict[s
 
 
 def graph_key(weights_file: Path, version: int, kind: str = "") -> str:
-    """Cache key of the graph of ``weights_file``: ``kind`` and ``version`` of the graph, ONNX Runtime's
-    version, the file's size, time, first and last MiB. Cheap (no full read)."""
-    import onnxruntime
-
-    st = weights_file.stat()
-    h = hashlib.sha256(f"{version}|{onnxruntime.__version__}|{st.st_size}|{st.st_mtime_ns}".encode())
-    with open(weights_file, "rb") as f:
-        h.update(f.read(1 << 20))
-        if st.st_size > 2 << 20:
-            f.seek(-(1 << 20), os.SEEK_END)
-            h.update(f.read(1 << 20))
-    return f"{kind}v{version}-f32-{h.hexdigest()[:20]}"
+    """Cache key of the graph of ``weights_file``: ``kind``, ``version`` and :func:`weights_digest`."""
+    return f"{kind}v{version}-f32-{weights_digest(weights_file, version)}"
 
 
 def chunk_bias(start: int, rows: int, chunk: int | None) -> np.ndarray:

@@ -21,8 +21,6 @@ only. Built once per ``hift.pt`` (:mod:`cosycore.vocoder.ort_build`), kept in th
 
 from __future__ import annotations
 
-import hashlib
-import os
 import warnings
 from pathlib import Path
 
@@ -31,7 +29,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from ..graph_cache import cpu_session
+from ..graph_cache import cpu_session, weights_digest
 from .hift import CausalHiFTGenerator, HiFTGenerator
 
 GRAPH_VERSION = 1  # bump when the graph's inputs, outputs or math change: old cached graphs are then unused
@@ -80,18 +78,8 @@ def export_body_graph(hift: Hift, folder: Path, frames: int = 12) -> Path:
 
 
 def graph_key(weights_file: Path) -> str:
-    """Cache key of the graph of ``weights_file``: its size, time, first and last MiB, the graph's
-    version and ONNX Runtime's. Cheap (no full read)."""
-    import onnxruntime
-
-    st = weights_file.stat()
-    h = hashlib.sha256(f"{GRAPH_VERSION}|{onnxruntime.__version__}|{st.st_size}|{st.st_mtime_ns}".encode())
-    with open(weights_file, "rb") as f:
-        h.update(f.read(1 << 20))
-        if st.st_size > 2 << 20:
-            f.seek(-(1 << 20), os.SEEK_END)
-            h.update(f.read(1 << 20))
-    return f"v{GRAPH_VERSION}-f32-{h.hexdigest()[:20]}"
+    """Cache key of the graph of ``weights_file``: the graph's version and :func:`weights_digest`."""
+    return f"v{GRAPH_VERSION}-f32-{weights_digest(weights_file, GRAPH_VERSION)}"
 
 
 def _shrinking_run_options() -> object:
