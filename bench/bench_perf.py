@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flow-graph", choices=["ort", "torch"], default=None,
                     help="request, load: the flow estimator through ONNX Runtime's float32 graph, or torch "
                          "(default: the --quality mode's)")
+    ap.add_argument("--vocoder-graph", choices=["ort", "torch"], default=None,
+                    help="request, load: the vocoder's convolution body through ONNX Runtime's float32 graph, "
+                         "or torch (default: the --quality mode's)")
     ap.add_argument("--llm-decode", choices=["ort-int4", "torch"], default=None,
                     help="request, load: the LM's one-position steps through ONNX Runtime's 4-bit graph, or "
                          "torch's kernels (default: the --quality mode's)")

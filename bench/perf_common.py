@@ -102,6 +102,8 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
         wait_for_decode_graph(args, model)
     if getattr(args, "flow_graph", None) == "ort" and dev.type == "cpu" and not getattr(args, "bf16", False):
         wait_for_flow_graph(args, model)
+    if getattr(args, "vocoder_graph", None) == "ort" and dev.type == "cpu":
+        wait_for_vocoder_graph(args, model)
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
@@ -137,12 +139,34 @@ def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
     job = (attach_estimator_graph(model.flow, Path(args.model_dir), threads) if args.model_dir
            else attach_random_flow_graph(model.flow, args.family, threads))
     if job is None:
-        return  # the Fun-CosyVoice3 DiT has no graph
+        return  # a model folder whose flow is too small for the graph to pay (ort_build.worth_it)
     if not job.wait(3600):
         raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
     if not model.flow.decoder.estimator_released:
         model.flow.decoder.release_estimator_weights()
     model.flow_graph = job
+
+
+def wait_for_vocoder_graph(args: argparse.Namespace, model: CosyModel) -> None:
+    """Run the vocoder's body through its ONNX Runtime graph as the engine does
+    (cosycore.vocoder.ort_build), and wait for it; torch's copy of the body's weights is dropped
+    before any request, as the engine does when it loads with the graph cached (the random model's
+    graph is built once, in a process of its own, by perf_graph.py)."""
+    from perf_graph import attach_random_vocoder_graph
+
+    from cosycore.vocoder.ort_body import body_released, release_body_weights
+    from cosycore.vocoder.ort_build import attach_vocoder_graph
+
+    threads = torch.get_num_threads()
+    job = (attach_vocoder_graph(model.hift, Path(args.model_dir), threads) if args.model_dir
+           else attach_random_vocoder_graph(model.hift, args.family, threads))
+    if job is None:
+        return  # a vocoder too small to pay (the dry run's tiny model)
+    if not job.wait(3600):
+        raise RuntimeError(f"the vocoder body graph was not attached: {job.error}")
+    if not body_released(model.hift):
+        release_body_weights(model.hift)
+    model.vocoder_graph = job
 
 
 def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
@@ -157,6 +181,8 @@ def apply_quality(args: argparse.Namespace, dev: torch.device) -> None:
         args.llm_decode = opts.llm_decode
     if getattr(args, "flow_graph", None) is None:
         args.flow_graph = "ort" if opts.flow_graph else "torch"
+    if getattr(args, "vocoder_graph", None) is None:
+        args.vocoder_graph = "ort" if opts.vocoder_graph else "torch"
     args.flow_cache = opts.flow_cache
     args.draft = opts.flow.n_steps is not None
     args.bf16 = opts.flow.autocast is torch.bfloat16

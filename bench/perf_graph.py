@@ -1,5 +1,6 @@
 """The ONNX Runtime graphs of the benches' random-weight model: the LM's 4-bit decode graph
-(cosycore.lm.ort_build) and the flow estimator's float32 graph (cosycore.flow.ort_build).
+(cosycore.lm.ort_build), the flow estimator's float32 graph (cosycore.flow.ort_build: the CosyVoice2
+U-Net's or the Fun-CosyVoice3 DiT's) and the vocoder body's (cosycore.vocoder.ort_build).
 
 ``bench_perf.py`` builds its full-size model in memory from seed 0 (``bench_core.build_random_model``),
 so there is no ``llm.pt`` to key the engine's cache on; this keys it on the family and the seed
@@ -8,6 +9,7 @@ bench's process, whose peak memory is reported):
 
     .venv/bin/python bench/perf_graph.py cosyvoice2 DEST
     .venv/bin/python bench/perf_graph.py --flow cosyvoice2 DEST
+    .venv/bin/python bench/perf_graph.py --hift cosyvoice2 DEST
 """
 
 from __future__ import annotations
@@ -23,11 +25,18 @@ from cosycore.flow import FlowModel, build_flow
 from cosycore.flow.ort_build import EstimatorGraphJob
 from cosycore.flow.ort_build import build_folder as build_flow_folder
 from cosycore.flow.ort_build import graphs_dir as flow_graphs_dir
+from cosycore.flow.ort_dit import DIT_GRAPH_VERSION
 from cosycore.flow.ort_estimator import GRAPH_VERSION as FLOW_GRAPH_VERSION
 from cosycore.lm.ort_build import DecodeGraphJob, build_folder, graphs_dir
 from cosycore.lm.ort_decode import GRAPH_VERSION
 from cosycore.lm.speech_lm import SpeechLM
 from cosycore.testing.presets import release_config
+from cosycore.vocoder.hift import CausalHiFTGenerator, HiFTGenerator
+from cosycore.vocoder.load import build_hift, fold_weight_norm
+from cosycore.vocoder.ort_body import GRAPH_VERSION as HIFT_GRAPH_VERSION
+from cosycore.vocoder.ort_build import BodyGraphJob
+from cosycore.vocoder.ort_build import build_folder as build_hift_folder
+from cosycore.vocoder.ort_build import graphs_dir as hift_graphs_dir
 
 Family = Literal["cosyvoice2", "cosyvoice3"]
 
@@ -50,7 +59,8 @@ def attach_random_graph(llm: SpeechLM, family: str, threads: int) -> DecodeGraph
 
 
 def random_flow_graph_dir(family: str) -> Path:
-    return flow_graphs_dir() / f"random-{family}-seed0-v{FLOW_GRAPH_VERSION}-ort{onnxruntime.__version__}"
+    version = DIT_GRAPH_VERSION if family == "cosyvoice3" else FLOW_GRAPH_VERSION  # the DiT's graph or the U-Net's
+    return flow_graphs_dir() / f"random-{family}-seed0-v{version}-ort{onnxruntime.__version__}"
 
 
 def random_flow(family: Family) -> FlowModel:
@@ -67,8 +77,33 @@ def attach_random_flow_graph(flow: FlowModel, family: str, threads: int) -> Esti
                              f"the random {family} flow")
 
 
+def random_hift_graph_dir(family: str) -> Path:
+    return hift_graphs_dir() / f"random-{family}-seed0-v{HIFT_GRAPH_VERSION}-ort{onnxruntime.__version__}"
+
+
+def random_hift(family: Family) -> HiFTGenerator | CausalHiFTGenerator:
+    """The vocoder ``build_random_model`` builds: seed 0, after the float LM and the flow (the same
+    random draws), weight norm folded."""
+    cfg = release_config(family)
+    torch.manual_seed(0)
+    SpeechLM(cfg.llm)
+    build_flow(cfg.flow, device="cpu")
+    hift = build_hift(cfg)
+    fold_weight_norm(hift)
+    return hift.eval().requires_grad_(False)
+
+
+def attach_random_vocoder_graph(hift: HiFTGenerator | CausalHiFTGenerator, family: str,
+                                threads: int) -> BodyGraphJob:
+    dest = random_hift_graph_dir(family)
+    return BodyGraphJob(hift, dest, threads, [str(Path(__file__).resolve()), "--hift", family, str(dest)],
+                        f"the random {family} vocoder")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--flow":
         build_flow_folder(random_flow(cast(Family, sys.argv[2])), Path(sys.argv[3]))
+    elif sys.argv[1] == "--hift":
+        build_hift_folder(random_hift(cast(Family, sys.argv[2])), Path(sys.argv[3]))
     else:
         build_folder(lambda: random_float_lm(sys.argv[1]), Path(sys.argv[2]))

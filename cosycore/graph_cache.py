@@ -11,6 +11,7 @@ the engine runs torch's kernels: the same request, a little slower.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -31,6 +32,23 @@ BUILD_TIMEOUT_S = 1800.0
 def graphs_dir(kind: str) -> Path:
     """``<user cache>/<kind>``: e.g. ``lm-decode``, ``flow-estimator``."""
     return user_cache_dir() / kind
+
+
+def weights_digest(weights_file: Path, version: int, *extra: object) -> str:
+    """20 hex digits that change with ``weights_file`` (its size, time, first and last MiB: no full
+    read), the graph's ``version``, ONNX Runtime's version and ``extra`` (e.g. a weight format): the
+    cache key's part that says which weights a built graph belongs to."""
+    import onnxruntime
+
+    st = weights_file.stat()
+    salt = "".join(f"{e}|" for e in extra)
+    h = hashlib.sha256(f"{version}|{onnxruntime.__version__}|{salt}{st.st_size}|{st.st_mtime_ns}".encode())
+    with open(weights_file, "rb") as f:
+        h.update(f.read(1 << 20))
+        if st.st_size > 2 << 20:
+            f.seek(-(1 << 20), os.SEEK_END)
+            h.update(f.read(1 << 20))
+    return h.hexdigest()[:20]
 
 
 def cpu_session(path: Path, threads: int, *, memory_arena: bool = True) -> Any:

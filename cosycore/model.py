@@ -31,6 +31,7 @@ from .vocoder.stream import CausalHiftReferenceStream, CausalHiftStream, HiftStr
 if TYPE_CHECKING:
     from .flow.ort_build import EstimatorGraphJob
     from .lm.ort_build import DecodeGraphJob
+    from .vocoder.ort_build import BodyGraphJob
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class CosyModel:
         self.device = device
         self.decode_graph: DecodeGraphJob | None = None  # the LM's ONNX Runtime decode graph (perf.apply_load_options)
         self.flow_graph: EstimatorGraphJob | None = None  # the flow estimator's ONNX Runtime graph (idem)
+        self.vocoder_graph: BodyGraphJob | None = None  # the vocoder body's ONNX Runtime graph (idem)
 
     @classmethod
     def load(cls, model_dir: Path | str, device: str | torch.device = "auto",

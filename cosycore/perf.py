@@ -74,10 +74,13 @@ class PerfOptions:
     # "ort-int4": one-position decode steps through ONNX Runtime's 4-bit graph once it is built
     # (cosycore.lm.ort_build; CPU; prefill stays in torch with ``llm_quant``)
     llm_decode: str | None = None
-    # CPU: the flow estimator's calls through ONNX Runtime (float32, the same numbers up to float rounding)
-    # once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast. Draft only: with
+    # CPU: the flow estimator's calls (U-Net or DiT) through ONNX Runtime (float32, the same numbers up to
+    # float rounding) once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast. Draft only: with
     # fast's and exact's CFG pair and uncached final call it gained 1.06x for 1 GiB more (docs/performance.md)
     flow_graph: bool = False
+    # CPU: the vocoder's convolution body through ONNX Runtime (float32, the same numbers up to float
+    # rounding) once its graph is built (cosycore.vocoder.ort_build); fast and draft (docs/performance.md)
+    vocoder_graph: bool = False
     flow: FlowSettings = field(default_factory=FlowSettings)
     flow_cache: FlowCacheMode = "off"
     warm_up: bool = False  # run warm_up() after loading
@@ -161,8 +164,11 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
       the cached final call too; the flow is fixed to that setting at load (``fixed_flow``: the
       Fun-CosyVoice3 DiT keeps its time conditioning as a table, 0.57 GB less memory, same numbers);
-      on a CPU without native bfloat16 the CosyVoice2 estimator runs through ONNX Runtime's float32
-      graph once it is built (``flow_graph``, :mod:`cosycore.flow.ort_build`).
+      on a CPU without native bfloat16 the estimator (the CosyVoice2 U-Net or the Fun-CosyVoice3 DiT)
+      runs through ONNX Runtime's float32 graph once it is built (``flow_graph``, :mod:`cosycore.flow.ort_build`).
+
+    On a CPU fast and draft run the vocoder's convolution body through ONNX Runtime's float32 graph
+    once it is built (``vocoder_graph``, :mod:`cosycore.vocoder.ort_build`); exact keeps torch's.
 
     The warm-up pass is left out on CPUs: it costs 8-10 s at load there and measurably saved
     nothing on the first request (README "Performance"); callers still warm the text frontend
@@ -179,9 +185,10 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     # the 4-bit decode graph where ONNX Runtime runs it: the LM's decode steps, the bound of both modes
     graph = "ort-int4" if on_cpu else None
     if quality == "fast":
-        return PerfOptions(llm_quant=int8, llm_decode=graph, flow_cache="chunks", warm_up=not on_cpu)
+        return PerfOptions(llm_quant=int8, llm_decode=graph, flow_cache="chunks", warm_up=not on_cpu,
+                           vocoder_graph=on_cpu)
     return PerfOptions(llm_quant=int8, llm_decode=graph, flow=fast_flow(device), flow_cache="full",
-                       warm_up=not on_cpu, fixed_flow=True, flow_graph=on_cpu)
+                       warm_up=not on_cpu, fixed_flow=True, flow_graph=on_cpu, vocoder_graph=on_cpu)
 
 
 def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool = True) -> None:
@@ -208,6 +215,10 @@ def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool
         from .flow.ort_build import attach_estimator_graph  # onnx and ONNX Runtime only when asked for
 
         model.flow_graph = attach_estimator_graph(model.flow, model.cfg.model_dir, torch.get_num_threads())
+    if options.vocoder_graph and model.device.type == "cpu":
+        from .vocoder.ort_build import attach_vocoder_graph  # onnx and ONNX Runtime only when asked for
+
+        model.vocoder_graph = attach_vocoder_graph(model.hift, model.cfg.model_dir, torch.get_num_threads())
     if options.llm_backend == "vllm" and model.has_llm:
         from .lm.vllm_backend import use_vllm  # imports vllm only when asked for
 

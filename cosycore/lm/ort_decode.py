@@ -25,10 +25,8 @@ int8 LM, and ``LogitAgreement`` measures the agreement in the same way.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
-import os
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -38,7 +36,7 @@ import torch
 from torch import Tensor, nn
 
 from ..errors import InputError
-from ..graph_cache import cpu_session
+from ..graph_cache import cpu_session, weights_digest
 
 if TYPE_CHECKING:
     from .kv_cache import KVCache
@@ -113,19 +111,9 @@ class DecodeGraph(nn.Module):
 
 
 def graph_key(weights_file: Path, bits: int) -> str:
-    """The cache key of the graph of ``weights_file``: its size, time and first and last MiB, the
-    graph's version, ONNX Runtime's version and the weight format. Cheap (no full read)."""
-    import onnxruntime
-
-    st = weights_file.stat()
-    h = hashlib.sha256(f"{GRAPH_VERSION}|{onnxruntime.__version__}|{bits}|{BLOCK_SIZE}|{st.st_size}|"
-                       f"{st.st_mtime_ns}".encode())
-    with open(weights_file, "rb") as f:
-        h.update(f.read(1 << 20))
-        if st.st_size > 2 << 20:
-            f.seek(-(1 << 20), os.SEEK_END)
-            h.update(f.read(1 << 20))
-    return f"v{GRAPH_VERSION}-int{bits}-{h.hexdigest()[:20]}"
+    """The cache key of the graph of ``weights_file``: the graph's version, the weight format and
+    :func:`weights_digest`."""
+    return f"v{GRAPH_VERSION}-int{bits}-{weights_digest(weights_file, GRAPH_VERSION, bits, BLOCK_SIZE)}"
 
 
 def export_decode_graph(lm: SpeechLM, folder: Path, *, bits: int | None = 4) -> Path:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -97,6 +97,8 @@ class _HiftBase(nn.Module):
         self.conv_post = with_weight_norm(self._make_conv_post(self._stage_channels(self.n_stages - 1), 2 * n_bins))
         self.f0_predictor = F0Predictor(cfg.f0_predictor)
         self._windows: dict[torch.device, torch.Tensor] = {}
+        # Another runtime's :meth:`body` (cosycore.vocoder.ort_body), used for float32 decodes when set
+        self.runtime_body: Callable[[torch.Tensor, torch.Tensor], torch.Tensor] | None = None
 
     def _stage_channels(self, i: int) -> int:
         return self.cfg.base_channels // 2 ** (i + 1)
@@ -166,6 +168,20 @@ class _HiftBase(nn.Module):
         dt = self.weight_dtype
         s_stft = self._trim_stft(self._stft(source), finalize).to(dt)  # [B, K, N]
         x = self._conv_pre_forward(mel.to(dt), finalize)  # [B, C0, T]
+        runtime = self.runtime_body  # one graph call (float32 only): a cancel point before it
+        if runtime is not None and dt == torch.float32:
+            cancel_point()
+            x = runtime(x, s_stft)  # [B, K, N]
+        else:
+            x = self.body(x, s_stft).float()
+        n_bins = self.cfg.istft_n_fft // 2 + 1
+        wav = self._istft(torch.exp(x[:, :n_bins]), torch.sin(x[:, n_bins:]))  # [B, L]
+        wav = self._trim_wave(wav, finalize)
+        return torch.clamp(wav, -self.cfg.audio_limit, self.cfg.audio_limit)
+
+    def body(self, x: torch.Tensor, s_stft: torch.Tensor) -> torch.Tensor:
+        """The convolution body: conv_pre's output x [B, C0, T] and the source's STFT [B, K, N]
+        -> conv_post's output [B, K, N] (log-magnitudes, then phases before their sine)."""
         for i in range(self.n_stages):
             cancel_point()  # between the upsampling blocks
             x = F.leaky_relu(x, self.cfg.lrelu_slope)
@@ -178,11 +194,7 @@ class _HiftBase(nn.Module):
                 acc = acc + self.resblocks[i * self.n_kernels + j](x)
             x = acc / self.n_kernels
         x = F.leaky_relu(x)  # default slope 0.01 here
-        x = self.conv_post(x).float()  # [B, K, N]
-        n_bins = self.cfg.istft_n_fft // 2 + 1
-        wav = self._istft(torch.exp(x[:, :n_bins]), torch.sin(x[:, n_bins:]))  # [B, L]
-        wav = self._trim_wave(wav, finalize)
-        return torch.clamp(wav, -self.cfg.audio_limit, self.cfg.audio_limit)
+        return self.conv_post(x)  # [B, K, N]
 
     def _source_from_sines(self, sines: torch.Tensor, uv: torch.Tensor, noise_amp: torch.Tensor,
                            noise: torch.Tensor) -> torch.Tensor:
