@@ -235,9 +235,11 @@ def warm_up_frontend(mel: MelConfig | None = None) -> float:
     prompt feature extractors on a little silence; returns the seconds taken.
 
     First uses that are slow (measured on the 2-core development machine under load): the first
-    English normalisation imports the number-to-words library, whose type-checking instrumentation
-    takes 10-20 s once per process; the first prompt mel builds its filterbank through librosa
-    (about 2.6 s). The Chinese grammars of wetext load in well under a second.
+    English normalisation imports the number-to-words library (10-20 s once per process with its
+    type-checking instrumentation, which :func:`~cosycore.frontend.text_en.inflect_engine` leaves
+    out: about 0.5 s); the first prompt mel builds its filterbank (in NumPy: librosa's, which
+    imported numba, took about 2.6 s).
+    The Chinese grammars of wetext load in well under a second.
     """
     from .frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
     from .frontend.text import normalize_text

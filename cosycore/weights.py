@@ -162,3 +162,16 @@ def assign_state_dict(module: nn.Module, sd: StateDict, source: Path | str) -> N
     cast = {k: (v.to(expected[k].dtype) if v.dtype != expected[k].dtype and v.is_floating_point() else v)
             for k, v in sd.items()}
     module.load_state_dict(cast, strict=True, assign=True)
+
+
+def embedding(rows: int, dim: int) -> nn.Embedding:
+    """``nn.Embedding(rows, dim)``, without its random init when built on the meta device.
+
+    The loaders build each model on the meta device and assign the checkpoint's tensors after. A meta
+    tensor holds no numbers, yet initialising one still runs torch's Python reference of ``normal_``,
+    whose first call imports torch._dynamo and sympy: seconds of every model load in a fresh process.
+    Elsewhere (tests and benches build random models on the CPU) the table is initialised as usual.
+    """
+    if torch.empty(0).is_meta:  # the default device: a `with torch.device("meta")` block
+        return nn.Embedding(rows, dim, _weight=torch.empty(rows, dim))
+    return nn.Embedding(rows, dim)

@@ -250,6 +250,29 @@ def test_speaker_fbank_has_zero_mean_per_bin() -> None:
     assert cmn.mean(dim=0).abs().max().item() < 1e-5
 
 
+@pytest.mark.parametrize("sr, n_fft, n_mels, fmin, fmax", [
+    (24000, 1920, 80, 0, 8000),  # the releases' prompt mel (cosyvoice2.yaml / cosyvoice3.yaml)
+    (24000, 1920, 80, 0, None),
+    (16000, 400, 128, 0.0, None),  # the speech tokenizer's Whisper log-mel
+    (16000, 400, 80, 0.0, None),
+    (22050, 1024, 80, 0, 8000),
+    (16000, 512, 40, 133.3, 6855.5),  # fmin and fmax off the grid, both sides of the 1 kHz knee
+])
+def test_the_mel_filterbank_is_librosas_bit_for_bit(sr: int, n_fft: int, n_mels: int, fmin: float,
+                                                    fmax: float | None) -> None:
+    """The original's front ends take their filterbank from librosa; ours is computed in NumPy (no numba at
+    import) in the same float64 steps, so it must be identical, not merely close."""
+    import librosa
+
+    from cosycore.frontend.features import slaney_mel_basis, slaney_mel_filters
+
+    want = librosa.filters.mel(sr=sr, n_fft=n_fft, n_mels=n_mels, fmin=fmin, fmax=fmax, htk=False, norm="slaney")
+    got = slaney_mel_filters(sr, n_fft, n_mels, fmin, fmax)
+    assert got.dtype == want.dtype == np.float32 and got.shape == want.shape == (n_mels, n_fft // 2 + 1)
+    assert np.array_equal(got, want)
+    assert torch.equal(slaney_mel_basis(sr, n_fft, n_mels, fmin, fmax), torch.from_numpy(want))
+
+
 def test_kaldi_mel_banks_are_triangles_between_20_hz_and_nyquist() -> None:
     banks = kaldi_mel_banks(80, 512, 16000.0, 20.0, 0.0)  # [80, 257]
     assert banks.shape == (80, 257)

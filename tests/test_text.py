@@ -396,14 +396,22 @@ def test_cv3_system_sentence_alone_is_empty() -> None:
 
 
 def test_no_wetext_or_inflect_at_import(tmp_path: Path) -> None:
+    """Neither is imported with the text path; inflect, once asked for, comes without typeguard's per-function
+    re-compiling (seconds per process, cosycore.frontend.text_en.inflect_engine), and typeguard is left as it was."""
+    import os
     import subprocess
     import sys
 
     code = (
         "import sys, cosycore.frontend.text, cosycore.presets; "
-        "print('wetext' in sys.modules, 'inflect' in sys.modules)"
+        "print('wetext' in sys.modules, 'inflect' in sys.modules); "
+        "import typeguard; real = typeguard.typechecked; "
+        "from cosycore.frontend.text_en import inflect_engine; words = inflect_engine().number_to_words('21'); "
+        "import inflect; names = inflect.engine.number_to_words.__code__.co_names; "
+        "print(words, typeguard.typechecked is real, any('typeguard' in n for n in names))"
     )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path, env=env
     )
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "twenty-one", "True", "False"]

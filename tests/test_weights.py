@@ -88,6 +88,40 @@ def test_strict_assign_lists_keys() -> None:
     assert m(torch.ones(1, 3)).tolist() == [[12.0, 12.0]]
 
 
+def test_meta_models_are_built_without_the_random_init_that_imports_dynamo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the meta device (the loaders), an embedding table and a weight-normed convolution are built without
+    torch's meta ``normal_`` and ``norm`` (Python references whose first call imports torch._dynamo and sympy:
+    seconds per fresh process), and load and fold as torch's; on the CPU they are initialised as before."""
+    from cosycore.vocoder.layers import with_weight_norm
+    from cosycore.vocoder.load import fold_weight_norm
+    from cosycore.weights import embedding
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a meta tensor was initialised")
+
+    with monkeypatch.context() as m:
+        m.setattr(torch.nn.init, "normal_", refuse)
+        m.setattr(torch, "norm_except_dim", refuse)
+        with torch.device("meta"):
+            table = embedding(5, 3)
+            conv = with_weight_norm(nn.Conv1d(2, 4, 3))
+    assert table.weight.is_meta and table.weight.shape == (5, 3)
+    g = torch.rand(4, 1, 1) + 0.5
+    v = torch.randn(4, 2, 3)
+    sd = {"parametrizations.weight.original0": g, "parametrizations.weight.original1": v, "bias": torch.zeros(4)}
+    assign_state_dict(conv, sd, "hift.pt")
+    want = g * v / v.flatten(1).norm(dim=1).view(4, 1, 1)  # weight norm over dim 0: g * v / |v|
+    torch.testing.assert_close(conv.weight, want)
+    assert fold_weight_norm(conv) == 1
+    torch.testing.assert_close(conv.weight, want)
+
+    torch.manual_seed(0)
+    cpu_table, cpu_conv = embedding(5, 3), with_weight_norm(nn.Conv1d(2, 4, 3))
+    assert cpu_table.weight.std() > 0.1  # normal(0, 1)
+    torch.testing.assert_close(cpu_conv.parametrizations.weight.original0.flatten(),
+                               cpu_conv.parametrizations.weight.original1.flatten(1).norm(dim=1))
+
+
 def _deflate(src: Path, dst: Path) -> None:
     """``src`` re-zipped with every record DEFLATE-compressed (as a zip tool's default does)."""
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:

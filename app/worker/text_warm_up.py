@@ -1,7 +1,7 @@
 """The text warm-up after a model load, on a background thread.
 
 :func:`cosycore.perf.warm_up_frontend` pays the first-use costs of the text reading (inflect's import,
-measured at 10-20 s on a loaded 2-core machine; wetext's grammars) and of the prompt features
+0.5 s without typeguard's instrumentation; wetext's grammars) and of the prompt features
 (librosa's mel filterbank) once per process. It used to run inside the load, behind the loading
 screen; here it runs after the model is ready, so the first Speak need not wait for it. A Speak
 that arrives meanwhile reads its text itself: Python's import lock and the warm-up's caches make it

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..config import FlowConfig
+from ..weights import embedding
 from .cache import FlowCache, StepCache
 from .cfm import CFMSampler, Estimator, FlowSettings
 from .time_table import TimeTable
@@ -114,7 +115,7 @@ class FlowModel(nn.Module):
     def __init__(self, cfg: FlowConfig, estimator: nn.Module) -> None:
         super().__init__()
         self.cfg = cfg
-        self.input_embedding = nn.Embedding(cfg.vocab_size, cfg.input_size)
+        self.input_embedding = embedding(cfg.vocab_size, cfg.input_size)
         self.spk_embed_affine_layer = nn.Linear(cfg.spk_embed_dim, cfg.output_size)
         self.decoder = CFMDecoder(cfg, estimator)
         self.fixed_settings: FlowSettings | None = None  # the one setting it runs, once fix_time_steps ran

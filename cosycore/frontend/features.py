@@ -20,7 +20,6 @@ import logging
 import math
 from dataclasses import dataclass
 
-import librosa
 import numpy as np
 import soxr
 import torch
@@ -92,18 +91,50 @@ def _hann(size: int, periodic: bool, device: str) -> torch.Tensor:
     return torch.hann_window(size, periodic=periodic, dtype=torch.float32, device=device)
 
 
+# The Slaney mel scale (Auditory Toolbox): linear below 1 kHz, logarithmic above.
+_SLANEY_HZ_PER_MEL = 200.0 / 3
+_SLANEY_LOG_HZ = 1000.0  # where the log region begins
+_SLANEY_LOG_MEL = _SLANEY_LOG_HZ / _SLANEY_HZ_PER_MEL
+_SLANEY_LOG_STEP = float(np.log(6.4)) / 27.0
+
+
+def _hz_to_slaney_mel(hz: float) -> float:
+    if hz >= _SLANEY_LOG_HZ:
+        return float(_SLANEY_LOG_MEL + np.log(hz / _SLANEY_LOG_HZ) / _SLANEY_LOG_STEP)
+    return hz / _SLANEY_HZ_PER_MEL
+
+
+# Close port of librosa 0.11 filters.mel(htk=False, norm="slaney") (ISC), which the original's Matcha
+# and Whisper front ends call: the same float64 steps in the same order, so the filterbank is
+# librosa's bit for bit (tests/test_features.py compares them). See NOTICE. Computed here because
+# librosa's filters module compiles numba kernels at import: seconds in every process that speaks.
+def slaney_mel_filters(sample_rate: int, n_fft: int, n_mels: int, fmin: float, fmax: float | None) -> np.ndarray:
+    """The Slaney-scale, Slaney-normalised mel filterbank [M, n_fft//2 + 1], float32, in NumPy."""
+    fmax = float(sample_rate) / 2 if fmax is None else fmax
+    fft_hz = np.fft.rfftfreq(n=n_fft, d=1.0 / sample_rate)
+    mels = np.linspace(_hz_to_slaney_mel(fmin), _hz_to_slaney_mel(fmax), n_mels + 2)
+    mel_hz = _SLANEY_HZ_PER_MEL * mels  # the band edges and centres in Hz
+    log_region = mels >= _SLANEY_LOG_MEL
+    mel_hz[log_region] = _SLANEY_LOG_HZ * np.exp(_SLANEY_LOG_STEP * (mels[log_region] - _SLANEY_LOG_MEL))
+    widths = np.diff(mel_hz)
+    ramps = np.subtract.outer(mel_hz, fft_hz)
+    weights = np.zeros((n_mels, 1 + n_fft // 2), dtype=np.float32)
+    for i in range(n_mels):
+        weights[i] = np.maximum(0, np.minimum(-ramps[i] / widths[i], ramps[i + 2] / widths[i + 1]))
+    weights *= (2.0 / (mel_hz[2 : n_mels + 2] - mel_hz[:n_mels]))[:, np.newaxis]  # equal area per band
+    return weights
+
+
 @functools.lru_cache(maxsize=32)
 def slaney_mel_basis(
     sample_rate: int, n_fft: int, n_mels: int, fmin: float, fmax: float | None, device: str = "cpu"
 ) -> torch.Tensor:
-    """librosa's Slaney-scale, Slaney-normalised mel filterbank [M, n_fft//2 + 1], float32.
+    """librosa's Slaney-scale, Slaney-normalised mel filterbank [M, n_fft//2 + 1], float32
+    (:func:`slaney_mel_filters`).
 
     ``fmax=None`` means the Nyquist frequency. Cached per (parameters, device); treat as read-only.
     """
-    basis = librosa.filters.mel(
-        sr=sample_rate, n_fft=n_fft, n_mels=n_mels, fmin=fmin, fmax=fmax, htk=False, norm="slaney"
-    )
-    return torch.from_numpy(basis.astype(np.float32)).to(device)
+    return torch.from_numpy(slaney_mel_filters(sample_rate, n_fft, n_mels, fmin, fmax)).to(device)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ..config import QwenConfig
+from ..weights import embedding
 
 if TYPE_CHECKING:
     from .kv_cache import KVCache
@@ -240,7 +241,7 @@ class Qwen2Decoder(nn.Module):
     def __init__(self, cfg: QwenConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.embed_tokens = embedding(cfg.vocab_size, cfg.hidden_size)
         self.layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.num_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.rope = RopeTables(cfg.head_dim, cfg.rope_theta)

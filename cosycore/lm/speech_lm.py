@@ -37,6 +37,7 @@ from torch import Tensor, nn
 
 from ..config import LLMConfig
 from ..errors import InputError
+from ..weights import embedding
 from .bistream import BistreamDecoder
 from .kv_cache import KVCache
 from .layout import use_linear_layout
@@ -82,8 +83,8 @@ class SpeechLM(nn.Module):
         d = cfg.qwen.hidden_size
         self.qwen = Qwen2Decoder(cfg.qwen)
         if cfg.family == "cosyvoice2":
-            self.llm_embedding = nn.Embedding(2, d)  # row 0 = sos, row 1 = task_id
-        self.speech_embedding = nn.Embedding(cfg.speech_vocab_size, d)
+            self.llm_embedding = embedding(2, d)  # row 0 = sos, row 1 = task_id
+        self.speech_embedding = embedding(cfg.speech_vocab_size, d)
         self.llm_decoder = nn.Linear(d, cfg.speech_vocab_size, bias=cfg.decoder_bias)
         self._stop_ids = frozenset(cfg.stop_token_ids)
         self._compiled_step: Callable[[Tensor, AttnContext, KVCache], Tensor] | None = None

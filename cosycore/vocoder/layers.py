@@ -10,11 +10,28 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils import parametrize
 from torch.nn.utils.parametrizations import weight_norm
+
+
+class _MetaWeightNorm(nn.Module):
+    """torch's weight-norm parametrization over dim 0 (``parametrizations.weight_norm``: the same forward),
+    for a weight on the meta device: it has no numbers to take the norm of (the checkpoint's ``g`` and
+    ``v`` are assigned next), and torch's meta ``norm`` would import torch._dynamo and sympy (seconds)."""
+
+    def forward(self, weight_g: torch.Tensor, weight_v: torch.Tensor) -> torch.Tensor:
+        return torch._weight_norm(weight_v, weight_g, 0)
+
+    def right_inverse(self, weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return weight.new_empty((weight.shape[0],) + (1,) * (weight.dim() - 1)), weight
 
 
 def with_weight_norm(module: nn.Module) -> nn.Module:
     """Weight norm over dim 0, in the ``parametrizations.weight.original0/1`` key form."""
+    weight = module.weight
+    if isinstance(weight, torch.Tensor) and weight.is_meta:  # built to be loaded (cosycore.vocoder.load)
+        parametrize.register_parametrization(module, "weight", _MetaWeightNorm(), unsafe=True)
+        return module
     return weight_norm(module, name="weight", dim=0)
 
 
