@@ -433,7 +433,9 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._after_first_paint)  # once the first frame is on screen
 
     def _after_first_paint(self) -> None:
-        """What the first frame does without: the waveforms' plots (pyqtgraph), then the last model's load."""
+        """What the first frame does without: the audio device, the waveforms' plots, then the last model's load."""
+        self.session.player.find_device()
+        self.devices_ctl.update_audio_status()
         for view in self.findChildren(WaveformView):
             view.build_plot()
         self._start_load()

@@ -246,16 +246,16 @@ print("after:", bool(done), len(views), all(v.is_built for v in views), shown, "
 window.close()
 """
 
-# Seconds to import (torch) or tenths of seconds (pyqtgraph, the hub's HTTP and TLS modules), none drawn in the
-# first frame.
+# Seconds to import (torch) or tenths of seconds (pyqtgraph, PortAudio through sounddevice, the hub's HTTP and TLS
+# modules), none needed for the first frame.
 _NOT_BEFORE_FIRST_PAINT = ("torch", "cosycore.engine.core", "transformers", "wetext", "onnxruntime", "librosa",
-                           "pyqtgraph", "cosycore.hub", "http.client", "ssl")
+                           "pyqtgraph", "sounddevice", "cosycore.hub", "http.client", "ssl")
 
 
 def test_the_window_paints_before_torch_and_pyqtgraph_are_imported() -> None:
     """torch (seconds to import), the engine, wetext and onnxruntime load on the engine thread with the first
-    model, after the window is up; pyqtgraph (the waveforms' plots) and the model hub load right after the
-    first frame, on the GUI thread (issue 25). An import check, not a timing."""
+    model, after the window is up; pyqtgraph (the waveforms' plots), PortAudio and the model hub load right
+    after the first frame, on the GUI thread (issue 25). An import check, not a timing."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(REPO)}
     code = _FIRST_PAINT.replace("HEAVY", repr(_NOT_BEFORE_FIRST_PAINT))
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
