@@ -249,7 +249,7 @@ window.close()
 # Seconds to import (torch) or tenths of seconds (pyqtgraph, PortAudio through sounddevice, the hub's HTTP and TLS
 # modules), none needed for the first frame.
 _NOT_BEFORE_FIRST_PAINT = ("torch", "cosycore.engine.core", "transformers", "wetext", "onnxruntime", "librosa",
-                           "pyqtgraph", "sounddevice", "cosycore.hub", "http.client", "ssl")
+                           "pyqtgraph", "sounddevice", "soundfile", "cosycore.hub", "http.client", "ssl")
 
 
 def test_the_window_paints_before_torch_and_pyqtgraph_are_imported() -> None:
