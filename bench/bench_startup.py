@@ -11,6 +11,8 @@ model, else as soon as the studio appears. Measured from just before the process
 clock, ``CLOCK_MONOTONIC``), per run:
 
 - window: the first paint of the main window;
+- window_cpu: the CPU seconds the process used until then (user + system, all its threads): what a busy
+  machine changes least, so the figure to compare when the machine cannot be had quiet;
 - studio: the studio page (text, voices, takes) in view;
 - model: the model loaded;
 - first audio: the first chunk of the Speak's take, which is the time to the first usable Speak.
@@ -43,7 +45,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT = "Hello there."
-STAGES = ("window", "studio", "model", "first_audio")
+STAGES = ("window", "window_cpu", "studio", "model", "first_audio")
 
 
 def _prepare(work: Path) -> None:
@@ -110,6 +112,7 @@ def _child(home: Path, started: float) -> None:
             first = "window" not in times
             if first and event.type() == QEvent.Type.Paint and isinstance(obj, QWidget) and obj.window() is window:
                 mark("window")
+                times["window_cpu"] = time.process_time()  # the process's CPU seconds until then
                 QTimer.singleShot(0, speak_when_possible)
             return False
 
