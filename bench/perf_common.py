@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from bench_core import build_random_model  # the sibling script (bench/ is the script's directory)
 
+from cosycore.allocator import release_free_memory
 from cosycore.model import CosyModel
 from cosycore.perf import DRAFT_FLOW, FlowSettings, quality_options
 from cosycore.testing.presets import release_config
@@ -104,6 +105,7 @@ def load_or_build(args: argparse.Namespace, dev: torch.device) -> CosyModel:
     if args.compile:
         # CUDA: static KV cache + CUDA graphs; elsewhere plain inductor code for the same graph.
         model.llm.compile_decode(mode="reduce-overhead" if dev.type == "cuda" else "default", dynamic=False)
+    release_free_memory()  # as the engine does after loading (cosycore.perf.apply_load_options)
     return model
 
 

@@ -29,6 +29,7 @@ from perf_common import (
     sync,
 )
 
+from cosycore.allocator import release_free_memory
 from cosycore.frontend.features import prompt_mel, speaker_fbank, whisper_log_mel
 from cosycore.frontend.text import normalize_text
 from cosycore.frontend.tokenizer import get_text_tokenizer
@@ -333,6 +334,7 @@ def scenario_request(args: argparse.Namespace, dev: torch.device) -> dict[str, A
                                   flow_cache=args.flow_cache, seed=i, static_cache=args.compile,
                                   overlap=args.overlap, threads=threads, final_threads=args.final_threads,
                                   cache_mb=args.flow_cache_mb, prompt_cache=bool(args.prompt_cache))
+                release_free_memory()  # as the engine does after each request
                 chunks = res.pop("chunks")
                 timelines.append({"request": i, "sample_rate": cfg.sample_rate, "rtf": res["rtf"],
                                   "audio_s": res["audio_s"], "total_s": res["total_s"],

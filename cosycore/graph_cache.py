@@ -33,7 +33,7 @@ def graphs_dir(kind: str) -> Path:
     return user_cache_dir() / kind
 
 
-def cpu_session(path: Path, threads: int) -> Any:
+def cpu_session(path: Path, threads: int, *, memory_arena: bool = True) -> Any:
     """An ONNX Runtime CPU session on the graph at ``path`` with ``threads`` intra-op threads that do not
     spin between operators: spinning threads fought torch's and a busy machine's competitor (issue 28,
     fourth pass: draft's flow 4.11 -> 3.30 s quiet and 7.47 -> 4.84 s with one core busy; the LM graph
@@ -45,6 +45,9 @@ def cpu_session(path: Path, threads: int) -> Any:
     opts.inter_op_num_threads = 1
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # The arena keeps the largest set of intermediate tensors a call ever needed, for good; a graph whose
+    # calls grow with the stream (the flow estimator's attention over its past) runs without it.
+    opts.enable_cpu_mem_arena = memory_arena
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 import torch
 
+from .allocator import release_free_memory
 from .config import AUTO_QUALITY, QUALITY_CHOICES, QUALITY_MODES, MelConfig
 from .flow.cfm import FlowSettings
 from .token2wav import FlowCacheMode, StreamSchedule, Token2WavStream, token_audio
@@ -215,6 +216,7 @@ def apply_load_options(model: CosyModel, options: PerfOptions, *, frontend: bool
         if frontend:
             warm_up_frontend(model.cfg.mel)
         warm_up(model, flow=options.flow, flow_cache=options.flow_cache)
+    release_free_memory()  # loading's temporaries (float layers before packing, weights a graph replaced)
 
 
 def warm_up_frontend(mel: MelConfig | None = None) -> float:

@@ -1,9 +1,10 @@
 """The CosyVoice2 flow estimator through its ONNX Runtime graph (cosycore.flow.ort_estimator, ort_build).
 
 The tiny conformance U-Net is exported as the engine exports the release's; its calls must equal
-torch's up to float rounding: uncached and streamed calls, the CFG pair, a cached stream (prompt
-template, frozen cache, final call) and the original's recorded flow calls at the conformance
-tolerances. Then the build-once cache.
+torch's up to float rounding: uncached and streamed calls, the CFG pair, cached calls (against a
+torch cache stored in float16 as the graph's is), a cached stream (prompt template, frozen cache,
+final call; against torch's float32 cache, so up to float16 rounding) and the original's recorded flow
+calls at the conformance tolerances. Then the build-once cache.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from cosycore.config import load_model_config
 from cosycore.conformance.flow import check_flow_reference
 from cosycore.flow import FlowModel, load_flow, ort_build
 from cosycore.flow.cache import StepCache
-from cosycore.flow.ort_estimator import GRAPH_FILE, OrtEstimator, export_estimator_graph, use_graph
+from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, OrtEstimator, export_estimator_graph, use_graph
 from cosycore.flow.unet import CausalConditionalDecoder
 from cosycore.perf import quality_options
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
@@ -83,10 +84,17 @@ def test_cached_calls_fill_the_same_state_as_torch(cv2_dir: Path, graph: Path) -
         last = i == 2
         for state in (ours, theirs):
             state.start, state.keep_new = start, not last
+        for buf in theirs._kv.values():  # torch's cache stored as the graph stores it: the same numbers then
+            buf.convert(KV_DTYPE)
         with torch.inference_mode():
             want = est(*args, True, state=theirs)
+        for buf in ours._kv.values():  # the graph gets whole buffers: it must read only the positions in use
+            assert buf.k is not None and buf.v is not None
+            buf.k[:, :, buf.length :] = float("nan")
+            buf.v[:, :, buf.length :] = float("nan")
+        assert i == 0 or any(b.k is not None and b.k.shape[2] > b.length for b in ours._kv.values())
         got = runner(*args, True, state=ours)
-        assert float((got - want).abs().max()) < 1e-5, i
+        assert float((got - want).abs().max()) < 5e-5, i  # a float16 rounding apart at most (1e-5 in float32)
         start += frames
     attn = [m for m in est.modules() if m in theirs._kv]
     assert attn and all(ours.kv(m).length == theirs.kv(m).length == 3 * chunk for m in attn)
@@ -94,7 +102,8 @@ def test_cached_calls_fill_the_same_state_as_torch(cv2_dir: Path, graph: Path) -
         n = theirs.kv(m).length
         k_ours, k_theirs = ours.kv(m).k, theirs.kv(m).k
         assert k_ours is not None and k_theirs is not None
-        torch.testing.assert_close(k_ours[:, :, :n], k_theirs[:, :, :n], atol=1e-4, rtol=1e-4)
+        assert k_ours.dtype == KV_DTYPE
+        torch.testing.assert_close(k_ours[:, :, :n].float(), k_theirs[:, :, :n].float(), atol=2e-3, rtol=1e-3)
     assert set(ours._history) == set(theirs._history)
     for m, h in theirs._history.items():
         torch.testing.assert_close(ours._history[m], h, atol=1e-4, rtol=1e-4)  # deep activations, ~10
@@ -132,7 +141,8 @@ def test_a_cached_stream_equals_torchs(cv2_dir: Path, graph: Path, quality: str)
         got, froze_too = stream(ort_flow, limit)
         assert froze == froze_too == (limit is not None)
         assert got.shape == want.shape
-        assert float((got - want).abs().max()) < 1e-4, limit
+        # the graph's cache is float16, torch's float32: 3e-4 apart on this model's mel of about 1
+        assert float((got - want).abs().max()) < 2e-3, limit
     runner = ort_flow.decoder.runtime_estimator
     assert isinstance(runner, OrtEstimator) and runner.calls > 0
 

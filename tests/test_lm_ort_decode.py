@@ -17,7 +17,7 @@ from cosycore.config import load_model_config
 from cosycore.lm import ort_build
 from cosycore.lm.layout import use_linear_layout
 from cosycore.lm.load import load_llm
-from cosycore.lm.ort_decode import GRAPH_FILE, OrtDecodeStep, export_decode_graph, graph_key
+from cosycore.lm.ort_decode import GRAPH_FILE, GRAPH_VERSION, OrtDecodeStep, export_decode_graph, graph_key
 from cosycore.lm.speech_lm import SpeechLM
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -114,7 +114,7 @@ def test_the_key_follows_the_weights_file(tmp_path: Path) -> None:
     weights = tmp_path / "llm.pt"
     weights.write_bytes(b"a" * 5000)
     first = graph_key(weights, 4)
-    assert first == graph_key(weights, 4) and first.startswith("v2-int4-")
+    assert first == graph_key(weights, 4) and first.startswith(f"v{GRAPH_VERSION}-int4-")
     weights.write_bytes(b"b" * 5000)
     assert graph_key(weights, 4) != first
 

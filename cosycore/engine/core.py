@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..allocator import release_free_memory
 from ..cancel import cancel_scope, scoped
 from ..config import FAMILY_TITLES, Family, TextReading, load_model_config
 from ..config.folder import check_model_folder
@@ -413,6 +414,7 @@ class Engine:
             if close is not None:
                 close()  # stops and waits for the LM thread when the caller leaves early
             set_torch_threads(threads_before)
+            release_free_memory()  # the request's flow cache and activations go back to the system
         if state.cancelled():
             logger.info("request stopped after %d chunks (cancelled)", state.chunk_index)
 

@@ -57,7 +57,12 @@ class KVBuffer:
         self.k[:, :, self.length : end] = k
         self.v[:, :, self.length : end] = v
         self.length = end
-        return self.k[:, :, :end], self.v[:, :, :end]
+        return self._as(self.k[:, :, :end], k), self._as(self.v[:, :, :end], v)
+
+    @staticmethod
+    def _as(stored: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+        """``stored`` in ``like``'s dtype: a view, or a copy for states the estimator graph kept as float16."""
+        return stored if stored.dtype == like.dtype else stored.to(like.dtype)
 
     def extended(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """k, v: [B, H, n, d] new positions -> all keys and values [B, H, length + n, d], without
@@ -65,8 +70,8 @@ class KVBuffer:
         does not grow for them; the copy is one layer's, freed after its attention)."""
         if self.k is None or self.v is None or self.length == 0:
             return k, v
-        keys = torch.cat([self.k[:, :, : self.length], k], dim=2)  # [B, H, length + n, d]
-        values = torch.cat([self.v[:, :, : self.length], v], dim=2)  # [B, H, length + n, d]
+        keys = torch.cat([self._as(self.k[:, :, : self.length], k), k], dim=2)  # [B, H, length + n, d]
+        values = torch.cat([self._as(self.v[:, :, : self.length], v), v], dim=2)  # [B, H, length + n, d]
         return keys, values
 
     def _grow(self, k: torch.Tensor, v: torch.Tensor, need: int) -> None:
@@ -86,6 +91,11 @@ class KVBuffer:
         if self.k is None or self.v is None:
             return 0
         return self.k.nbytes + self.v.nbytes
+
+    def convert(self, dtype: torch.dtype) -> None:
+        """Keep the keys and values as ``dtype`` from now on (the flow estimator's graph stores float16)."""
+        if self.k is not None and self.v is not None and self.k.dtype != dtype:
+            self.k, self.v = self.k.to(dtype), self.v.to(dtype)
 
     def shrink(self) -> None:
         """Drop the spare capacity (a buffer that is kept but no longer grown, e.g. a prompt's)."""

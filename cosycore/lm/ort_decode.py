@@ -47,10 +47,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-GRAPH_VERSION = 2  # bump when DecodeGraph's inputs, outputs or math change: old cached graphs are then unused
+GRAPH_VERSION = 3  # bump when DecodeGraph's inputs, outputs or math change: old cached graphs are then unused
 GRAPH_FILE = "decode.onnx"
 BLOCK_SIZE = 32  # MatMulNBits block: 32 weights share one float scale
-INPUTS = ("x", "cos", "sin", "past_k", "past_v")
+INPUTS = ("x", "cos", "sin", "bias", "past_k", "past_v")
 OUTPUTS = ("hidden", "logits", "new_k", "new_v")
 
 
@@ -58,7 +58,10 @@ class DecodeGraph(nn.Module):
     """One decode step of a float :class:`SpeechLM`'s Qwen2 backbone, written for export.
 
     Inputs: ``x`` [1, 1, D] the new position's embedding; ``cos``/``sin`` [1, Dh] its RoPE angles;
-    ``past_k``/``past_v`` [L, K, P, Dh] the keys and values of the P filled positions. Outputs:
+    ``bias`` [1, P + 1] the additive attention mask over the P filled positions and the new one (zeros:
+    the new position sees them all); ``past_k``/``past_v`` [L, K, S, Dh] the caller's whole key and
+    value buffers, of which the graph reads the first P = bias width - 1 positions (so a step copies
+    none of the cache). Outputs:
     ``hidden`` [1, D] after the final norm; ``logits`` [1, V] of the speech-token head;
     ``new_k``/``new_v`` [L, K, 1, Dh] (RoPE applied to the keys, as the cache holds them). The math
     is :mod:`cosycore.lm.qwen2`'s for one position (the same modules are called; attention is
@@ -74,9 +77,10 @@ class DecodeGraph(nn.Module):
         q = lm.cfg.qwen
         self.heads, self.kv_heads, self.head_dim = q.num_heads, q.num_kv_heads, q.head_dim
 
-    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, past_k: Tensor, past_v: Tensor
+    def forward(self, x: Tensor, cos: Tensor, sin: Tensor, bias: Tensor, past_k: Tensor, past_v: Tensor
                 ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         h, kvh, dh = self.heads, self.kv_heads, self.head_dim
+        p = bias.shape[1] - 1  # traced from the shape: the graph slices the buffers itself
         group = h // kvh
         half = dh // 2
         scale = 1.0 / math.sqrt(dh)
@@ -96,9 +100,9 @@ class DecodeGraph(nn.Module):
             q = rope(q.reshape(h, dh))
             k = rope(k.reshape(kvh, dh)).reshape(kvh, 1, dh)
             v = v.reshape(kvh, 1, dh)
-            keys = torch.cat((past_k[i], k), dim=1)  # [K, P+1, Dh]
-            values = torch.cat((past_v[i], v), dim=1)  # [K, P+1, Dh]
-            scores = torch.matmul(q.reshape(kvh, group, dh), keys.transpose(1, 2)) * scale  # [K, G, P+1]
+            keys = torch.cat((past_k[i][:, :p], k), dim=1)  # [K, P+1, Dh]
+            values = torch.cat((past_v[i][:, :p], v), dim=1)  # [K, P+1, Dh]
+            scores = torch.matmul(q.reshape(kvh, group, dh), keys.transpose(1, 2)) * scale + bias  # [K, G, P+1]
             out = torch.matmul(torch.softmax(scores, dim=-1), values)  # [K, G, Dh]
             x = x + attn.o_proj(out.reshape(1, 1, h * dh))
             x = x + layer.mlp(layer.post_attention_layernorm(x))
@@ -142,8 +146,9 @@ def export_decode_graph(lm: SpeechLM, folder: Path, *, bits: int | None = 4) -> 
     q = lm.cfg.qwen
     graph = DecodeGraph(lm).eval()
     d, dh, layers, kvh = q.hidden_size, q.head_dim, q.num_layers, q.num_kv_heads
-    example = (torch.zeros(1, 1, d), torch.ones(1, dh), torch.zeros(1, dh),
-               torch.zeros(layers, kvh, 2, dh), torch.zeros(layers, kvh, 2, dh))
+    # 2 positions in use in buffers of 5: the export sees a slice that depends on the bias's width
+    example = (torch.zeros(1, 1, d), torch.ones(1, dh), torch.zeros(1, dh), torch.zeros(1, 3),
+               torch.zeros(layers, kvh, 5, dh), torch.zeros(layers, kvh, 5, dh))
     float_path = folder / ("float.onnx" if bits else GRAPH_FILE)
     # The TorchScript exporter (dynamo=False): the one that needs no extra package, and this graph has no
     # control flow for torch.export to gain from. Its deprecation notice is expected.
@@ -151,7 +156,8 @@ def export_decode_graph(lm: SpeechLM, folder: Path, *, bits: int | None = 4) -> 
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(graph, example, str(float_path), input_names=list(INPUTS), output_names=list(OUTPUTS),
                           opset_version=18, dynamo=False,
-                          dynamic_axes={"past_k": {2: "past"}, "past_v": {2: "past"}})
+                          dynamic_axes={"bias": {1: "seen"}, "past_k": {2: "capacity"},
+                                        "past_v": {2: "capacity"}})
     if not bits:
         return float_path
     if bits != 4:
@@ -203,8 +209,9 @@ class OrtDecodeStep:
             "x": x.detach().reshape(1, 1, -1).numpy(),
             "cos": cos.reshape(1, -1).numpy(),
             "sin": sin.reshape(1, -1).numpy(),
-            "past_k": np.ascontiguousarray(keys[:, 0, :, :pos]),  # [L, K, P, Dh]
-            "past_v": np.ascontiguousarray(values[:, 0, :, :pos]),
+            "bias": np.zeros((1, pos + 1), dtype=np.float32),
+            "past_k": keys[:, 0],  # [L, K, S, Dh]: whole buffers (views); the graph reads the first pos
+            "past_v": values[:, 0],
         }
         hidden, logits, new_k, new_v = self.session.run(list(OUTPUTS), feeds)
         keys[:, 0, :, pos] = new_k[:, :, 0]
