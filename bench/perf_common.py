@@ -137,7 +137,7 @@ def wait_for_flow_graph(args: argparse.Namespace, model: CosyModel) -> None:
     job = (attach_estimator_graph(model.flow, Path(args.model_dir), threads) if args.model_dir
            else attach_random_flow_graph(model.flow, args.family, threads))
     if job is None:
-        return  # the Fun-CosyVoice3 DiT has no graph
+        return  # a model folder whose flow is too small for the graph to pay (ort_build.worth_it)
     if not job.wait(3600):
         raise RuntimeError(f"the flow estimator graph was not attached: {job.error}")
     if not model.flow.decoder.estimator_released:

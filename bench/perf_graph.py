@@ -1,5 +1,6 @@
 """The ONNX Runtime graphs of the benches' random-weight model: the LM's 4-bit decode graph
-(cosycore.lm.ort_build) and the flow estimator's float32 graph (cosycore.flow.ort_build).
+(cosycore.lm.ort_build) and the flow estimator's float32 graph (cosycore.flow.ort_build: the CosyVoice2
+U-Net's or the Fun-CosyVoice3 DiT's).
 
 ``bench_perf.py`` builds its full-size model in memory from seed 0 (``bench_core.build_random_model``),
 so there is no ``llm.pt`` to key the engine's cache on; this keys it on the family and the seed
@@ -23,6 +24,7 @@ from cosycore.flow import FlowModel, build_flow
 from cosycore.flow.ort_build import EstimatorGraphJob
 from cosycore.flow.ort_build import build_folder as build_flow_folder
 from cosycore.flow.ort_build import graphs_dir as flow_graphs_dir
+from cosycore.flow.ort_dit import DIT_GRAPH_VERSION
 from cosycore.flow.ort_estimator import GRAPH_VERSION as FLOW_GRAPH_VERSION
 from cosycore.lm.ort_build import DecodeGraphJob, build_folder, graphs_dir
 from cosycore.lm.ort_decode import GRAPH_VERSION
@@ -50,7 +52,8 @@ def attach_random_graph(llm: SpeechLM, family: str, threads: int) -> DecodeGraph
 
 
 def random_flow_graph_dir(family: str) -> Path:
-    return flow_graphs_dir() / f"random-{family}-seed0-v{FLOW_GRAPH_VERSION}-ort{onnxruntime.__version__}"
+    version = DIT_GRAPH_VERSION if family == "cosyvoice3" else FLOW_GRAPH_VERSION  # the DiT's graph or the U-Net's
+    return flow_graphs_dir() / f"random-{family}-seed0-v{version}-ort{onnxruntime.__version__}"
 
 
 def random_flow(family: Family) -> FlowModel:

@@ -74,8 +74,8 @@ class PerfOptions:
     # "ort-int4": one-position decode steps through ONNX Runtime's 4-bit graph once it is built
     # (cosycore.lm.ort_build; CPU; prefill stays in torch with ``llm_quant``)
     llm_decode: str | None = None
-    # CPU: the flow estimator's calls through ONNX Runtime (float32, the same numbers up to float rounding)
-    # once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast. Draft only: with
+    # CPU: the flow estimator's calls (U-Net or DiT) through ONNX Runtime (float32, the same numbers up to
+    # float rounding) once its graph is built (cosycore.flow.ort_build); not with bfloat16 autocast. Draft only: with
     # fast's and exact's CFG pair and uncached final call it gained 1.06x for 1 GiB more (docs/performance.md)
     flow_graph: bool = False
     flow: FlowSettings = field(default_factory=FlowSettings)
@@ -161,8 +161,8 @@ def quality_options(quality: str, device: torch.device | str = "cpu") -> PerfOpt
     * ``draft``: ``fast`` plus the draft flow (4 Euler steps, no CFG, bfloat16 where native) with
       the cached final call too; the flow is fixed to that setting at load (``fixed_flow``: the
       Fun-CosyVoice3 DiT keeps its time conditioning as a table, 0.57 GB less memory, same numbers);
-      on a CPU without native bfloat16 the CosyVoice2 estimator runs through ONNX Runtime's float32
-      graph once it is built (``flow_graph``, :mod:`cosycore.flow.ort_build`).
+      on a CPU without native bfloat16 the estimator (the CosyVoice2 U-Net or the Fun-CosyVoice3 DiT)
+      runs through ONNX Runtime's float32 graph once it is built (``flow_graph``, :mod:`cosycore.flow.ort_build`).
 
     The warm-up pass is left out on CPUs: it costs 8-10 s at load there and measurably saved
     nothing on the first request (README "Performance"); callers still warm the text frontend

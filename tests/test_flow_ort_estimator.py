@@ -192,13 +192,6 @@ def test_a_graph_of_another_flow_is_refused(tmp_path: Path, cv2_dir: Path, graph
         OrtEstimator(graph, est, threads=1)
 
 
-def test_the_fun_cosyvoice3_dit_has_no_graph(cv3_dir: Path) -> None:
-    flow = load_flow(load_model_config(cv3_dir), device="cpu")
-    assert ort_build.attach_estimator_graph(flow, cv3_dir, threads=1, force=True) is None
-    with pytest.raises(ValueError, match="U-Net"):
-        ort_build.build_folder(flow, Path("unused"))
-
-
 def test_a_failed_build_leaves_no_folder(tmp_path: Path) -> None:
     dest = tmp_path / "graphs" / "key"
 

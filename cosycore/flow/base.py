@@ -77,7 +77,10 @@ class CFMDecoder(nn.Module):
         flight on the torch estimator would lose its weights."""
         if self.runtime_estimator is None:
             raise RuntimeError("no runtime estimator to run the calls; the torch weights are kept")
-        self.estimator.to_empty(device="meta")
+        # the modules whose weights the runtime holds (the DiT's graph: all but its time conditioning)
+        held = getattr(self.runtime_estimator, "held_modules", None)
+        for module in held() if held is not None else [self.estimator]:
+            module.to_empty(device="meta")
         self.estimator_released = True
 
     def forward(

@@ -210,7 +210,7 @@ def check_inv_freq(
 
 def layer_norm(x: torch.Tensor) -> torch.Tensor:
     """LayerNorm over the last dim, no affine, eps 1e-6."""
-    return F.layer_norm(x, (x.shape[-1],), eps=LN_EPS)
+    return F.layer_norm(x, (int(x.shape[-1]),), eps=LN_EPS)  # int(): a constant width when traced (ort_dit)
 
 
 def modulate(x: torch.Tensor, shift: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -462,6 +462,22 @@ class DiT(nn.Module):
             cos, sin = self.rotary_embed(start + length, x.device)  # 2 x [S, Dh]
             rope = (cos[start:], sin[start:])  # the new frames' absolute positions
             attn_mask, row_keep = chunk_mask_rows(start, length, start + length, chunk, x.device), None  # [T, S]
+        return self.run(h, block_mods, final_mod, rope, attn_mask, row_keep, state)
+
+    def run(
+        self,
+        h: torch.Tensor,
+        block_mods: Sequence[torch.Tensor],
+        final_mod: torch.Tensor,
+        rope: tuple[torch.Tensor, torch.Tensor],
+        attn_mask: torch.Tensor | None,
+        row_keep: torch.Tensor | None,
+        state: StepCache | None = None,
+    ) -> torch.Tensor:
+        """The blocks and the output on embedded frames h [B, T, D] -> v [B, M_out, T], given the time
+        conditioning (:meth:`time_conditioning`), the frames' rotary cos/sin [T, R] and the attention mask
+        (bool, or an additive float bias) over the keys. The ONNX Runtime graph
+        (:mod:`cosycore.flow.ort_dit`) is exported from this method with all of them as inputs."""
         for block, mod in zip(self.transformer_blocks, block_mods, strict=True):
             cancel_point()  # a cancelled request stops between blocks (one call takes tenths of a second on a CPU)
             h = block(h, mod, rope, attn_mask, row_keep, state)  # [B, T, D]
