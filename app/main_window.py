@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
     """Top-level window. Created by :func:`app.main.main` (or a test) with its settings."""
 
     model_chosen = Signal(object)  # ModelConfig of a folder that passed the checks
+    first_paint_done = Signal()  # the work put off until after the first frame is done (tests wait for it)
 
     def __init__(self, settings: Settings | None = None, *, model_dir: str | Path | None = None,
                  engine: EngineThread | None = None, player: Player | None = None) -> None:
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
         self.server = ServerController(s.engine, s.library, s.settings, self)  # Settings › Local server
         self._warnings = WarningBox(self)
         self._close_when_finished = False
+        self._painted = False
 
         self._build_widgets()
         self._build_status_bar()
@@ -426,8 +428,18 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
         super().paintEvent(event)
-        if self._start_folder is not None:
-            QTimer.singleShot(0, self._start_load)  # once the first frame is on screen
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self, self._after_first_paint)  # once the first frame is on screen
+
+    def _after_first_paint(self) -> None:
+        """What the first frame does without: the audio device, the waveforms' plots, then the last model's load."""
+        self.session.player.find_device()
+        self.devices_ctl.update_audio_status()
+        for view in self.findChildren(WaveformView):
+            view.build_plot()
+        self._start_load()
+        self.first_paint_done.emit()
 
     def order_tabs(self) -> list[QWidget]:
         areas = [self.voice_panel, self.controls.parentWidget(), self.takes_view]

@@ -59,7 +59,8 @@ class StudioSession(QObject):
         super().__init__(parent)
         self.settings = settings
         self.engine = engine or EngineThread(self, torch_threads=settings.threads or None)
-        self.player = player or Player(self, device_name=settings.output_device)
+        # PortAudio starts when something first needs the device, or when the window has drawn its first frame.
+        self.player = player or Player(self, device_name=settings.output_device, find_now=False)
         self.library = VoiceLibrary(settings.paths.voices)
         self.takes = TakeList(self)
         # Takes saved by earlier sessions come back first; the store saves every change from then on.

@@ -11,6 +11,8 @@ model, else as soon as the studio appears. Measured from just before the process
 clock, ``CLOCK_MONOTONIC``), per run:
 
 - window: the first paint of the main window;
+- window_cpu: the CPU seconds the process used until then (user + system, all its threads): what a busy
+  machine changes least, so the figure to compare when the machine cannot be had quiet;
 - studio: the studio page (text, voices, takes) in view;
 - model: the model loaded;
 - first audio: the first chunk of the Speak's take, which is the time to the first usable Speak.
@@ -19,6 +21,13 @@ A ``--checkout`` is a source tree (``git worktree add /tmp/base <commit>``): its
 are imported, with this file as the driver, so an older commit is measured by the same code. A first
 run per checkout warms the disk cache and is not counted. Nothing is asserted: the medians are printed.
 Run it on a quiet machine and note ``uptime``'s load beside the figures.
+
+Bytecode: an installed app, or a checkout that has run once, starts from its ``.pyc`` files. So each
+checkout's runs get a bytecode cache of their own (``PYTHONPYCACHEPREFIX`` in the bench's scratch
+folder, written by the uncounted first run), whatever ``PYTHONDONTWRITEBYTECODE`` says in the caller's
+environment. ``--no-bytecode-cache`` measures the other case, as the test machine's shells run
+(``PYTHONDONTWRITEBYTECODE=1``): installed packages start from their ``.pyc`` files, but a checkout
+without ``__pycache__`` folders compiles every one of its modules at every start.
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT = "Hello there."
-STAGES = ("window", "studio", "model", "first_audio")
+STAGES = ("window", "window_cpu", "studio", "model", "first_audio")
 
 
 def _prepare(work: Path) -> None:
@@ -103,6 +112,7 @@ def _child(home: Path, started: float) -> None:
             first = "window" not in times
             if first and event.type() == QEvent.Type.Paint and isinstance(obj, QWidget) and obj.window() is window:
                 mark("window")
+                times["window_cpu"] = time.process_time()  # the process's CPU seconds until then
                 QTimer.singleShot(0, speak_when_possible)
             return False
 
@@ -125,12 +135,18 @@ def _child(home: Path, started: float) -> None:
     app.exec()
 
 
-def _run(checkout: Path, template: Path, scratch: Path) -> dict[str, float]:
+def _run(checkout: Path, template: Path, scratch: Path, pycache: Path | None) -> dict[str, float]:
     home = scratch / "home"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(template / "home", home)
     env = {**os.environ, "PYTHONPATH": str(checkout), "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
            "ALSA_CONFIG_PATH": str(template / "asound.conf")}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if pycache is None:  # installed packages keep their .pyc files; a checkout without __pycache__ compiles
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     started = time.clock_gettime(time.CLOCK_MONOTONIC)
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(home), repr(started)],
                          cwd=checkout, env=env, capture_output=True, text=True, timeout=900)
@@ -144,6 +160,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3, help="counted runs per checkout (after one warm-up run)")
     parser.add_argument("--checkout", type=Path, action="append", help="source tree to measure (default: this one)")
+    parser.add_argument("--no-bytecode-cache", action="store_true",
+                        help="compile every module from its source at every start (no .pyc files read or written)")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -160,13 +178,16 @@ def main() -> int:
     subprocess.run([sys.executable, str(Path(__file__).resolve()), "--prepare", str(work)], cwd=REPO,
                    env={**os.environ, "PYTHONPATH": str(REPO)}, check=True, capture_output=True)
     results: dict[Path, list[dict[str, float]]] = {c: [] for c in checkouts}
+    caches = {c: None if args.no_bytecode_cache else work / f"pycache-{k}" for k, c in enumerate(checkouts)}
     for c in checkouts:
-        _run(c, work, work / "scratch")  # warms the disk cache; not counted
+        _run(c, work, work / "scratch", caches[c])  # warms the disk cache (and writes the .pyc files); not counted
     for _ in range(args.runs):
         for c in checkouts:  # interleaved, so a change in the machine's load touches every checkout alike
-            results[c].append(_run(c, work, work / "scratch"))
+            results[c].append(_run(c, work, work / "scratch", caches[c]))
             print(f"{c}: " + "  ".join(f"{s} {results[c][-1][s]:.2f}" for s in STAGES), flush=True)
-    print(f"median of {args.runs} runs, seconds from the process start (stages: {', '.join(STAGES)})")
+    bytecode = "compiled at every start" if args.no_bytecode_cache else "from cached .pyc files"
+    print(f"median of {args.runs} runs, seconds from the process start, modules {bytecode} "
+          f"(stages: {', '.join(STAGES)})")
     for c, runs in results.items():
         medians = {s: statistics.median(r[s] for r in runs) for s in STAGES}
         spread = {s: (min(r[s] for r in runs), max(r[s] for r in runs)) for s in STAGES}

@@ -149,11 +149,13 @@ class Player(QObject):
     playback_finished = Signal()
     failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None, device_name: str = "") -> None:
+    def __init__(self, parent: QObject | None = None, device_name: str = "", *, find_now: bool = True) -> None:
         super().__init__(parent)
-        self._sd = load_sounddevice()
-        self._device: AudioDevice | None = find_device("output", device_name)
-        self._state = PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE
+        self._device_name = device_name
+        self._sd: Any = None
+        self._device: AudioDevice | None = None
+        self._found = False
+        self._state = PlayState.STOPPED
         self._stream: Any = None
         self._feed: Feed | None = None
         self._pending = PendingQueue()  # samples waiting for room in the ring
@@ -165,14 +167,34 @@ class Player(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._on_timer_tick)
+        if find_now:
+            self.find_device()
 
     # -- devices ---------------------------------------------------------------------------
     @property
+    def found(self) -> bool:
+        """Whether PortAudio was loaded and the output device chosen (:meth:`find_device`)."""
+        return self._found
+
+    def find_device(self) -> None:
+        """Load PortAudio and choose the output device; once. The constructor does it unless ``find_now`` is False
+        (the studio does it after the window's first frame: PortAudio's start can take a tenth of a second and
+        more), and anything that needs the device does it first."""
+        if self._found:
+            return
+        self._found = True
+        self._sd = load_sounddevice()
+        self._device = find_device("output", self._device_name)
+        self._set_state(PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE)
+
+    @property
     def device(self) -> AudioDevice | None:
+        self.find_device()
         return self._device
 
     def refresh_devices(self) -> list[AudioDevice]:
         """Re-read the device list (after a device was plugged in) and keep the chosen one if present."""
+        self.find_device()
         name = self._device.name if self._device else ""
         self._device = find_device("output", name)
         if self._device is None:
@@ -183,6 +205,7 @@ class Player(QObject):
         return list_devices("output")
 
     def set_device(self, name: str) -> None:
+        self.find_device()
         self.stop()
         self._device = find_device("output", name)
         self._set_state(PlayState.STOPPED if self._device is not None else PlayState.NO_DEVICE)
@@ -190,10 +213,12 @@ class Player(QObject):
     # -- state -----------------------------------------------------------------------------
     @property
     def state(self) -> PlayState:
+        self.find_device()
         return self._state
 
     @property
     def available(self) -> bool:
+        self.find_device()
         return self._device is not None and self._sd is not None
 
     @property

@@ -25,6 +25,9 @@ class DevicesController(QObject):
         self.session.player.state_changed.connect(lambda _state: self.update_audio_status())
 
     def update_audio_status(self) -> None:
+        if not self.session.player.found:  # not looked for yet (the window's first frame comes first)
+            self.audio_label.setText("")
+            return
         device = self.session.player.device
         if device is None:
             self.audio_label.setText(self.tr("No audio device — export still works"))

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
 
 from cosycore import subtitles
 from cosycore.studio.take import SentenceSpan, Take
@@ -80,6 +79,8 @@ def encode_audio(audio: np.ndarray, sample_rate: int, fmt: str, metadata: Mappin
     x = np.asarray(audio, dtype=np.float32).reshape(-1)
     if spec.subtype != "FLOAT":
         x = np.clip(x, -1.0, 1.0)  # integer formats wrap around instead of clipping
+    import soundfile as sf  # libsndfile is not needed for the window's first frame (issue 25)
+
     buf = io.BytesIO()
     with sf.SoundFile(buf, "w", int(sample_rate), 1, spec.subtype, format=spec.container) as f:
         for key, value in (metadata or {}).items():

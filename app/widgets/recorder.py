@@ -13,7 +13,6 @@ import queue
 from typing import Any
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -129,6 +128,9 @@ class Recorder(QDialog):
         self.waveform.setObjectName("recordingWaveform")
         self.waveform.setToolTip(self.tr("Drag the shaded area's edges to trim the recording"))
         self.waveform.setMinimumHeight(110)
+        self.waveform.build_plot()  # the trim handles live on the plot
+        import pyqtgraph as pg  # loaded by build_plot; not a module import, so the first frame needs none
+
         self.region = pg.LinearRegionItem(values=(0.0, 0.0), brush=pg.mkBrush(QColor(47, 125, 209, 40)))
         self.region.setZValue(10)
         self.region.setVisible(False)

@@ -8,18 +8,28 @@ so a redraw costs O(width) however long the take is. A click on a finished take 
 Marks (:class:`Mark`) are coloured regions with a label, e.g. each line of a dialogue script with its
 speaker's name; they are drawn with the rest, on the timer. A right-click asks for a context menu at
 that time (:attr:`WaveformView.context_menu_requested`).
+
+pyqtgraph takes about a third of a second to import on a 2-core machine, so it is not imported before the
+window's first frame (issue 25): a view first shows a plain placeholder that paints its text, and builds
+its plot right after that placeholder is first painted (a zero-timer), or at once when something asks for
+:attr:`WaveformView.plot` (:meth:`WaveformView.build_plot`). Everything set before then (audio, seams,
+marks, playhead, placeholder text) is kept and drawn by the plot's first redraw.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QContextMenuEvent, QMouseEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QContextMenuEvent, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:  # imported by WaveformView.build_plot, after the first frame
+    import pyqtgraph as pg
 
 logger = logging.getLogger(__name__)
 
@@ -115,11 +125,51 @@ def peak_polyline(mins: np.ndarray, maxs: np.ndarray, block_seconds: float, x0: 
     return x, y
 
 
+def _pyqtgraph_loaded() -> bool:
+    return "pyqtgraph" in sys.modules
+
+
+class _Unbuilt(QWidget):
+    """What a view shows until its plot is built: the placeholder text, grey on the window's colour. It sizes
+    like pyqtgraph's PlotWidget (measured: hint 600x480, at least 68x68, expanding), so nothing moves when the
+    plot takes its place."""
+
+    painted = Signal()
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.text = ""
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(600, 480)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt override)
+        return QSize(68, 68)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if self.text:
+            painter = QPainter(self)
+            painter.setPen(QColor(140, 140, 140))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.text)
+            painter.end()
+        self.painted.emit()
+
+
 class WaveformView(QWidget):
     """Plot of one take (or one voice prompt). Owned by the panel that shows it; GUI thread only."""
 
     seek_requested = Signal(float)  # seconds; only for finished audio
     context_menu_requested = Signal(float, QPoint)  # seconds under the pointer, global position
+    plot_built = Signal()  # the pyqtgraph plot now stands in for the placeholder (see the module's text)
+
+    # Made by build_plot:
+    _plot: pg.PlotWidget
+    _curve: pg.PlotDataItem
+    _seam_marks: pg.PlotDataItem
+    _playhead_line: pg.InfiniteLine
+    _placeholder: pg.TextItem
 
     def __init__(self, parent: QWidget | None = None, *, show_axis: bool = True) -> None:
         super().__init__(parent)
@@ -134,39 +184,78 @@ class WaveformView(QWidget):
         self.redraw_count = 0  # how many times the curve was redrawn (tests check the timer works)
         self._marks: list[Mark] = []
         self._mark_items: list[tuple[pg.LinearRegionItem, pg.TextItem, Mark]] = []
+        self._show_axis = show_axis
+        self._placeholder_text = ""
+        self._built = False
 
-        self.plot = pg.PlotWidget(self, background=None)
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setYRange(-1.0, 1.0, padding=0.02)
-        self.plot.getPlotItem().hideAxis("left")
-        if not show_axis:
-            self.plot.getPlotItem().hideAxis("bottom")
-        else:
-            self.plot.getPlotItem().getAxis("bottom").setLabel(self.tr("seconds"))
-        self.plot.setMinimumHeight(60)
-        self._curve = self.plot.plot(pen=pg.mkPen(QColor("#2f7dd1"), width=1))
-        # All seams in one item (vertical segments drawn pairwise) rather than one item per seam.
-        self._seam_marks = self.plot.plot(pen=pg.mkPen(QColor(128, 128, 128, 150), width=1,
-                                                       style=Qt.PenStyle.DashLine), connect="pairs")
-        self._playhead_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(QColor("#d1462f"), width=2))
-        self._playhead_line.setVisible(False)
-        self.plot.addItem(self._playhead_line)
-        self._placeholder = pg.TextItem("", color=QColor(140, 140, 140), anchor=(0.5, 0.5))
-        self._placeholder.setVisible(False)
-        self.plot.addItem(self._placeholder, ignoreBounds=True)
-        self.plot.viewport().installEventFilter(self)
-        self.plot.viewport().setCursor(Qt.CursorShape.ArrowCursor)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        self._unbuilt = _Unbuilt(self)
+        self._unbuilt.setMinimumHeight(60)
+        self._unbuilt.painted.connect(self._build_after_paint, Qt.ConnectionType.SingleShotConnection)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addWidget(self._unbuilt)
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self._on_timer_tick)
-        self._timer.start()
+        if _pyqtgraph_loaded():  # already paid for: no placeholder step
+            self.build_plot()
+
+    @property
+    def is_built(self) -> bool:
+        """Whether the pyqtgraph plot has been built (:attr:`plot_built`)."""
+        return self._built
+
+    @property
+    def plot(self) -> pg.PlotWidget:
+        """The pyqtgraph plot, built now if it was not yet."""
+        self.build_plot()
+        return self._plot
+
+    def _build_after_paint(self) -> None:
+        QTimer.singleShot(0, self, self.build_plot)  # once the frame with the placeholder is on screen
+
+    def build_plot(self) -> None:
+        """Import pyqtgraph and put the plot in the placeholder's place; does nothing once built."""
+        if self._built:
+            return
+        import pyqtgraph as pg
+
+        self._built = True
+        self._plot = plot = pg.PlotWidget(self, background=None)
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.setYRange(-1.0, 1.0, padding=0.02)
+        plot.getPlotItem().hideAxis("left")
+        if not self._show_axis:
+            plot.getPlotItem().hideAxis("bottom")
+        else:
+            plot.getPlotItem().getAxis("bottom").setLabel(self.tr("seconds"))
+        plot.setMinimumHeight(60)
+        self._curve = plot.plot(pen=pg.mkPen(QColor("#2f7dd1"), width=1))
+        # All seams in one item (vertical segments drawn pairwise) rather than one item per seam.
+        self._seam_marks = plot.plot(pen=pg.mkPen(QColor(128, 128, 128, 150), width=1,
+                                                  style=Qt.PenStyle.DashLine), connect="pairs")
+        self._playhead_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(QColor("#d1462f"), width=2))
+        self._playhead_line.setVisible(False)
+        plot.addItem(self._playhead_line)
+        self._placeholder = pg.TextItem(self._placeholder_text, color=QColor(140, 140, 140), anchor=(0.5, 0.5))
+        self._placeholder.setVisible(False)
+        plot.addItem(self._placeholder, ignoreBounds=True)
+        plot.viewport().installEventFilter(self)
+        plot.viewport().setCursor(Qt.CursorShape.ArrowCursor)
+        self._layout.replaceWidget(self._unbuilt, plot)
+        plot.lower()  # under what the view's owner put over it (the live HUD), as when the plot came first
+        plot.show()  # a child made after its parent was shown stays hidden until told
+        self._unbuilt.hide()
+        self._unbuilt.deleteLater()
         self._set_x_range()
+        self._dirty = True
+        self._playhead_dirty = True
+        self._timer.start()
+        if self.isVisible():
+            self.redraw()
+        self.plot_built.emit()
 
     # -- content ---------------------------------------------------------------------------
     @property
@@ -241,7 +330,12 @@ class WaveformView(QWidget):
 
     def set_placeholder(self, text: str) -> None:
         """Text shown in the middle of the view while there is no audio."""
-        self._placeholder.setText(text)
+        self._placeholder_text = text
+        if self._built:
+            self._placeholder.setText(text)
+        else:
+            self._unbuilt.text = text
+            self._unbuilt.update()
         self._dirty = True
 
     def set_playhead(self, seconds: float | None) -> None:
@@ -253,7 +347,7 @@ class WaveformView(QWidget):
         span = max(MIN_VIEW_SECONDS, self.duration if self._finished else max(self._expected, self.duration * 1.25))
         self.plot.setXRange(0.0, span, padding=0.0)
 
-    def _on_timer_tick(self) -> None:
+    def _on_timer_tick(self) -> None:  # runs once the plot is built
         if not self.isVisible():
             return
         if self._dirty:
@@ -262,6 +356,7 @@ class WaveformView(QWidget):
             self._place_playhead()
 
     def _place_playhead(self) -> None:
+        self.build_plot()
         self._playhead_dirty = False
         if self._playhead is None:
             self._playhead_line.setVisible(False)
@@ -271,6 +366,7 @@ class WaveformView(QWidget):
 
     def redraw(self) -> None:
         """Redraw now (the timer calls this at most ~30 times a second, and only after a change)."""
+        self.build_plot()
         self._dirty = False
         self.redraw_count += 1
         self._set_x_range()
@@ -287,6 +383,8 @@ class WaveformView(QWidget):
 
     def _draw_marks(self) -> None:
         """Reuse the items of marks that did not change (while a script streams only the last one grows)."""
+        import pyqtgraph as pg  # imported already: the plot is built
+
         for k, mark in enumerate(self._marks):
             if k < len(self._mark_items):
                 region, label, shown = self._mark_items[k]
@@ -321,11 +419,15 @@ class WaveformView(QWidget):
 
     def seam_marks(self) -> list[float]:
         """Where seam marks are drawn (s)."""
+        if not self._built:
+            return []
         x, _ = self._seam_marks.getData()
         return [] if x is None else [float(v) for v in x[::2]]
 
     def curve_points(self) -> tuple[np.ndarray, np.ndarray]:
         """The points last drawn (x in seconds, y in [-1, 1])."""
+        if not self._built:
+            return np.zeros(0), np.zeros(0)
         x, y = self._curve.getData()
         return (np.zeros(0), np.zeros(0)) if x is None else (np.asarray(x), np.asarray(y))
 
@@ -336,6 +438,8 @@ class WaveformView(QWidget):
         return float(self.plot.getPlotItem().vb.mapSceneToView(QPointF(scene)).x())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if not self._built:
+            return super().eventFilter(watched, event)
         if (watched is self.plot.viewport() and event.type() == QEvent.Type.ContextMenu
                 and isinstance(event, QContextMenuEvent) and self.duration > 0):
             t = min(max(0.0, self.time_at(event.pos().x())), self.duration)

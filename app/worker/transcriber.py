@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from cosycore import hub as dl
 from cosycore.asr import MODEL_FILES, TOKENS_FILE, SenseVoice, Transcript
 from cosycore.errors import AsrAudioError, AsrModelMissingError, CosyError
 
@@ -52,7 +51,9 @@ class Transcriber(QObject):
     @property
     def folder(self) -> Path:
         """Where the recognizer is (or would be) installed: ``sensevoice-small`` in the app's models folder."""
-        return dl.asr_model_folder(self._models_dir())
+        from cosycore.hub import asr_model_folder  # the hub's HTTP modules are not needed for the first frame
+
+        return asr_model_folder(self._models_dir())
 
     def installed(self) -> bool:
         """The recognizer's files are there (their contents are checked when it loads)."""

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from conftest import played_offset, played_samples, speechlike
 
+from app.audio import playback
 from app.audio.playback import (
     MIN_PREROLL,
     PREROLL_MARGIN,
@@ -144,6 +145,33 @@ def test_no_audio_device_is_a_state_not_an_error(qtbot, no_audio_device) -> None
     player.feed(np.zeros(10, np.float32))  # ignored, no exception
     player.end_input()
     assert player.refresh_devices() == []
+
+
+def test_a_player_told_to_wait_finds_its_device_when_first_needed(qtbot, monkeypatch: pytest.MonkeyPatch,
+                                                                  null_audio) -> None:
+    """The studio's player loads PortAudio after the window's first frame (issue 25), or sooner if asked."""
+    loads: list[int] = []
+    real = playback.load_sounddevice
+    monkeypatch.setattr(playback, "load_sounddevice", lambda: loads.append(1) or real())
+    player = Player(find_now=False)
+    assert not player.found and loads == []
+    states: list[PlayState] = []
+    player.state_changed.connect(states.append)
+    assert player.device is not None and player.found and loads
+    assert player.state is PlayState.STOPPED and states == []  # it was stopped all along
+    seen = len(loads)
+    player.find_device()  # once only
+    assert player.device is not None and len(loads) == seen
+    waiting = Player(find_now=False)
+    assert waiting.play(speechlike(0.2), 24000)  # playing finds the device first
+    waiting.stop()
+
+
+def test_a_waiting_player_without_a_device_says_so_when_it_looks(qtbot, no_audio_device) -> None:
+    player = Player(find_now=False)
+    with qtbot.waitSignal(player.state_changed, timeout=1000) as blocker:
+        player.find_device()
+    assert blocker.args == [PlayState.NO_DEVICE] and not player.available
 
 
 def test_missing_portaudio(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,6 +7,7 @@ import pytest
 from conftest import speechlike
 from PySide6.QtCore import QPoint, Qt
 
+from app.widgets import waveform
 from app.widgets.waveform import BLOCK, PeakEnvelope, WaveformView, peak_polyline
 
 
@@ -95,3 +96,36 @@ def test_set_audio_shows_a_finished_take_with_its_seams(qtbot) -> None:
     view.clear()
     view.redraw()
     assert view.duration == 0.0 and view.seam_marks() == []
+
+
+def test_the_plot_is_built_after_the_first_paint_and_shows_what_was_set_before(qtbot, monkeypatch) -> None:
+    """Before the window's first frame a view is a placeholder (pyqtgraph is not imported then, issue 25);
+    the plot built after that frame draws the audio, seams, playhead and placeholder text set meanwhile."""
+    monkeypatch.setattr(waveform, "_pyqtgraph_loaded", lambda: False)  # as in a fresh process
+    view = WaveformView()
+    qtbot.addWidget(view)
+    view.set_placeholder("Takes appear here")
+    view.set_audio(speechlike(2.0), 24000, seams=[1.0])
+    view.set_playhead(0.5)
+    assert not view.is_built and view.curve_points()[0].size == 0 and view.seam_marks() == []
+    with qtbot.waitSignal(view.plot_built, timeout=5000):
+        view.show()  # the placeholder paints, then the plot replaces it
+    qtbot.waitUntil(lambda: view.curve_points()[0].size > 0, timeout=5000)
+    assert view.seam_marks() == [1.0]
+    assert view._playhead_line.isVisible() and view._playhead_line.value() == pytest.approx(0.5)
+    assert view.plot.isVisible() and view.duration == pytest.approx(2.0)
+
+
+def test_asking_for_the_plot_builds_it_at_once(qtbot, monkeypatch) -> None:
+    monkeypatch.setattr(waveform, "_pyqtgraph_loaded", lambda: False)
+    view = WaveformView(show_axis=False)
+    qtbot.addWidget(view)
+    assert not view.is_built
+    built: list[bool] = []
+    view.plot_built.connect(lambda: built.append(True))
+    import pyqtgraph as pg
+
+    view.plot.addItem(pg.InfiniteLine(angle=90))  # as the recorder puts its trim handles on it
+    assert view.is_built and built == [True]
+    view.build_plot()  # once only
+    assert built == [True]
