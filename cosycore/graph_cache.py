@@ -120,11 +120,14 @@ def build_in_subprocess(args: list[str], what: str) -> None:
 class GraphJob:
     """Attaches a cached graph now, or builds it in the background and attaches it when it is there.
 
-    ``attach(path)`` puts the graph to use (it may raise: logged, and torch keeps running).
+    ``attach(path, at_load)`` puts the graph to use (it may raise: logged, and torch keeps running);
+    ``at_load`` is True when the graph was cached and is attached in this constructor, before any
+    request can run on torch's weights, so those may be dropped then, and not for a graph a background
+    build delivers later.
     """
 
     def __init__(self, dest: Path, name: str, build_args: list[str], what: str,
-                 attach: Callable[[Path], object]) -> None:
+                 attach: Callable[[Path, bool], object]) -> None:
         self.dest, self.name, self.what = dest, name, what
         self._attach_fn = attach
         self.error: BaseException | None = None
@@ -132,15 +135,15 @@ class GraphJob:
         self._done = threading.Event()
         path = cached_file(dest, name)
         if path is not None:
-            self._attach(path)
+            self._attach(path, at_load=True)
             return
         self._thread = threading.Thread(target=self._build, args=(build_args,), daemon=True,
                                         name=f"cosy-graph-{dest.parent.name}")
         self._thread.start()
 
-    def _attach(self, path: Path) -> None:
+    def _attach(self, path: Path, *, at_load: bool) -> None:
         try:
-            self._attach_fn(path)
+            self._attach_fn(path, at_load)
             self.attached = True
         except Exception as exc:
             self.error = exc
@@ -161,7 +164,7 @@ class GraphJob:
             self.error = RuntimeError(f"the build left no graph in {self.dest}")
             self._done.set()
             return
-        self._attach(path)
+        self._attach(path, at_load=False)
 
     @property
     def ready(self) -> bool:

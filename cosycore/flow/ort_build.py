@@ -47,16 +47,14 @@ class EstimatorGraphJob(graph_cache.GraphJob):
     def __init__(self, flow: FlowModel, dest: Path, threads: int, build_args: list[str], what: str) -> None:
         self.flow, self.threads = flow, threads
         self.runner: StatefulRunner | None = None
-        self._at_load = True  # attached from the cache in this constructor: no request runs yet
         super().__init__(dest, GRAPH_FILE, build_args, f"the flow estimator graph of {what}", self._use)
-        self._at_load = False
 
-    def _use(self, path: Path) -> None:
+    def _use(self, path: Path, at_load: bool) -> None:
         # At load the torch estimator's weights go (the graph holds its own); a graph built in the
         # background arrives while requests may run on them, so they stay until the next load.
-        self.runner = use_graph(self.flow, path, self.threads, release=self._at_load)
+        self.runner = use_graph(self.flow, path, self.threads, release=at_load)
         logger.info("flow estimator calls run in ONNX Runtime (float32, %s%s)", path.parent.name,
-                    "; torch's copy of its weights dropped" if self._at_load else "")
+                    "; torch's copy of its weights dropped" if at_load else "")
 
 
 def build_folder(flow: FlowModel, dest: Path) -> Path:

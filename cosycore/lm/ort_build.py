@@ -58,7 +58,7 @@ class DecodeGraphJob(graph_cache.GraphJob):
         self.llm, self.threads = llm, threads
         super().__init__(dest, GRAPH_FILE, build_args, f"the LM decode graph of {what}", self._use)
 
-    def _use(self, path: Path) -> None:
+    def _use(self, path: Path, at_load: bool) -> None:
         self.llm.decode_step = OrtDecodeStep(path, self.threads)
         logger.info("LM decode steps run in ONNX Runtime (4-bit weights, %s)", path.parent.name)
 

@@ -38,16 +38,14 @@ class BodyGraphJob(graph_cache.GraphJob):
     def __init__(self, hift: Hift, dest: Path, threads: int, build_args: list[str], what: str) -> None:
         self.hift, self.threads = hift, threads
         self.runner: OrtBody | None = None
-        self._at_load = True  # attached from the cache in this constructor: no request runs yet
         super().__init__(dest, GRAPH_FILE, build_args, f"the vocoder body graph of {what}", self._use)
-        self._at_load = False
 
-    def _use(self, path: Path) -> None:
+    def _use(self, path: Path, at_load: bool) -> None:
         # At load torch's copy of the body's weights goes (the graph holds its own); a graph built in
         # the background arrives while requests may run on them, so they stay until the next load.
-        self.runner = use_body_graph(self.hift, path, self.threads, release=self._at_load)
+        self.runner = use_body_graph(self.hift, path, self.threads, release=at_load)
         logger.info("the vocoder's body runs in ONNX Runtime (float32, %s%s)", path.parent.name,
-                    "; torch's copy of its weights dropped" if self._at_load else "")
+                    "; torch's copy of its weights dropped" if at_load else "")
 
 
 def build_folder(hift: Hift, dest: Path) -> Path:
