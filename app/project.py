@@ -18,7 +18,6 @@ never changed by reading it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cosycore import checksums
 from cosycore.errors import CosyError
 from cosycore.safety import UnsafeFileError, loads_strict_json, read_regular_file
 from cosycore.voices import write_atomic
@@ -272,15 +272,11 @@ def copy_folders(pairs: list[tuple[Path, Path]], progress: Callable[[int, int], 
 
 
 def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file (read in blocks); "" when it cannot be read."""
-    digest = hashlib.sha256()
+    """The SHA-256 of a file (:func:`cosycore.checksums.file_sha256`); "" when it cannot be read."""
     try:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
+        return checksums.file_sha256(path)
     except OSError:
         return ""
-    return digest.hexdigest()
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -78,7 +78,7 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "tests" / "data" / "conformance-vc"
 
 
-def _sha256(path: Path) -> str:
+def _sha256(path: Path) -> str:  # not cosycore.checksums: ``generate`` runs in the original's venv, without cosycore
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):

@@ -174,7 +174,12 @@ class TakeStore(TakeFolders):
         take.number = number
         tmp = self.root / f".import-{take.uid}.part"
         try:
-            (tmp / VOICES_DIR).mkdir(parents=True)
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp.mkdir()  # refuses a folder that is already there: only one made here is removed below
+        except OSError as e:
+            raise StorageError(f"could not copy {source.name} into {self.root}: {_reason(e)}.") from e
+        try:
+            (tmp / VOICES_DIR).mkdir()
             for path in source.iterdir():
                 if path.name != META_NAME and is_own_file(path.name) and path.is_file() and not path.is_symlink():
                     shutil.copyfile(path, tmp / path.name)

@@ -19,7 +19,6 @@ weights or sizes is never compared against it (:func:`find_model_folder`). Per f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..checksums import file_sha256
 from ..config import ModelConfig
 from ..devices import resolve_device
 from ..engine.convert import ConversionRequest, probe_source, run_conversion, source_tokens
@@ -67,20 +67,12 @@ def is_vc_folder(d: Path) -> bool:
     return (d / "vc.npz").is_file() and (d / "manifest.json").is_file()
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _mismatch(d: Path, want: dict[str, str]) -> str | None:
     """The first listed file of ``d`` that is missing or whose sha256 differs (None: ``d`` is the model)."""
     for name, sha in want.items():  # the manifest lists the yaml first, so most folders cost one small read
         if not (d / name).is_file():
             return f"no {name}"
-        if _sha256(d / name) != sha:
+        if file_sha256(d / name) != sha:
             return f"{name} differs"
     return None
 

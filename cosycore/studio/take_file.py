@@ -32,7 +32,6 @@ take is not read into memory; writing goes segment by segment (:meth:`ScriptTake
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -45,17 +44,16 @@ from typing import Any
 import numpy as np
 
 from ..config.choices import FAMILY_TITLES, QUALITY_CHOICES, TEXT_READINGS
-from ..errors import CosyError, InputError
+from ..errors import InputError
 from ..presets import FAMILIES
 from ..safety import UnsafeFileError, loads_strict_json, read_regular_file
-from ..voices import MAX_FILE_BYTES as MAX_VOICE_FILE_BYTES
-from ..voices import encode_voice, load_voice, write_atomic
-from .cast import Cast, CastMember, LinePlan
+from ..voices import encode_voice, write_atomic
+from .cast import Cast, LinePlan
 from .render import SEED_LIMIT, RenderSettings, ScriptChunk, ScriptRender, ScriptTake, Segment
 from .script import SpeechLine
 from .script_take import CastEntry, LineInfo, RenderValues, ScriptInfo, SegmentMark
 from .take import AUDIO_NAME, Take, TakeState
-from .take_file_v1 import inside_file, load_v1
+from .take_file_v1 import inside_file, load_v1, read_cast
 from .take_folder import (
     FORMAT_NAME,
     UNREADABLE,
@@ -194,27 +192,8 @@ def _model(folder: Path, take: Take, script: ScriptInfo) -> TakeModel:
 
 
 def _cast(folder: Path, script: ScriptInfo, family: str, stored: list[tuple[object, Path, str]]) -> Cast:
-    members = []
-    for entry in script.cast:
-        path = inside_file(folder, entry.file, VOICE_FILE_RE, "voice")
-        try:
-            data = read_regular_file(path, MAX_VOICE_FILE_BYTES)
-        except (OSError, UnsafeFileError) as e:
-            raise damaged(folder, f"{entry.file} cannot be read ({e})") from e
-        if hashlib.sha256(data).hexdigest() != entry.sha256:
-            raise damaged(folder, f"{entry.file} is not the voice the take recorded (its sha256 differs)")
-        try:
-            voice = load_voice(path)
-        except CosyError as e:
-            raise damaged(folder, f"{entry.file}: {e}") from e
-        if voice.family != family:
-            raise damaged(folder, f"{entry.file} was made for {voice.family}, the take for {family}")
-        stored.append((voice, path, entry.sha256))
-        members.append(CastMember(entry.name, voice, entry.instruction or None))
-    try:
-        return Cast(members)
-    except InputError as e:
-        raise damaged(folder, str(e)) from e
+    return read_cast(folder, ((e.name, e.file, e.sha256, e.instruction or None) for e in script.cast),
+                     VOICE_FILE_RE, family, stored)
 
 
 def _is_audio_name(name: str) -> bool:

@@ -21,6 +21,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -74,28 +75,37 @@ def _load_segment(folder: Path, rel: str, sha256: str, samples: int) -> np.ndarr
     return audio
 
 
-def _load_cast(folder: Path, parsed: ParsedManifest, record_stored: list[tuple[object, Path, str]]) -> Cast:
+def read_cast(folder: Path, entries: Iterable[tuple[str, str, str, str | None]], pattern: re.Pattern[str],
+              family: str, stored: list[tuple[object, Path, str]]) -> Cast:
+    """The cast of a take folder of either format: ``entries`` are (name, voice file, its sha256,
+    instruction); each voice file must lie in ``folder``, match ``pattern`` and its recorded sha256,
+    and be made for ``family``. Each (voice, path, sha256) read is appended to ``stored``."""
     members = []
-    for entry in parsed.cast:
-        path = inside_file(folder, entry.voice, VOICE_RE, "voice")
+    for name, rel, sha256, instruction in entries:
+        path = inside_file(folder, rel, pattern, "voice")
         try:
             data = read_regular_file(path, MAX_VOICE_FILE_BYTES)
         except (OSError, UnsafeFileError) as e:
-            raise damaged(folder, f"{entry.voice} cannot be read ({e})") from e
-        if hashlib.sha256(data).hexdigest() != entry.sha256:
-            raise damaged(folder, f"{entry.voice} is not the voice the take recorded (its sha256 differs)")
+            raise damaged(folder, f"{rel} cannot be read ({e})") from e
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise damaged(folder, f"{rel} is not the voice the take recorded (its sha256 differs)")
         try:
             voice = load_voice(path)
         except CosyError as e:
-            raise damaged(folder, f"{entry.voice}: {e}") from e
-        if voice.family != parsed.model.family:
-            raise damaged(folder, f"{entry.voice} was made for {voice.family}, the take for {parsed.model.family}")
-        record_stored.append((voice, path, entry.sha256))
-        members.append(CastMember(entry.name, voice, entry.instruction))
+            raise damaged(folder, f"{rel}: {e}") from e
+        if voice.family != family:
+            raise damaged(folder, f"{rel} was made for {voice.family}, the take for {family}")
+        stored.append((voice, path, sha256))
+        members.append(CastMember(name, voice, instruction))
     try:
         return Cast(members)
     except InputError as e:
         raise damaged(folder, str(e)) from e
+
+
+def _load_cast(folder: Path, parsed: ParsedManifest, record_stored: list[tuple[object, Path, str]]) -> Cast:
+    return read_cast(folder, ((e.name, e.voice, e.sha256, e.instruction) for e in parsed.cast), VOICE_RE,
+                     parsed.model.family, record_stored)
 
 
 def load_v1(folder: Path, data: object) -> TakeRecord:

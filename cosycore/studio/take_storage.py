@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..checksums import file_sha256
 from ..errors import StorageError
 from ..safety import UnsafeFileError, loads_strict_json, read_regular_file
 from .take_folder import FORMAT_NAME as ONE_FORMAT_NAME
@@ -76,15 +77,6 @@ def inherited_previous(folder: Path) -> str | None:
     if previous.is_file() and not previous.is_symlink() and file_sha256(previous) == sha:
         return sha
     return None
-
-
-def file_sha256(path: Path | str) -> str:
-    """sha256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 
