@@ -279,7 +279,9 @@ if [ ! -x "$venv_python" ]; then
   # ensurepip's copy of pip, unpacked and byte-compiled, is nearly all of the ~6 s that `python -m venv`
   # takes. Where this Python's own pip can work on another environment (pip 22.3 and later: --python),
   # the venv is made without pip, and pip goes in once the installer is chosen (uv: under a second).
-  if [ "${COSY_INSTALLER:-}" != pip ] && "$PYTHON" -m pip --python "$PYTHON" --version >/dev/null 2>&1; then
+  # (pip's --python wants an interpreter's path: "python3" or a pyenv shim is resolved first.)
+  base_python=$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null) || base_python=$PYTHON
+  if [ "${COSY_INSTALLER:-}" != pip ] && "$PYTHON" -m pip --python "$base_python" --version >/dev/null 2>&1; then
     "$PYTHON" -m venv --without-pip "$VENV"
     venv_pip=("$PYTHON" -m pip --python "$venv_python")
   else
@@ -305,20 +307,16 @@ else
     exit 1
   fi
 fi
-# Neither installer byte-compiles here (pip's one-by-one compiling of the ~17,000 .py files of the
-# venv took about 80 s of CPU); they are compiled once afterwards on every core. Left out: the
-# packages' own test folders, and what neither the app nor the tests import at all or import only in
-# one process (pip, setuptools; transformers' 2,600 model files, of which test_hf_export reads one;
-# sympy, which torch.compile loads; sklearn, networkx): a third of the files. Without
-# the .pyc files every process would compile what it imports, again and again where
-# PYTHONDONTWRITEBYTECODE is set; a file left out is compiled in memory by the process importing it.
 if [ "$dev" = 1 ]; then
   install_packages -e ".[dev]"
 else
   install_packages -e .
 fi
-site_packages=$("$venv_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-# a file that does not compile stays source
-not_compiled='site-packages/(.+/tests?/|(pip|setuptools|sympy|sklearn|networkx)/|transformers/models/)'
-"$venv_python" -m compileall -q -j 0 -x "$not_compiled" "$site_packages" >/dev/null || true
+# Neither installer byte-compiles (pip's one-by-one compiling of the venv's ~17,000 .py files took
+# about 80 s of CPU; compileall on both cores, 40 s of the 53 s setup). What the app and the engine
+# import is compiled once here, by importing every module of app/ and cosycore/ with byte-code
+# writing on: a third of the time, and each later process, also under PYTHONDONTWRITEBYTECODE, reads
+# the .pyc files. What is imported only on demand (onnx, transformers, ...) is compiled by its first
+# user where writing is allowed (installer/test.sh allows it).
+PYTHONDONTWRITEBYTECODE='' "$venv_python" installer/warm_imports.py app cosycore
 echo "setup.sh: ready ($VENV, torch $build build)"

@@ -23,6 +23,11 @@ step() {
   printf '== %s: done in %d s\n' "$name" $((SECONDS - start))
 }
 
+# The run's ~100 Python processes (two workers, the commands the tests start) share their byte code:
+# each module is compiled once and its .pyc kept, also where the caller's environment says not to
+# write them, and so is pytest's rewritten form of each test module (tests/__pycache__).
+unset PYTHONDONTWRITEBYTECODE
+
 step ruff "$venv/bin/ruff" check cosycore app bench tests main.py
 # mypy's cache lives with the user's caches, like pip's, so a fresh clone does not re-analyse torch's
 # and numpy's stubs every run (about 20 of its 26 s); MYPY_CACHE_DIR set by the caller wins.

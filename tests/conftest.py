@@ -7,6 +7,7 @@ is read from ``COSY_CONFORMANCE_DIR``, by default ``../shared/conformance`` besi
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 import pickle
@@ -17,7 +18,13 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-import torch
+
+# The cyclic garbage collector waits until collection is over (see pytest_collection below): the
+# modules imported meanwhile (torch's ~2,000) make every collection pass long, and rewriting the test
+# modules' asserts makes millions of AST nodes, so that its passes cost 15 s of a worker's 25.
+gc.disable()
+
+import torch  # noqa: E402 - after gc.disable()
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # MKL picks its FFT/GEMM code path by CPU instruction set; the conformance references were made
@@ -313,3 +320,15 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         # module's tests on one worker, so that its fixtures (a loaded engine, a command's run, a
         # written model folder) are built once, not once on each worker.
         item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session):
+    """Collect with the garbage collector off (as it has been since this file was imported), then turn
+    it on with everything made so far (modules, tests, fixtures' definitions: kept for the whole run)
+    moved out of its view: its later passes look at what the tests make, not at torch's modules."""
+    try:
+        return (yield)
+    finally:
+        gc.enable()
+        gc.freeze()
