@@ -362,6 +362,36 @@ def test_one_block_reader_for_files_heads_and_sources(tmp_path: Path, monkeypatc
     np.testing.assert_array_equal(head, whole[:24_001])
 
 
+def test_what_libsndfile_refuses_is_decoded_by_audioread_in_blocks(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path libsndfile refuses goes to audioread (here its own WAV reader stands in for ffmpeg): the
+    same mono samples, a head stopped at the limit, the header's facts, and a typed error for junk."""
+    from cosycore.errors import InputError
+    from cosycore.frontend import audio_file
+
+    path = tmp_path / "prompt.wav"
+    stereo = _stereo_48k()
+    sf.write(path, stereo, 48000, subtype="PCM_16")
+    want, _ = load_audio(path)
+
+    def refuse(*args, **kwargs):
+        raise sf.SoundFileError("pretend libsndfile cannot decode this")
+
+    monkeypatch.setattr(audio_file.sf, "SoundFile", refuse)
+    monkeypatch.setattr(audio_file.sf, "info", refuse)
+    whole, sr = load_audio(path)
+    assert sr == 48000
+    np.testing.assert_allclose(whole, want, atol=1e-7)
+    head, sr, total = audio_file.read_audio(path, 0.5)
+    assert total == pytest.approx(2.0) and head.shape == (24_001,)
+    np.testing.assert_array_equal(head, whole[:24_001])
+    assert audio_file.probe_audio(path)[1:] == (48000, 2, 96_000)
+    junk = tmp_path / "junk.wav"
+    junk.write_bytes(b"RIFF" + bytes(range(256)) * 8)
+    with pytest.raises(InputError, match=r"junk\.wav"):
+        load_audio(junk)
+
+
 def test_load_audio_reads_file_objects_and_pcm16(tmp_path: Path) -> None:
     buf = io.BytesIO()
     sf.write(buf, _stereo_48k(), 48000, format="WAV", subtype="PCM_16")

@@ -13,9 +13,9 @@ transcribe, a conformance fixture) goes through here:
 * :func:`read_audio` joins the blocks and checks the samples (none, NaN or infinite);
   :func:`load_audio` is :func:`read_audio` of the whole file.
 
-A format libsndfile cannot decode is handed, for paths only, to librosa's audioread backends
-(ffmpeg, …), in one place (:func:`_librosa_read`). Errors are :class:`~cosycore.errors.InputError`
-naming the file and saying what to do.
+A format libsndfile cannot decode is handed, for paths only, to audioread's backends (ffmpeg,
+GStreamer, Core Audio, …), in one place (:func:`_audioread_open`), block by block like libsndfile's.
+Errors are :class:`~cosycore.errors.InputError` naming the file and saying what to do.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import math
 import os
 import struct
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -197,32 +197,51 @@ def _not_decodable(name: str, error: Exception) -> InputError:
 # --------------------------------------------------------------------------------------------
 
 
-def _librosa_read(path: str, name: str, sf_error: Exception, max_seconds: float | None) -> tuple[np.ndarray, int]:
-    """Decode a path libsndfile refused through librosa's audioread backends (ffmpeg, …): mono float32,
-    stopped after ``max_seconds`` (None: the whole file)."""
-    import librosa
+def _audioread_open(path: str, name: str, sf_error: Exception,
+                    ) -> tuple[int, int, float | None, Generator[bytes, None, None]]:
+    """Open a path libsndfile refused with audioread (librosa's own fallback, called directly: librosa's
+    wrapper is deprecated and imports numba, seconds of start-up for a file that usually fails anyway).
+    Returns the rate, channels, whole length in seconds (None: unknown) and the 16-bit interleaved PCM
+    buffers; the file closes when they are read or dropped."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # its raw backend imports aifc, audioop, sunau
+        import audioread
 
-    logger.info("soundfile cannot decode %s (%s); trying librosa/audioread", name, sf_error)
+    logger.info("soundfile cannot decode %s (%s); trying audioread", name, sf_error)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # librosa warns that audioread is deprecated
-            data, sr = librosa.load(path, sr=None, mono=True, dtype=np.float32, duration=max_seconds)
+        fh = audioread.audio_open(path)
+        rate, channels, seconds = int(fh.samplerate), int(fh.channels), float(fh.duration or 0.0)
     except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
         raise _not_decodable(name, sf_error) from e
-    return np.ascontiguousarray(data.reshape(-1)), int(sr)
+
+    def buffers() -> Generator[bytes, None, None]:
+        with fh:
+            try:
+                yield from fh
+            except Exception as e:  # a backend that fails mid-file
+                raise InputError(f"'{name}' is corrupt or cut short ({e}); re-export it. {_FORMATS}") from e
+
+    return rate, channels, (seconds if seconds > 0 else None), buffers()
 
 
-def _librosa_probe(path: str, name: str, sf_error: Exception) -> tuple[int, int, int]:
-    import librosa
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            rate = int(librosa.get_samplerate(path))
-            seconds = float(librosa.get_duration(path=path))
-    except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
-        raise _not_decodable(name, sf_error) from e
-    return rate, 1, int(seconds * rate)
+def _pcm16_blocks(buffers: Iterator[bytes], channels: int, limit: int | None) -> Iterator[np.ndarray]:
+    """Mono float32 blocks (the channels' mean, as libsndfile's path mixes) of 16-bit interleaved PCM,
+    ``limit`` frames at most. A frame split across two buffers is carried over."""
+    carry = b""
+    got = 0
+    frame_bytes = 2 * channels
+    for buf in buffers:
+        data = carry + bytes(buf)
+        whole = len(data) - len(data) % frame_bytes
+        carry = data[whole:]
+        pcm = np.frombuffer(data[:whole], dtype="<i2").reshape(-1, channels)
+        if limit is not None:
+            pcm = pcm[: limit - got]
+        if pcm.shape[0]:
+            got += pcm.shape[0]
+            yield pcm.mean(axis=1, dtype=np.float32) / np.float32(32768.0)
+        if limit is not None and got >= limit:
+            return
 
 
 # --------------------------------------------------------------------------------------------
@@ -244,8 +263,9 @@ def probe_audio(source: AudioSource) -> tuple[str, int, int, int]:
     except (sf.SoundFileError, RuntimeError) as e:
         if not isinstance(checked, (str, os.PathLike)):
             raise InputError(f"'{name}' could not be decoded as audio ({e}). {_FORMATS}") from e
-        rate, channels, frames = _librosa_probe(os.fspath(checked), name, e)
-        return name, rate, channels, frames
+        rate, channels, seconds, buffers = _audioread_open(os.fspath(checked), name, e)
+        buffers.close()  # closing the generator closes the file
+        return name, rate, channels, 0 if seconds is None else int(seconds * rate)
 
 
 def _frame_limit(sr: int, max_seconds: float | None) -> int | None:
@@ -260,9 +280,13 @@ def _open(source: AudioSource, max_seconds: float | None) -> tuple[str, int, flo
     except (sf.SoundFileError, RuntimeError) as sf_error:
         if not isinstance(checked, (str, os.PathLike)):
             raise InputError(f"'{name}' could not be decoded as audio ({sf_error}). {_FORMATS}") from sf_error
-        mono, sr = _librosa_read(os.fspath(checked), name, sf_error, None if max_seconds is None else max_seconds + 1)
-        _check_format(sr, 1, name)
-        return name, sr, None, iter([mono[: _frame_limit(sr, max_seconds)]])
+        sr, channels, total, buffers = _audioread_open(os.fspath(checked), name, sf_error)
+        try:
+            _check_format(sr, channels, name)
+        except InputError:
+            buffers.close()
+            raise
+        return name, sr, total, _pcm16_blocks(buffers, channels, _frame_limit(sr, max_seconds))
     sr, channels = int(fh.samplerate), int(fh.channels)
     try:
         _check_format(sr, channels, name)
