@@ -190,14 +190,14 @@ def tiny_engine_voice(tiny_cv2_model: Path, tmp_path_factory: pytest.TempPathFac
 def recorded_chunks(tiny_cv2_model: Path, tiny_engine_voice: Voice,
                     tmp_path_factory: pytest.TempPathFactory) -> list[AudioChunk]:
     """Chunks of one real streamed take of the tiny model, for replay by :class:`FakeEngine` (made once per
-    run: a take of the random model runs to its token limit, the longest setup of the GUI tests)."""
+    run). At least 60 speech tokens a segment: several chunks, so that a test can stop the take midway."""
 
     def make() -> list[AudioChunk]:
         from app.worker.engine_messages import detached_chunk
         from cosycore.engine import Engine
 
         request = SynthesisRequest("Hello there. How are you today?", mode="cross_lingual",
-                                   voice=tiny_engine_voice, seed=3, stream=True)
+                                   voice=tiny_engine_voice, seed=3, stream=True, min_tokens=60)
         with torch_threads(1):
             engine = Engine(tiny_cv2_model, device="cpu")
             return [detached_chunk(c, 0.1 * (i + 1)) for i, c in enumerate(engine.synthesize(request))]

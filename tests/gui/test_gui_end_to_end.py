@@ -35,7 +35,7 @@ def test_type_speak_play_export(qtbot, window: MainWindow, null_audio: Path, tmp
     assert w.stack.currentWidget() is w.studio  # the model is loaded: the studio is shown
     assert w.controls.mode == "zero_shot" and w.voice_panel.voice.name == "Tester"
     assert w.voice_panel.transcript == "Hello, this is my test voice."
-    _type(qtbot, w, "Hello there. How are you?")
+    _type(qtbot, w, "Hello there. How are you? This take is long enough to arrive in several chunks.")
     chunks: list[AudioChunk] = []
     durations: list[float] = []
 
