@@ -22,7 +22,7 @@ from cosycore.config import load_model_config
 from cosycore.conformance.flow import check_flow_reference
 from cosycore.flow import FlowModel, load_flow, ort_build
 from cosycore.flow.cache import StepCache
-from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, OrtEstimator, export_estimator_graph, use_graph
+from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, OrtEstimator, use_graph
 from cosycore.flow.unet import CausalConditionalDecoder
 from cosycore.perf import quality_options
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
@@ -31,11 +31,25 @@ pytestmark = pytest.mark.usefixtures("single_thread")
 
 
 @pytest.fixture(scope="module")
-def graph(tmp_path_factory: pytest.TempPathFactory, cv2_dir: Path) -> Path:
-    flow = load_flow(load_model_config(cv2_dir), device="cpu")
-    est = flow.decoder.estimator
-    assert isinstance(est, CausalConditionalDecoder)
-    return export_estimator_graph(est, tmp_path_factory.mktemp("flow-graph"))
+def first_build(tmp_path_factory: pytest.TempPathFactory,
+                cv2_dir: Path) -> tuple[Path, FlowModel, ort_build.EstimatorGraphJob]:
+    """The engine's first build of the tiny U-Net's graph into an empty cache (in a process of its own, as
+    the engine runs it), once for the module: the graph the tests below run is the one it exported.
+    Returns the home folder, the flow the build was attached to, and its job."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COSY_STUDIO_HOME", str(home))
+        flow = load_flow(load_model_config(cv2_dir), device="cpu")
+        assert isinstance(flow.decoder.estimator, CausalConditionalDecoder)
+        assert ort_build.attach_estimator_graph(flow, cv2_dir, threads=1) is None  # tiny: torch is as fast
+        job = ort_build.attach_estimator_graph(flow, cv2_dir, threads=1, force=True)
+        assert job is not None and job.wait(600), job.error
+    return home, flow, job
+
+
+@pytest.fixture(scope="module")
+def graph(first_build: tuple[Path, FlowModel, ort_build.EstimatorGraphJob]) -> Path:
+    return first_build[2].dest / GRAPH_FILE
 
 
 def _flows(cv2_dir: Path, graph: Path) -> tuple[FlowModel, FlowModel]:
@@ -205,13 +219,11 @@ def test_a_failed_build_leaves_no_folder(tmp_path: Path) -> None:
     assert not dest.exists() and list(dest.parent.iterdir()) == []
 
 
-def test_the_engine_builds_once_then_attaches_from_the_cache(tmp_path: Path, cv2_dir: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COSY_STUDIO_HOME", str(tmp_path / "home"))
-    flow = load_flow(load_model_config(cv2_dir), device="cpu")
-    assert ort_build.attach_estimator_graph(flow, cv2_dir, threads=1) is None  # tiny: torch is as fast
-    job = ort_build.attach_estimator_graph(flow, cv2_dir, threads=1, force=True)
-    assert job is not None and job.wait(600), job.error
+def test_the_engine_builds_once_then_attaches_from_the_cache(
+        first_build: tuple[Path, FlowModel, ort_build.EstimatorGraphJob], cv2_dir: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    home, flow, job = first_build  # built in the background into an empty cache
+    monkeypatch.setenv("COSY_STUDIO_HOME", str(home))
     folder = job.dest
     assert folder.parent == ort_build.graphs_dir() and (folder / GRAPH_FILE).is_file()
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # no partial folder left
