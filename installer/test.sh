@@ -23,7 +23,7 @@ step() {
   printf '== %s: done in %d s\n' "$name" $((SECONDS - start))
 }
 
-# The run's ~100 Python processes (two workers, the commands the tests start) share their byte code:
+# The run's Python processes (two workers, the commands the tests start) share their byte code:
 # each module is compiled once and its .pyc kept, also where the caller's environment says not to
 # write them, and so is pytest's rewritten form of each test module (tests/__pycache__).
 unset PYTHONDONTWRITEBYTECODE

@@ -124,6 +124,29 @@ def test_broken_yaml(cv2_dir: Path, tmp_path: Path) -> None:
         load_model_config(d)
 
 
+def test_a_config_is_parsed_again_only_when_its_files_change(cv2_dir: Path, tmp_path: Path) -> None:
+    """Reads are remembered by the bytes read (a same-length edit, made within the same clock tick,
+    still counts); a failed read is not remembered."""
+    d = copy_release(cv2_dir, tmp_path / "m")
+    first = load_model_config(d)
+    assert load_model_config(d) is first and load_model_config(str(d)) is first
+    yaml_path = d / "cosyvoice2.yaml"
+    text = yaml_path.read_text()
+    assert "sample_rate: 24000" in text
+    yaml_path.write_text(text.replace("sample_rate: 24000", "sample_rate: 16000"))  # same length
+    second = load_model_config(d)
+    assert second is not first and second.sample_rate == 16000
+    cj = d / "CosyVoice-BlankEN" / "config.json"
+    good = cj.read_text()
+    data = json.loads(good)
+    data["hidden_size"] = 32
+    cj.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="hidden_size=32"):
+        load_model_config(d)
+    cj.write_text(good)
+    assert load_model_config(d) is second
+
+
 # -- issue 25 item 7: a folder check that names every missing file before loading anything ------------
 
 def _incomplete(tiny: Path, tmp_path: Path) -> Path:

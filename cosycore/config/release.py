@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -164,6 +167,31 @@ def _tuple_ints(v: Any) -> tuple[int, ...]:
     return tuple(int(x) for x in v)
 
 
+# Parsed configs by the bytes they were read from (see _config_key): the app reads a folder's config when
+# it is chosen, when it has loaded and for each check; PyYAML's pure-Python parser takes 50-100 ms a time.
+_CONFIGS: OrderedDict[str, ModelConfig] = OrderedDict()
+_CONFIGS_LOCK = threading.Lock()
+_CONFIGS_KEPT = 16
+_KEY_MAX_BYTES = 1 << 20  # larger files are not cached (the loader refuses what is too large to be a config)
+
+
+def _config_key(model_dir: Path) -> str | None:
+    """A sha256 of the folder's path and of the bytes of every file the config is read from (the yamls
+    the family is told by, the Qwen config.json); None where one cannot be read or is unusually large."""
+    h = hashlib.sha256(str(model_dir.resolve()).encode())
+    for path in [model_dir / name for name in sorted(YAML_NAMES)] + [model_dir / QWEN_DIR / "config.json"]:
+        try:
+            if not path.is_file():
+                h.update(b"\0absent")
+                continue
+            if path.stat().st_size > _KEY_MAX_BYTES:
+                return None
+            h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+        except OSError:
+            return None
+    return h.hexdigest()
+
+
 def load_model_config(model_dir: Path | str) -> ModelConfig:
     """Read a release folder's yaml and Qwen config.json into a :class:`ModelConfig`.
 
@@ -172,6 +200,12 @@ def load_model_config(model_dir: Path | str) -> ModelConfig:
     (``chunk_size: 0``, ``rope_theta: 0``, ``.nan``) are refused here, before any network is built.
     """
     model_dir = Path(model_dir)
+    key = _config_key(model_dir)
+    if key is not None:
+        with _CONFIGS_LOCK:
+            if key in _CONFIGS:
+                _CONFIGS.move_to_end(key)
+                return _CONFIGS[key]  # frozen all the way down: shared safely
     try:
         cfg = _load_model_config(model_dir)
     except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError) as e:
@@ -180,6 +214,11 @@ def load_model_config(model_dir: Path | str) -> ModelConfig:
             "Use the yaml that came with the release folder."
         ) from e
     check_config_values(cfg)
+    if key is not None:
+        with _CONFIGS_LOCK:
+            _CONFIGS[key] = cfg
+            while len(_CONFIGS) > _CONFIGS_KEPT:
+                _CONFIGS.popitem(last=False)
     return cfg
 
 
