@@ -366,7 +366,7 @@ def test_ci_runs_the_readme_second_quick_start_command() -> None:
 def test_readme_python_example_runs(tiny_cv2_model: Path, espeak_wav: Path, tmp_path: Path) -> None:
     """The README's Python API example, run as written on the tiny model and an espeak-ng prompt.
 
-    Only the request gets a token cap (``max_tokens``): the tiny model's random LM never stops by itself.
+    Only the request gets a token cap (``max_tokens``), to keep it short on the tiny model's random LM.
     """
     _, blocks = split_markdown((REPO / "README.md").read_text(encoding="utf-8"))
     (code,) = ["\n".join(b.lines) for b in blocks if b.lang == "python"]
