@@ -203,13 +203,14 @@ def _audioread_open(path: str, name: str, sf_error: Exception,
     wrapper is deprecated and imports numba, seconds of start-up for a file that usually fails anyway).
     Returns the rate, channels, whole length in seconds (None: unknown) and the 16-bit interleaved PCM
     buffers; the file closes when they are read or dropped."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # its raw backend imports aifc, audioop, sunau
-        import audioread
+    import audioread
 
     logger.info("soundfile cannot decode %s (%s); trying audioread", name, sf_error)
     try:
-        fh = audioread.audio_open(path)
+        with warnings.catch_warnings():
+            # its backends are imported by the first open; the raw one imports aifc, audioop and sunau
+            warnings.simplefilter("ignore", DeprecationWarning)
+            fh = audioread.audio_open(path)
         rate, channels, seconds = int(fh.samplerate), int(fh.channels), float(fh.duration or 0.0)
     except Exception as e:  # audioread raises several unrelated types; all mean "not decodable"
         raise _not_decodable(name, sf_error) from e
