@@ -106,6 +106,20 @@ def build_folder(export: Callable[[Path], object], dest: Path, name: str) -> Pat
     return path
 
 
+def builder_main(argv: list[str] | None, module: str, description: str,
+                 build: Callable[[Path, Path], object]) -> int:
+    """The command line of a graph builder, ``python -m MODULE MODEL_DIR DEST`` (what :class:`GraphJob`
+    runs in a process of its own): ``build(model_dir, dest)`` fills the cache folder ``dest``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog=f"python -m {module}", description=description)
+    ap.add_argument("model_dir", type=Path)
+    ap.add_argument("dest", type=Path, help="the cache folder to create")
+    args = ap.parse_args(argv)
+    build(args.model_dir, args.dest)
+    return 0
+
+
 def build_in_subprocess(args: list[str], what: str) -> None:
     """Run ``python ARGS`` (a builder's command line) at low priority; raise with its last lines on failure."""
     cmd = [sys.executable, *args]

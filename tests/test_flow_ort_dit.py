@@ -22,12 +22,12 @@ import torch
 from cosycore.config import load_model_config
 from cosycore.conformance.flow import check_flow_reference
 from cosycore.flow import FlowModel, load_flow, ort_build
-from cosycore.flow.cache import StepCache
 from cosycore.flow.dit import DiT
 from cosycore.flow.ort_dit import OrtDiT
 from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, export_flow_graph, flow_graph_key, use_graph
 from cosycore.perf import quality_options
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
+from tests.flow_graph_checks import cached_calls_both_ways
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -74,24 +74,7 @@ def test_cached_calls_fill_the_same_state_as_torch(cv3_dir: Path, graph: Path) -
     dit = _dit(load_flow(load_model_config(cv3_dir), device="cpu"))
     runner = OrtDiT(graph, dit, threads=1)
     chunk = dit.cfg.static_chunk_size
-    ours, theirs = StepCache(), StepCache()
-    start = 0
-    for i, frames in enumerate((2 * chunk, chunk, chunk + 5)):
-        args = _inputs(2, frames, seed=10 + i)
-        for state in (ours, theirs):
-            state.start, state.keep_new = start, i < 2
-        for buf in theirs._kv.values():  # torch's cache stored as the graph stores it: the same numbers then
-            buf.convert(KV_DTYPE)
-        with torch.inference_mode():
-            want = dit(*args, True, state=theirs)
-        for buf in ours._kv.values():  # the graph gets whole buffers: it must read only the positions in use
-            assert buf.k is not None and buf.v is not None
-            buf.k[:, :, buf.length :] = float("nan")
-            buf.v[:, :, buf.length :] = float("nan")
-        assert i == 0 or any(b.k is not None and b.k.shape[2] > b.length for b in ours._kv.values())
-        got = runner(*args, True, state=ours)
-        assert float((got - want).abs().max()) < 5e-5, i  # a float16 rounding apart at most
-        start += frames
+    ours, theirs = cached_calls_both_ways(dit, runner, lambda frames, seed: _inputs(2, frames, seed=seed), chunk)
     attn = [block.attn for block in dit.transformer_blocks]
     for m in attn:
         assert ours.kv(m).length == theirs.kv(m).length == 3 * chunk

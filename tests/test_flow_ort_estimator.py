@@ -21,11 +21,11 @@ from cosycore import graph_cache
 from cosycore.config import load_model_config
 from cosycore.conformance.flow import check_flow_reference
 from cosycore.flow import FlowModel, load_flow, ort_build
-from cosycore.flow.cache import StepCache
 from cosycore.flow.ort_estimator import GRAPH_FILE, KV_DTYPE, OrtEstimator, use_graph
 from cosycore.flow.unet import CausalConditionalDecoder
 from cosycore.perf import quality_options
 from cosycore.token2wav import StreamSchedule, Token2WavStream, prompt_flow_cache
+from tests.flow_graph_checks import cached_calls_both_ways
 
 pytestmark = pytest.mark.usefixtures("single_thread")
 
@@ -91,25 +91,7 @@ def test_cached_calls_fill_the_same_state_as_torch(cv2_dir: Path, graph: Path) -
     assert isinstance(est, CausalConditionalDecoder)
     runner = OrtEstimator(graph, est, threads=1)
     chunk = est.cfg.static_chunk_size
-    ours, theirs = StepCache(), StepCache()
-    start = 0
-    for i, frames in enumerate((2 * chunk, chunk, chunk + 5)):
-        args = _inputs_of(est, 2, frames, seed=10 + i)
-        last = i == 2
-        for state in (ours, theirs):
-            state.start, state.keep_new = start, not last
-        for buf in theirs._kv.values():  # torch's cache stored as the graph stores it: the same numbers then
-            buf.convert(KV_DTYPE)
-        with torch.inference_mode():
-            want = est(*args, True, state=theirs)
-        for buf in ours._kv.values():  # the graph gets whole buffers: it must read only the positions in use
-            assert buf.k is not None and buf.v is not None
-            buf.k[:, :, buf.length :] = float("nan")
-            buf.v[:, :, buf.length :] = float("nan")
-        assert i == 0 or any(b.k is not None and b.k.shape[2] > b.length for b in ours._kv.values())
-        got = runner(*args, True, state=ours)
-        assert float((got - want).abs().max()) < 5e-5, i  # a float16 rounding apart at most (1e-5 in float32)
-        start += frames
+    ours, theirs = cached_calls_both_ways(est, runner, lambda frames, seed: _inputs_of(est, 2, frames, seed), chunk)
     attn = [m for m in est.modules() if m in theirs._kv]
     assert attn and all(ours.kv(m).length == theirs.kv(m).length == 3 * chunk for m in attn)
     for m in attn:

@@ -74,16 +74,18 @@ def test_the_body_equals_torchs(cv2_dir: Path, cv3_dir: Path, graphs: dict[str, 
     assert float((got - want).abs().max()) < 1e-5
 
 
+def _streamed(stream: HiftStreamV2 | CausalHiftStream, mel: torch.Tensor, cuts: tuple[int, ...]) -> torch.Tensor:
+    """The stream's audio of ``mel`` pushed in pieces ending at ``cuts`` and at its end (the last one final)."""
+    ends = [*cuts, mel.shape[2]]
+    starts = [0, *cuts]
+    return torch.cat([stream.push_tensor(mel[:, :, a:b], finalize=b == ends[-1]) for a, b in zip(starts, ends)], dim=1)
+
+
 def test_a_cosyvoice2_stream_equals_torchs(cv2_dir: Path, graphs: dict[str, Path]) -> None:
     hift, ours = _pair(cv2_dir, graphs["cosyvoice2"])
     assert isinstance(hift, HiFTGenerator) and isinstance(ours, HiFTGenerator)
     mel = torch.randn(1, 80, 70, generator=torch.Generator().manual_seed(5))
-    audio = []
-    for vocoder in (hift, ours):
-        stream = HiftStreamV2(vocoder, torch.Generator().manual_seed(0))
-        parts = [stream.push_tensor(mel[:, :, a:b], finalize=fin) for a, b, fin in ((0, 20, False), (20, 50, False),
-                                                                                     (50, 70, True))]
-        audio.append(torch.cat(parts, dim=1))
+    audio = [_streamed(HiftStreamV2(v, torch.Generator().manual_seed(0)), mel, (20, 50)) for v in (hift, ours)]
     assert audio[0].shape == audio[1].shape == (1, 70 * hift.cfg.hop_samples)
     assert float((audio[0] - audio[1]).abs().max()) < 1e-5
     assert ours.runtime_body is not None and ours.runtime_body.calls == 3  # type: ignore[attr-defined]
@@ -93,12 +95,7 @@ def test_a_cosyvoice3_incremental_stream_equals_torchs(cv3_dir: Path, graphs: di
     hift, ours = _pair(cv3_dir, graphs["cosyvoice3"])
     assert isinstance(hift, CausalHiFTGenerator) and isinstance(ours, CausalHiFTGenerator)
     mel = torch.randn(1, 80, 60, generator=torch.Generator().manual_seed(6))
-    audio = []
-    for vocoder in (hift, ours):
-        stream = CausalHiftStream(vocoder)
-        parts = [stream.push_tensor(mel[:, :, a:b], finalize=fin) for a, b, fin in ((0, 25, False), (25, 45, False),
-                                                                                     (45, 60, True))]
-        audio.append(torch.cat(parts, dim=1))
+    audio = [_streamed(CausalHiftStream(v), mel, (25, 45)) for v in (hift, ours)]
     assert audio[0].shape == audio[1].shape == (1, 60 * hift.cfg.hop_samples)
     assert float((audio[0] - audio[1]).abs().max()) < 1e-5
 

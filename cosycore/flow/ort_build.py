@@ -13,7 +13,6 @@ autocast (a CPU with native bfloat16 keeps torch's autocast estimator, which the
 
 from __future__ import annotations
 
-import argparse
 import logging
 from pathlib import Path
 
@@ -75,16 +74,14 @@ def attach_estimator_graph(flow: FlowModel, model_dir: Path, threads: int, *, fo
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cosycore.flow.ort_build",
-                                 description="Build the ONNX Runtime graph of a release's flow estimator.")
-    ap.add_argument("model_dir", type=Path)
-    ap.add_argument("dest", type=Path, help="the cache folder to create")
-    args = ap.parse_args(argv)
-    from ..config import load_model_config
-    from . import load_flow
+    def build(model_dir: Path, dest: Path) -> None:
+        from ..config import load_model_config
+        from . import load_flow
 
-    build_folder(load_flow(load_model_config(args.model_dir), device="cpu"), args.dest)
-    return 0
+        build_folder(load_flow(load_model_config(model_dir), device="cpu"), dest)
+
+    return graph_cache.builder_main(argv, "cosycore.flow.ort_build",
+                                    "Build the ONNX Runtime graph of a release's flow estimator.", build)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ weights (:data:`MIN_HIDDEN`); a tiny test model keeps torch's path unless a call
 
 from __future__ import annotations
 
-import argparse
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -81,22 +80,20 @@ def attach_decode_graph(llm: SpeechLM, model_dir: Path, threads: int, *, force: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cosycore.lm.ort_build",
-                                 description="Build the 4-bit ONNX Runtime decode graph of a release's LM.")
-    ap.add_argument("model_dir", type=Path)
-    ap.add_argument("dest", type=Path, help="the cache folder to create")
-    args = ap.parse_args(argv)
-    from ..config import load_model_config
-    from .layout import use_linear_layout
-    from .load import load_llm
+    def build(model_dir: Path, dest: Path) -> None:
+        from ..config import load_model_config
+        from .layout import use_linear_layout
+        from .load import load_llm
 
-    def float_lm() -> SpeechLM:
-        llm = load_llm(load_model_config(args.model_dir), device="cpu")
-        use_linear_layout(llm)
-        return llm
+        def float_lm() -> SpeechLM:
+            llm = load_llm(load_model_config(model_dir), device="cpu")
+            use_linear_layout(llm)
+            return llm
 
-    build_folder(float_lm, args.dest)
-    return 0
+        build_folder(float_lm, dest)
+
+    return graph_cache.builder_main(argv, "cosycore.lm.ort_build",
+                                    "Build the 4-bit ONNX Runtime decode graph of a release's LM.", build)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ torch unless a caller asks for it).
 
 from __future__ import annotations
 
-import argparse
 import logging
 from pathlib import Path
 
@@ -65,16 +64,14 @@ def attach_vocoder_graph(hift: Hift, model_dir: Path, threads: int, *, force: bo
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cosycore.vocoder.ort_build",
-                                 description="Build the ONNX Runtime graph of a release's vocoder body.")
-    ap.add_argument("model_dir", type=Path)
-    ap.add_argument("dest", type=Path, help="the cache folder to create")
-    args = ap.parse_args(argv)
-    from ..config import load_model_config
-    from .load import load_hift
+    def build(model_dir: Path, dest: Path) -> None:
+        from ..config import load_model_config
+        from .load import load_hift
 
-    build_folder(load_hift(load_model_config(args.model_dir), device="cpu"), args.dest)
-    return 0
+        build_folder(load_hift(load_model_config(model_dir), device="cpu"), dest)
+
+    return graph_cache.builder_main(argv, "cosycore.vocoder.ort_build",
+                                    "Build the ONNX Runtime graph of a release's vocoder body.", build)
 
 
 if __name__ == "__main__":
